@@ -1,0 +1,39 @@
+/* buf.h - a growable byte buffer with a ceiling (after curl's dynbuf).
+ *
+ * The content is always NUL-terminated.  Appends that would grow the buffer
+ * past its maximum fail with -1 and leave the buffer unchanged, so hostile
+ * input can never make it grow without bound.
+ */
+#ifndef MPSEEK_BUF_H
+#define MPSEEK_BUF_H
+
+#include <stddef.h>
+#include <stdarg.h>
+
+struct buf {
+	char *ptr;    /* NUL-terminated content; NULL until the first append */
+	size_t len;   /* bytes of content, not counting the NUL */
+	size_t alloc; /* bytes allocated */
+	size_t max;   /* ceiling for len */
+};
+
+#define BUF_INIT(maxlen) { NULL, 0, 0, (maxlen) }
+
+void buf_init(struct buf *b, size_t max);
+/* Free the content; b may be reused after buf_init(). Accepts NULL. */
+void buf_free(struct buf *b);
+/* Empty the buffer, keeping its allocation. */
+void buf_reset(struct buf *b);
+int buf_add(struct buf *b, const void *data, size_t len);
+int buf_adds(struct buf *b, const char *s);
+int buf_addc(struct buf *b, char c);
+int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int buf_vprintf(struct buf *b, const char *fmt, va_list ap);
+/* Shorten to len bytes (no-op if already shorter). */
+void buf_truncate(struct buf *b, size_t len);
+/* The content as a string: "" when empty, never NULL. Borrowed. */
+const char *buf_str(const struct buf *b);
+/* Hand the content over to the caller (malloc'd, caller frees); b is reset. */
+char *buf_detach(struct buf *b, size_t *len);
+
+#endif

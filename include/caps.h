@@ -1,0 +1,26 @@
+/* caps.h - every size limit of mpseek, named once.
+ *
+ * A crawler eats hostile input: every buffer that grows from outside data has
+ * a ceiling, and the ceiling lives here so that a reader can audit them all.
+ */
+#ifndef MPSEEK_CAPS_H
+#define MPSEEK_CAPS_H
+
+#define MAX_URL_LEN         2048      /* bytes of a normalised URL (urlword.url) */
+#define MAX_SITE_LEN        255       /* scheme://host[:port]/ */
+#define MAX_CONF_LINE       65536     /* one logical config line, continuations joined */
+#define MAX_CONF_DEPTH      16        /* Include nesting */
+#define MAX_WORD_LEN        64        /* hard cap for MaxWordLength, in bytes of UTF-8 */
+#define MAX_DOC_BYTES       (64L << 20) /* hard cap for MaxDocSize */
+#define MAX_ROBOTS_BYTES    (500 * 1024) /* RFC 9309 §2.5: at least 500 KiB parsed */
+#define MAX_HTML_DEPTH      256       /* nesting the tokenizer tracks */
+#define MAX_TITLE_LEN       128       /* urlwordsNN.title */
+#define MAX_TXT_LEN         255       /* urlwordsNN.txt */
+#define MAX_KEYWORDS_LEN    255       /* urlwordsNN.keywords */
+#define MAX_DESCRIPTION_LEN 100       /* urlwordsNN.description (ASPseek width) */
+#define MAX_HTTP_HEADER     16384     /* one response header line */
+#define MAX_REDIRECTS       32        /* hard cap for RedirectLoopLimit */
+#define MAX_POSITION        16383     /* 14 position bits per section (ASPseek §5.2) */
+#define MAX_LOG_LINE        4096
+
+#endif

@@ -1,0 +1,25 @@
+/* cluster.h - roles and messages between the ranks of mpseek-index.
+ *
+ * cluster.c is the only file that includes <mpi.h>.  Rank 0 is the master:
+ * it seeds, coordinates and merges; with one rank it also crawls.
+ */
+#ifndef MPSEEK_CLUSTER_H
+#define MPSEEK_CLUSTER_H
+
+/* MPI_Init_thread(FUNNELED).  Returns 0 or -1. */
+int cluster_init(int *argc, char ***argv);
+void cluster_finalize(void);
+int cluster_rank(void);
+int cluster_size(void);
+/* Wait for all ranks, polling with short sleeps so a waiting rank does not
+ * spin a core (field-notes §3: busy polling on 2 cores starves workers). */
+void cluster_barrier(void);
+/* Rank 0's value of *v is given to every rank. */
+void cluster_bcast_int(int *v);
+/* Every rank passes its status; all get the worst (lowest) one, so all ranks
+ * agree on whether to go on. */
+int cluster_agree(int status);
+/* End the whole job with an exit code (a rank that cannot go on). */
+void cluster_abort(int code) __attribute__((noreturn));
+
+#endif

@@ -1,0 +1,168 @@
+/* conf.h - etc/mpseek.conf, etc/searchd.conf and the <!--variables--> part of
+ * etc/s.htm, parsed from one directive table into one immutable struct.
+ *
+ * Syntax (ASPseek's, reference/aspseek.md §2): one directive per line, names
+ * case-insensitive, '#' comments, trailing '\' continues a line, `Include
+ * file` (relative to the including file's directory), time values like
+ * `7d`, `1h30M`, `1m-10d` (plain number = seconds).  Per-server parameters
+ * are sticky: each `Server` line takes a copy of the values in force.  A bad
+ * line makes conf_load() fail with "file:line: what is wrong: the line".
+ */
+#ifndef MPSEEK_CONF_H
+#define MPSEEK_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct buf;
+
+enum conf_kind {
+	CONF_INDEXER,  /* etc/mpseek.conf */
+	CONF_SEARCHD,  /* etc/searchd.conf */
+	CONF_TEMPLATE, /* the <!--variables ... --> section of etc/s.htm */
+};
+
+/* DBAddr mysql://[user[:pass]@]host[:port]/dbname/[?socket=/path]
+ * (user and pass percent-decoded).  set == false means "no DBAddr": the
+ * embedded default server under DataDir is used. */
+struct conf_dbaddr {
+	bool set;
+	char *user;   /* NULL = current user / root for the embedded server */
+	char *pass;   /* NULL = none */
+	char *host;   /* NULL or "localhost" with socket = unix socket */
+	int port;     /* 0 = default 3306 */
+	char *socket; /* unix socket path, or NULL */
+	char *name;   /* database name, never NULL when set */
+};
+
+/* The sticky per-Server parameter block (reference/aspseek.md §2.1). */
+struct conf_server_params {
+	long period;              /* Period, seconds (7d) */
+	long max_hops;            /* MaxHops (256) */
+	bool increment_hops_on_redirect; /* (yes) */
+	long redirect_loop_limit; /* RedirectLoopLimit (8, at most MAX_REDIRECTS) */
+	long max_urls_per_server; /* MaxURLsPerServer (-1 = no limit) */
+	long max_docs_at_once;    /* MaxDocsAtOnce (1) */
+	double min_delay;         /* MinDelay, seconds (0) */
+	long read_timeout;        /* ReadTimeOut, seconds (90) */
+	bool robots;              /* Robots (yes) */
+	bool delete_bad;          /* DeleteBad (no) */
+	bool index;               /* Index (yes) */
+	bool follow;              /* Follow (yes) */
+	bool follow_outside;      /* FollowOutside (no) */
+	long tag;                 /* Tag (0) */
+	char *charset;            /* Charset (NULL = detect) */
+	char *proxy;              /* Proxy host[:port] (NULL = direct) */
+};
+
+struct conf_server {
+	char *url;                /* the Server URL as written */
+	const char *file;         /* where it was written (borrowed from conf) */
+	int line;
+	struct conf_server_params p;
+};
+
+enum conf_filter_kind {
+	FILTER_ALLOW, FILTER_DISALLOW, FILTER_ALLOW_NOMATCH, FILTER_DISALLOW_NOMATCH,
+	FILTER_CHECKONLY, FILTER_CHECKONLY_NOMATCH,
+};
+
+struct conf_filter {
+	enum conf_filter_kind kind;
+	char *pattern;            /* the regex as written */
+	void *re;                 /* compiled pcre2_code (caseless) */
+	const char *file;
+	int line;
+};
+
+enum conf_verdict { VERDICT_ALLOW, VERDICT_DISALLOW, VERDICT_CHECKONLY };
+
+struct conf_bandwidth { long bytes_per_sec; long start, end; /* seconds since midnight UTC */ };
+
+struct conf {
+	enum conf_kind kind;
+	char *path;               /* the top file */
+
+	/* common */
+	struct conf_dbaddr db;    /* DBAddr */
+	char *data_dir;           /* DataDir (default: LOCALSTATEDIR-ish "./data"?) see conf.c */
+	int debug_level;          /* DebugLevel as enum log_level (info) */
+
+	/* indexer, global */
+	long max_doc_size;        /* MaxDocSize bytes (1 MiB, at most MAX_DOC_BYTES) */
+	long min_word_length;     /* MinWordLength (1) */
+	long max_word_length;     /* MaxWordLength (32, at most MAX_WORD_LEN) */
+	char **stopword_files;    /* StopwordFile lang file: the files, resolved */
+	size_t n_stopword_files;
+	char **http_headers;      /* HTTPHeader lines, "Name: value" */
+	size_t n_http_headers;
+	char *user_agent;         /* from HTTPHeader User-Agent, or "mpseek/<version>" */
+	struct conf_bandwidth *bandwidth; /* MaxBandwidth bytes [start [end]] */
+	size_t n_bandwidth;
+	long delta_buffer_size;   /* DeltaBufferSize KiB (512) */
+	bool clones;              /* Clones (yes) */
+	bool delete_no_server;    /* DeleteNoServer (yes) */
+	long address_expiry;      /* AddressExpiry seconds (1h) */
+	long next_doc_limit;      /* NextDocLimit (1000) */
+	/* cluster (mpseek additions) */
+	long db_connections;      /* DBConnectionsPerRank (1) */
+	long claim_batch;         /* ClaimBatchSize (0 = balance automatically) */
+	long lease_time;          /* LeaseTime seconds (15M) */
+	bool db_listen_tcp;       /* EmbeddedDBListen host:port given */
+	char *db_listen;          /* EmbeddedDBListen 127.0.0.1:3307 (NULL = socket only) */
+
+	struct conf_server *servers;
+	size_t n_servers;
+	struct conf_filter *filters;
+	size_t n_filters;
+
+	/* searchd */
+	long port;                /* Port (12345) */
+	char *listen;             /* Listen address (127.0.0.1) */
+	char **allow_from;        /* AllowFrom ip|ip/cidr|host */
+	size_t n_allow_from;
+	long max_threads;         /* MaxThreads (10) */
+	long min_fixed_pattern_length; /* MinFixedPatternLength (6) */
+	long query_time_limit;    /* QueryTimeLimit ms (2000) */
+
+	/* s.htm variables */
+	char **daemon_addresses;  /* DaemonAddress host[:port] */
+	size_t n_daemon_addresses;
+	long results_per_page;    /* ResultsPerPage (10) */
+	long pages_per_screen;    /* PagesPerScreen (10) */
+	long max_excerpts;        /* MaxExcerpts (2) */
+	long max_excerpt_len;     /* MaxExcerptLen (200) */
+	bool show_clones;         /* Clones (yes) */
+	char *local_charset;      /* LocalCharset (UTF-8) */
+	char **error_names;       /* ER_* names and their texts, parallel arrays */
+	char **error_texts;
+	size_t n_errors;
+
+	/* private: strings the struct points into */
+	char **files;
+	size_t n_files;
+};
+
+/* Parse `path` as a file of the given kind.  On success *out is a malloc'd
+ * conf (free with conf_free()) and 0 is returned.  On failure -1 is returned,
+ * *out is NULL and `err` (if not NULL) holds one line:
+ * "file:line: what is wrong: the line". */
+int conf_load(const char *path, enum conf_kind kind, struct conf **out, struct buf *err);
+/* Same, from a string (for tests and fuzzing); `name` is used in messages. */
+int conf_load_string(const char *name, const char *text, size_t len, enum conf_kind kind,
+		     struct conf **out, struct buf *err);
+void conf_free(struct conf *c);
+
+/* Parse an ASPseek time value ("7d", "1h30M", "1m-10d", "90") into seconds.
+ * Units: s seconds, M minutes, h hours, d days, m months (30d), y years
+ * (365d).  Returns 0 or -1. */
+int conf_parse_time(const char *s, long *seconds);
+
+/* The ordered Allow/Disallow chain: first match wins, default allow. */
+enum conf_verdict conf_filter_url(const struct conf *c, const char *url);
+/* The Server block whose URL is the longest prefix of url, or NULL. */
+const struct conf_server *conf_server_for(const struct conf *c, const char *url);
+/* Parameters for url: its Server's block, or the global defaults. */
+const struct conf_server_params *conf_params_for(const struct conf *c, const char *url);
+
+#endif

@@ -1,0 +1,27 @@
+/* dbserver.h - the embedded default database: a private mariadbd under
+ * DataDir/mysql, on a unix socket (and TCP on request), started on demand.
+ *
+ * Uses fork/exec: call it before MPI_Init (Open MPI dislikes fork after init).
+ */
+#ifndef MPSEEK_DBSERVER_H
+#define MPSEEK_DBSERVER_H
+
+/* Path of the embedded server's socket for data_dir (malloc'd; caller frees). */
+char *dbserver_socket_path(const char *data_dir);
+
+/* Make sure the embedded server for data_dir runs: create the MariaDB data
+ * directory with mariadb-install-db if needed, start mariadbd if no server
+ * answers on the socket, wait until it accepts connections, and create the
+ * database `dbname`.  `listen` is NULL (socket only) or "host:port" for TCP.
+ * Serialised by a lock file, so concurrent callers start one server.
+ * Returns 0 or -1 after logging why. */
+int dbserver_ensure(const char *data_dir, const char *listen, const char *dbname);
+
+/* Stop the embedded server of data_dir (SIGTERM, wait).  0 if it is stopped
+ * (or was not running), -1 on failure. */
+int dbserver_stop(const char *data_dir);
+
+/* 1 if the embedded server of data_dir answers, 0 if not. */
+int dbserver_running(const char *data_dir);
+
+#endif

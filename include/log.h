@@ -1,0 +1,36 @@
+/* log.h - the one logger: level, time, pid and MPI rank on every line.
+ *
+ * Lines go to stderr (or the file given to log_open()).  error() and friends
+ * return -1 so that `return error("...")` reads well (after git's usage.c).
+ */
+#ifndef MPSEEK_LOG_H
+#define MPSEEK_LOG_H
+
+#include <stdarg.h>
+
+enum log_level { LOG_ERROR = 0, LOG_WARN = 1, LOG_INFO = 2, LOG_DEBUG = 3 };
+
+/* Process-wide settings; call before threads start. rank < 0 = not under MPI. */
+void log_set_level(enum log_level level);
+enum log_level log_get_level(void);
+void log_set_rank(int rank);
+void log_set_prog(const char *prog);  /* borrowed: must outlive logging */
+/* Log to a file instead of stderr; returns 0 or -1 (and keeps stderr). */
+int log_open(const char *path);
+void log_close(void);
+/* Parse "none|error|warning|info|debug" (ASPseek DebugLevel); -1 if unknown. */
+int log_level_parse(const char *name);
+
+void log_msg(enum log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void log_vmsg(enum log_level level, const char *fmt, va_list ap);
+
+/* Log at LOG_ERROR and return -1. */
+int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Log at LOG_ERROR with ": strerror(errno)" appended, and return -1. */
+int error_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,3 @@
+/* charset.c - see include/charset.h. */
+#include "config.h"
+#include "charset.h"

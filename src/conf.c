@@ -1,0 +1,3 @@
+/* conf.c - see include/conf.h. */
+#include "config.h"
+#include "conf.h"

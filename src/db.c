@@ -1,0 +1,3 @@
+/* db.c - see include/db.h. */
+#include "config.h"
+#include "db.h"

@@ -1,0 +1,3 @@
+/* dbserver.c - see include/dbserver.h. */
+#include "config.h"
+#include "dbserver.h"

@@ -1,0 +1,3 @@
+/* html.c - see include/html.h. */
+#include "config.h"
+#include "html.h"

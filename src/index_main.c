@@ -1,0 +1,204 @@
+/* index_main.c - main() of mpseek-index: options, config, one run function.
+ *
+ * Runs alone or under `mpirun -np N`.  Admin verbs that need no cluster
+ * (-S, --db-*) do not initialise MPI at all.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "cluster.h"
+#include "conf.h"
+#include "db.h"
+#include "dbserver.h"
+#include "log.h"
+#include "util.h"
+
+enum verb { VERB_INDEX, VERB_STATS, VERB_DB_START, VERB_DB_STOP, VERB_DB_STATUS, VERB_CHECK_CONF };
+
+struct options {
+	enum verb verb;
+	const char *config;
+	bool quick;      /* -q: do not insert the Server URLs */
+	int log_level;   /* -v/-d override, -1 = from config */
+};
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: mpseek-index [options] [config]\n"
+		"       mpirun -np N mpseek-index [options] [config]\n"
+		"\n"
+		"Crawl the Server URLs of the config (default %s/mpseek.conf).\n"
+		"\n"
+		"  -S              print statistics of the database (per HTTP status and index_status)\n"
+		"  -q              quick start: do not insert the Server URLs\n"
+		"  -v              verbose (debug log)\n"
+		"      --check-config  parse the config, report errors and exit\n"
+		"      --db-start  start the embedded database server (no DBAddr) and exit\n"
+		"      --db-stop   stop the embedded database server\n"
+		"      --db-status exit 0 if the embedded database server runs, 1 if not\n"
+		"  -h, --help      this text\n"
+		"  -V, --version   print the version\n",
+		SYSCONFDIR);
+}
+
+/* Returns 0 to go on, 1 to exit 0 (help/version), 2 on a usage error. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "check-config", no_argument, NULL, 'c' },
+		{ "db-start", no_argument, NULL, 1 },
+		{ "db-stop", no_argument, NULL, 2 },
+		{ "db-status", no_argument, NULL, 3 },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	memset(o, 0, sizeof(*o));
+	o->log_level = -1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "SqvhV", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'S': o->verb = VERB_STATS; break;
+		case 'q': o->quick = true; break;
+		case 'v': o->log_level = LOG_DEBUG; break;
+		case 'c': o->verb = VERB_CHECK_CONF; break;
+		case 1: o->verb = VERB_DB_START; break;
+		case 2: o->verb = VERB_DB_STOP; break;
+		case 3: o->verb = VERB_DB_STATUS; break;
+		case 'h': usage(stdout); return 1;
+		case 'V': printf("mpseek-index %s\n", PACKAGE_VERSION); return 1;
+		default:
+			if (optopt)
+				fprintf(stderr, "mpseek-index: unknown option -%c (try --help)\n", optopt);
+			else
+				fprintf(stderr, "mpseek-index: unknown option %s (try --help)\n",
+					argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc - 1) {
+		fprintf(stderr, "mpseek-index: more than one config file given (try --help)\n");
+		return 2;
+	}
+	o->config = optind < argc ? argv[optind] : SYSCONFDIR "/mpseek.conf";
+	return 0;
+}
+
+static const char *db_name(const struct conf *c)
+{
+	return c->db.set ? c->db.name : "mpseek";
+}
+
+/* The verbs that work on the database alone, without MPI. */
+static int run_local(const struct options *o, const struct conf *c)
+{
+	struct db *db = NULL;
+	int rc = -1;
+
+	switch (o->verb) {
+	case VERB_CHECK_CONF:
+		printf("%s: ok\n", c->path);
+		return 0;
+	case VERB_DB_START:
+		if (c->db.set)
+			return error("DBAddr is set in %s: there is no embedded server to start", c->path);
+		return dbserver_ensure(c->data_dir, c->db_listen, db_name(c));
+	case VERB_DB_STOP:
+		return dbserver_stop(c->data_dir);
+	case VERB_DB_STATUS:
+		return dbserver_running(c->data_dir) ? 0 : 1;
+	case VERB_STATS:
+		if (!c->db.set && !dbserver_running(c->data_dir))
+			return error("the embedded database of %s is not running (start it with "
+				     "mpseek-index --db-start)", c->data_dir);
+		if (db_open(c, 10, &db) || db_schema_check(db, false))
+			goto out;
+		rc = db_print_stats(db, stdout);
+		break;
+	default:
+		break;
+	}
+out:
+	db_close(db);
+	return rc;
+}
+
+/* The crawl job: every rank connects; rank 0 checks the schema and seeds. */
+static int run_index(const struct options *o, const struct conf *c)
+{
+	struct db *db = NULL;
+	int rc = 0, n;
+
+	if (db_open(c, 30, &db))
+		rc = -1;
+	if (cluster_rank() == 0 && !rc) {
+		rc = db_schema_check(db, true);
+		if (!rc && !o->quick) {
+			n = db_seed_servers(db, c);
+			if (n < 0)
+				rc = -1;
+			else
+				info("inserted %d new URL(s) from %zu Server line(s)", n, c->n_servers);
+		}
+	}
+	/* Workers check the schema only once rank 0 has created it. */
+	if (cluster_agree(rc) < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (cluster_rank() != 0)
+		rc = db_schema_check(db, false);
+	rc = cluster_agree(rc);
+	if (!rc)
+		info("rank %d of %d connected and ready", cluster_rank(), cluster_size());
+out:
+	db_close(db);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct conf *c = NULL;
+	struct buf err = BUF_INIT(4096);
+	int rc;
+
+	log_set_prog("mpseek-index");
+	rc = parse_options(argc, argv, &o);
+	if (rc)
+		return rc == 1 ? 0 : 2;
+	if (conf_load(o.config, CONF_INDEXER, &c, &err)) {
+		fprintf(stderr, "mpseek-index: %s\n", buf_str(&err));
+		buf_free(&err);
+		return 2;
+	}
+	buf_free(&err);
+	log_set_level(o.log_level >= 0 ? (enum log_level)o.log_level : (enum log_level)c->debug_level);
+
+	if (o.verb != VERB_INDEX) {
+		rc = run_local(&o, c);
+		conf_free(c);
+		return rc == 0 ? 0 : 1;
+	}
+	/* The embedded server is started before MPI_Init: it forks. */
+	if (!c->db.set && dbserver_ensure(c->data_dir, c->db_listen, db_name(c))) {
+		conf_free(c);
+		return 1;
+	}
+	if (cluster_init(&argc, &argv)) {
+		conf_free(c);
+		return 1;
+	}
+	rc = run_index(&o, c);
+	cluster_finalize();
+	conf_free(c);
+	return rc == 0 ? 0 : 1;
+}

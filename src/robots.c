@@ -1,0 +1,3 @@
+/* robots.c - see include/robots.h. */
+#include "config.h"
+#include "robots.h"

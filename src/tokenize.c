@@ -1,0 +1,3 @@
+/* tokenize.c - see include/tokenize.h. */
+#include "config.h"
+#include "tokenize.h"

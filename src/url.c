@@ -1,0 +1,3 @@
+/* url.c - see include/url.h. */
+#include "config.h"
+#include "url.h"

@@ -1,0 +1,41 @@
+/* test-buf.c - the bounded buffer refuses to grow past its ceiling. */
+#include "config.h"
+
+#include "buf.h"
+#include "tap.h"
+#include "util.h"
+
+int main(void)
+{
+	struct buf b = BUF_INIT(10);
+	char *p;
+	size_t n;
+
+	is_str(buf_str(&b), "", "empty buffer reads as empty string");
+	ok(buf_adds(&b, "hello") == 0, "append within ceiling");
+	ok(buf_printf(&b, "%d", 1234) == 0, "printf within ceiling");
+	is_str(buf_str(&b), "hello1234", "content");
+	ok(buf_adds(&b, "xy") == -1, "append past ceiling fails");
+	is_str(buf_str(&b), "hello1234", "failed append leaves content unchanged");
+	ok(buf_addc(&b, '!') == 0, "fill exactly to the ceiling");
+	is_int(b.len, 10, "length at ceiling");
+	ok(buf_printf(&b, "%s", "z") == -1, "printf past ceiling fails");
+	buf_truncate(&b, 5);
+	is_str(buf_str(&b), "hello", "truncate");
+	p = buf_detach(&b, &n);
+	is_str(p, "hello", "detach hands over content");
+	is_int(n, 5, "detach length");
+	is_str(buf_str(&b), "", "detached buffer is empty");
+	free(p);
+	buf_free(&b);
+	buf_free(NULL);
+	{
+		long v;
+		ok(parse_long("42", 0, 100, &v) == 0 && v == 42, "parse_long ok");
+		ok(parse_long("4x", 0, 100, &v) == -1, "parse_long rejects trailing junk");
+		ok(parse_long("101", 0, 100, &v) == -1, "parse_long range");
+		ok(parse_long("", 0, 100, &v) == -1, "parse_long empty");
+	}
+	ok(ascii_casecmp("DBAddr", "dbaddr") == 0, "ascii_casecmp");
+	return done_testing();
+}

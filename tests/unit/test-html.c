@@ -1,0 +1,4 @@
+/* test-html.c */
+#include "config.h"
+#include "tap.h"
+int main(void) { return done_testing(); }

@@ -1,0 +1,4 @@
+/* test-robots.c */
+#include "config.h"
+#include "tap.h"
+int main(void) { return done_testing(); }
