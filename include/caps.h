@@ -22,5 +22,13 @@
 #define MAX_REDIRECTS       32        /* hard cap for RedirectLoopLimit */
 #define MAX_POSITION        16383     /* 14 position bits per section (ASPseek §5.2) */
 #define MAX_LOG_LINE        4096
+#define MAX_CHARSET_PRESCAN 4096      /* bytes searched for <meta charset> (WHATWG says 1024) */
+#define MAX_CHARSET_DETECT  65536     /* bytes fed to libuchardet / checked for UTF-8 */
+#define MAX_HTML_LINKS      10000     /* links kept per document; the rest are counted */
+#define MAX_ANCHOR_LEN      256       /* bytes of anchor text kept per link */
+#define MAX_HTML_ATTR_LEN   8192      /* bytes of one attribute value kept (href, content) */
+#define MAX_HTML_META_TEXT  4096      /* bytes of title/description/keywords text indexed */
+#define MAX_JS_SCAN         65536     /* bytes of inline script searched for a redirect */
+#define MAX_CONF_FILE       (16L << 20) /* bytes of one config file (read whole) */
 
 #endif

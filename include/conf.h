@@ -60,6 +60,7 @@ struct conf_server {
 	const char *file;         /* where it was written (borrowed from conf) */
 	int line;
 	struct conf_server_params p;
+	char *auth_basic;         /* AuthBasic user:pass given just before this Server, or NULL */
 };
 
 enum conf_filter_kind {
@@ -85,7 +86,7 @@ struct conf {
 
 	/* common */
 	struct conf_dbaddr db;    /* DBAddr */
-	char *data_dir;           /* DataDir (default: LOCALSTATEDIR-ish "./data"?) see conf.c */
+	char *data_dir;           /* DataDir, absolute (default $MPSEEK_DATADIR or /var/lib/mpseek) */
 	int debug_level;          /* DebugLevel as enum log_level (info) */
 
 	/* indexer, global */
@@ -93,8 +94,9 @@ struct conf {
 	long min_word_length;     /* MinWordLength (1) */
 	long max_word_length;     /* MaxWordLength (32, at most MAX_WORD_LEN) */
 	char **stopword_files;    /* StopwordFile lang file: the files, resolved */
+	char **stopword_langs;    /* parallel: the lang of each file, or NULL */
 	size_t n_stopword_files;
-	char **http_headers;      /* HTTPHeader lines, "Name: value" */
+	char **http_headers;      /* HTTPHeader lines, "Name: value" (User-Agent excluded) */
 	size_t n_http_headers;
 	char *user_agent;         /* from HTTPHeader User-Agent, or "mpseek/<version>" */
 	struct conf_bandwidth *bandwidth; /* MaxBandwidth bytes [start [end]] */
@@ -113,6 +115,7 @@ struct conf {
 
 	struct conf_server *servers;
 	size_t n_servers;
+	struct conf_server_params defaults; /* globals in force at the end of the file */
 	struct conf_filter *filters;
 	size_t n_filters;
 
@@ -141,6 +144,11 @@ struct conf {
 	/* private: strings the struct points into */
 	char **files;
 	size_t n_files;
+	char **pool;              /* every other string above; freed by conf_free() */
+	size_t n_pool;
+	size_t *server_index;     /* open-addressing hash by site: server index + 1 */
+	size_t server_index_size;
+	void *match_ctx;          /* pcre2_match_context with the match limits */
 };
 
 /* Parse `path` as a file of the given kind.  On success *out is a malloc'd
@@ -151,6 +159,13 @@ int conf_load(const char *path, enum conf_kind kind, struct conf **out, struct b
 /* Same, from a string (for tests and fuzzing); `name` is used in messages. */
 int conf_load_string(const char *name, const char *text, size_t len, enum conf_kind kind,
 		     struct conf **out, struct buf *err);
+/* Flags for conf_load_string_ex(). */
+enum {
+	CONF_NO_FILES = 1, /* touch no file: Include fails, StopwordFile is not checked (fuzzing) */
+};
+int conf_load_string_ex(const char *name, const char *text, size_t len, enum conf_kind kind,
+			unsigned flags, struct conf **out, struct buf *err);
+/* Free everything; accepts NULL. */
 void conf_free(struct conf *c);
 
 /* Parse an ASPseek time value ("7d", "1h30M", "1m-10d", "90") into seconds.
@@ -158,9 +173,14 @@ void conf_free(struct conf *c);
  * (365d).  Returns 0 or -1. */
 int conf_parse_time(const char *s, long *seconds);
 
-/* The ordered Allow/Disallow chain: first match wins, default allow. */
+/* The ordered Allow/Disallow chain: first match wins, default allow.  A
+ * regex that hits its match limit on url counts as a Disallow: a hostile URL
+ * must not get in by making a filter give up.  Thread-safe. */
 enum conf_verdict conf_filter_url(const struct conf *c, const char *url);
-/* The Server block whose URL is the longest prefix of url, or NULL. */
+/* The Server block whose URL is the longest prefix of url, or NULL.  The
+ * prefix ends at a path boundary ("http://h/a" covers "http://h/a/b" and
+ * "http://h/a?x", not "http://h/ab"); scheme and host compare caseless, url
+ * is expected normalised (url.c).  Borrowed from c. */
 const struct conf_server *conf_server_for(const struct conf *c, const char *url);
 /* Parameters for url: its Server's block, or the global defaults. */
 const struct conf_server_params *conf_params_for(const struct conf *c, const char *url);
