@@ -1,0 +1,1365 @@
+/* delta.c - the per-rank delta log declared in delta.h.
+ *
+ * Writer: records are framed in memory, written in batches, made durable by
+ * delta_sync() (one fdatasync per batch), and every batch after a sync
+ * starts with a COMMIT record saying how far the file was synced.  Reader:
+ * a bounded parser of outside bytes; the COMMIT records are what lets it
+ * tell a crash's torn tail from corruption of data that was once durable.
+ * Format and rationale: doc/FORMATS.md, "Delta log".
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "buf.h"
+#include "caps.h"
+#include "delta.h"
+#include "log.h"
+#include "util.h"
+
+/* File header: magic[8] version u32, rank u32, created u64, crc u32. */
+#define HDR_SIZE 28
+#define FORMAT_VERSION 1
+static const unsigned char MAGIC[8] = { 'M', 'P', 'S', 'D', 'L', 'T', 0, 1 };
+/* Record frame: payload length u32, crc32(type + payload) u32, type u8. */
+#define FRAME 9
+/* Internal record type: "bytes [0, X) of this file were fdatasync'ed",
+ * payload X u64 and the header crc u32 (which ties the record to this
+ * file: stale blocks of another log in a torn tail cannot vouch for it). */
+#define T_COMMIT 6
+#define COMMIT_PAYLOAD 12
+#define COMMIT_REC (FRAME + COMMIT_PAYLOAD)
+#define DOC_FIXED 20 /* url_id, site_id, time, n_words */
+
+/* Buffered bytes that trigger a write(2) without a sync: bounds the
+ * writer's memory between two delta_sync() calls. */
+#define FLUSH_AT (1u << 20)
+/* Read window of the file reader; grows to one record when needed. */
+#define WINDOW (1u << 20)
+
+_Static_assert(sizeof(MAGIC) == 8, "magic is 8 bytes");
+_Static_assert(HDR_SIZE == 8 + 4 + 4 + 8 + 4, "header layout");
+_Static_assert(FRAME == 4 + 4 + 1, "frame layout");
+_Static_assert(DOC_FIXED == 4 + 4 + 8 + 4, "DOC fixed fields");
+_Static_assert(MAX_WORD_LEN <= 255, "word length is stored in one byte");
+_Static_assert(MAX_WORD_LEN < FLUSH_AT, "a word fits a flush");
+_Static_assert(DELTA_MAX_PAYLOAD <= UINT32_MAX - FRAME, "record length fits u32 and uInt");
+_Static_assert((uint64_t)DOC_FIXED + (uint64_t)DELTA_MAX_DOC_WORDS * (1 + MAX_WORD_LEN + 2) +
+		       (uint64_t)DELTA_MAX_DOC_POSITIONS * 2 <= DELTA_MAX_PAYLOAD,
+	       "the largest DOC the caps allow fits one record");
+_Static_assert(DELTA_MAX_WORD_POSITIONS <= UINT16_MAX, "position count is a u16");
+_Static_assert(sizeof(uint16_t) == 2 && sizeof(uint32_t) == 4 && sizeof(uint64_t) == 8,
+	       "fixed widths");
+
+/* ---- little-endian packing (explicit: no struct dumps, any host) -------- */
+
+static void put16(unsigned char *p, uint16_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint16_t get16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | (unsigned)p[1] << 8);
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+static uint32_t crc(const unsigned char *p, size_t n)
+{
+	return (uint32_t)crc32(0L, p, (uInt)n);
+}
+
+/* Message into err when the caller wants it, else the log; returns -1. */
+static int fail(struct buf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct buf *err, const char *fmt, ...)
+{
+	va_list ap, aq;
+	int lost = 1;
+
+	va_start(ap, fmt);
+	if (err) {
+		va_copy(aq, ap);
+		buf_reset(err);
+		lost = buf_vprintf(err, fmt, aq) < 0; /* over err's ceiling: log it */
+		va_end(aq);
+	}
+	if (lost)
+		log_vmsg(LOG_ERROR, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Strict UTF-8 (no overlong forms, surrogates or NUL): a word is a key of
+ * the index and is echoed to users, so the log never carries anything else. */
+static bool utf8_ok(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned c = s[i];
+		uint32_t cp, min;
+		size_t k;
+
+		if (c == 0)
+			return false;
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			k = 1, cp = c & 0x1f, min = 0x80;
+		} else if ((c & 0xf0) == 0xe0) {
+			k = 2, cp = c & 0x0f, min = 0x800;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			k = 3, cp = c & 0x07, min = 0x10000;
+		} else {
+			return false;
+		}
+		if (n - i - 1 < k)
+			return false;
+		for (size_t j = 1; j <= k; j++) {
+			if ((s[i + j] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + j] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		i += k + 1;
+	}
+	return true;
+}
+
+/* Byte order, a prefix first: the order of words inside a DOC. */
+static int wordcmp(const unsigned char *a, size_t al, const unsigned char *b, size_t bl)
+{
+	int c = memcmp(a, b, al < bl ? al : bl);
+	return c ? c : (al > bl) - (al < bl);
+}
+
+unsigned delta_partition(const char *word, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)word;
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 16777619u;
+	}
+	return h % DELTA_PARTITIONS;
+}
+
+static void header_pack(unsigned char *h, uint32_t rank, uint64_t created)
+{
+	memcpy(h, MAGIC, sizeof(MAGIC));
+	put32(h + 8, FORMAT_VERSION);
+	put32(h + 12, rank);
+	put64(h + 16, created);
+	put32(h + 24, crc(h, 24));
+}
+
+/* Make a new directory entry durable: without this a crash could lose the
+ * file even though its data was fdatasync'ed. */
+static int fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return -1;
+	if (fsync(fd) < 0)
+		rc = -1;
+	close(fd);
+	return rc;
+}
+
+static int write_all(int fd, const void *data, size_t n)
+{
+	const char *p = data;
+
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0) {
+			errno = EIO;
+			return -1;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* "r<rank>-<seq>.dlt" with rank <= INT_MAX and seq <= UINT32_MAX. */
+static int parse_seg_name(const char *name, int *rank, uint32_t *seq)
+{
+	uint64_t v[2] = { 0, 0 };
+	const char *p = name;
+
+	if (*p++ != 'r')
+		return -1;
+	for (int f = 0; f < 2; f++) {
+		int digits = 0;
+		while (*p >= '0' && *p <= '9') {
+			if (++digits > 10)
+				return -1;
+			v[f] = v[f] * 10 + (uint64_t)(*p++ - '0');
+		}
+		if (!digits)
+			return -1;
+		if (f == 0 && *p++ != '-')
+			return -1;
+	}
+	if (strcmp(p, ".dlt") || v[0] > INT_MAX || v[1] > UINT32_MAX)
+		return -1;
+	*rank = (int)v[0];
+	*seq = (uint32_t)v[1];
+	return 0;
+}
+
+/* ---- writer ------------------------------------------------------------- */
+
+struct doc_word {
+	size_t off;                /* of the encoded word in doc */
+	size_t size;               /* bytes: len byte, word, count, positions */
+	const unsigned char *word; /* set by delta_doc_end(), once doc stops moving */
+	size_t len;
+};
+
+struct delta_writer {
+	int fd;
+	char *path;
+	uint64_t size;      /* bytes in the file */
+	uint64_t synced;    /* bytes fdatasync'ed */
+	uint64_t committed; /* what the last queued COMMIT vouches for */
+	uint32_t hdr_crc;
+	struct buf pend;    /* framed records not yet written */
+	uint64_t pend_records, written_records;
+	struct delta_stats st;
+	bool dead;          /* a write or sync failed: refuse everything */
+
+	bool doc_open;      /* the document being built */
+	uint32_t doc_url, doc_site;
+	uint64_t doc_time;
+	struct buf doc;     /* encoded words, in the order added */
+	struct doc_word *words;
+	size_t n_words, words_alloc;
+	size_t doc_positions;
+};
+
+const char *delta_writer_path(const struct delta_writer *w)
+{
+	return w->path;
+}
+
+void delta_writer_stats(const struct delta_writer *w, struct delta_stats *st)
+{
+	*st = w->st;
+	st->bytes = w->size + w->pend.len;
+}
+
+static int write_pending(struct delta_writer *w)
+{
+	int e;
+
+	if (!w->pend.len)
+		return 0;
+	if (write_all(w->fd, w->pend.ptr, w->pend.len) == 0) {
+		w->size += w->pend.len;
+		w->written_records += w->pend_records;
+		w->pend_records = 0;
+		if (w->pend.alloc > 4 * FLUSH_AT) { /* after a huge record */
+			buf_free(&w->pend);
+			buf_init(&w->pend, w->pend.max);
+		}
+		buf_reset(&w->pend);
+		return 0;
+	}
+	/* Cut the partial batch off, so the file still ends on a record
+	 * boundary; the writer is dead either way (the caller must not mark
+	 * these records' URLs as indexed). */
+	e = errno;
+	w->dead = true;
+	buf_reset(&w->pend);
+	w->pend_records = 0;
+	if (ftruncate(w->fd, (off_t)w->size) < 0)
+		warning("%s: cannot cut back to %" PRIu64 " bytes after a failed write: %s",
+			w->path, w->size, strerror(errno));
+	errno = e;
+	return error_errno("%s: cannot write deltas; records since the last sync are lost",
+			   w->path);
+}
+
+/* Make room for a record of `total` framed bytes, and queue the COMMIT for
+ * the last sync in front of it if it is not queued yet.  The COMMIT goes
+ * with the next data rather than right after the sync, so that a quiet
+ * writer does not append commits of commits. */
+static int rec_prepare(struct delta_writer *w, size_t total)
+{
+	if (w->dead)
+		return error("%s: delta writer failed earlier; open a new segment", w->path);
+	if (w->pend.len && w->pend.len + COMMIT_REC + total > FLUSH_AT && write_pending(w))
+		return -1;
+	if (w->synced > w->committed) {
+		unsigned char c[COMMIT_REC];
+		put32(c, COMMIT_PAYLOAD);
+		c[8] = T_COMMIT;
+		put64(c + FRAME, w->synced);
+		put32(c + FRAME + 8, w->hdr_crc);
+		put32(c + 4, crc(c + 8, 1 + COMMIT_PAYLOAD));
+		if (buf_add(&w->pend, c, sizeof(c)))
+			return error("%s: delta buffer full", w->path);
+		w->committed = w->synced;
+	}
+	return 0;
+}
+
+/* Fill in the frame of the record that starts at pend[start]. */
+static void rec_finish(struct delta_writer *w, size_t start, unsigned type)
+{
+	unsigned char *p = (unsigned char *)w->pend.ptr + start;
+	size_t len = w->pend.len - start - FRAME;
+
+	put32(p, (uint32_t)len);
+	p[8] = (unsigned char)type;
+	put32(p + 4, crc(p + 8, len + 1));
+	w->pend_records++;
+	w->st.records++;
+}
+
+/* Append a small record whose payload is given whole. */
+static int rec_small(struct delta_writer *w, unsigned type, const unsigned char *payload,
+		     size_t len)
+{
+	unsigned char frame[FRAME] = { 0 };
+	size_t start;
+
+	if (rec_prepare(w, FRAME + len))
+		return -1;
+	start = w->pend.len;
+	if (buf_add(&w->pend, frame, FRAME) || buf_add(&w->pend, payload, len)) {
+		buf_truncate(&w->pend, start);
+		return error("%s: delta buffer full", w->path);
+	}
+	rec_finish(w, start, type);
+	return 0;
+}
+
+static int check_writable(struct delta_writer *w, uint32_t url_id, const char *what)
+{
+	if (w->doc_open)
+		return error("%s: %s for url %" PRIu32 " while the DOC of url %" PRIu32
+			     " is open", w->path, what, url_id, w->doc_url);
+	if (!url_id)
+		return error("%s: %s with url_id 0", w->path, what);
+	return 0;
+}
+
+struct delta_writer *delta_open(const char *data_dir, int rank, struct buf *err)
+{
+	struct delta_writer *w = NULL;
+	char *dir = NULL, *path = NULL;
+	unsigned char h[HDR_SIZE];
+	uint32_t seq = 0;
+	bool created = false;
+	struct dirent *de;
+	DIR *d = NULL;
+	int fd = -1;
+
+	if (rank < 0) {
+		fail(err, "delta_open: bad rank %d", rank);
+		goto out;
+	}
+	dir = xasprintf("%s/deltas", data_dir);
+	if (mkdir(dir, 0755) == 0) {
+		if (fsync_dir(data_dir) < 0) {
+			fail(err, "cannot sync %s: %s", data_dir, strerror(errno));
+			goto out;
+		}
+	} else if (errno != EEXIST) {
+		fail(err, "cannot create %s: %s", dir, strerror(errno));
+		goto out;
+	}
+	/* The next seq of this rank: one past the highest present. */
+	d = opendir(dir);
+	if (!d) {
+		fail(err, "cannot read %s: %s", dir, strerror(errno));
+		goto out;
+	}
+	while ((de = readdir(d))) {
+		int r;
+		uint32_t s;
+		if (!parse_seg_name(de->d_name, &r, &s) && r == rank && s > seq)
+			seq = s;
+	}
+	for (int tries = 0; fd < 0; tries++) {
+		if (seq == UINT32_MAX || tries == 1000) {
+			fail(err, "%s: no free segment name for rank %d", dir, rank);
+			goto out;
+		}
+		seq++;
+		free(path);
+		path = xasprintf("%s/r%d-%06" PRIu32 ".dlt", dir, rank, seq);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST) {
+			fail(err, "cannot create %s: %s", path, strerror(errno));
+			goto out;
+		}
+	}
+	created = true;
+	header_pack(h, (uint32_t)rank, (uint64_t)now_wall());
+	if (write_all(fd, h, sizeof(h)) < 0 || fdatasync(fd) < 0 || fsync_dir(dir) < 0) {
+		fail(err, "cannot write the header of %s: %s", path, strerror(errno));
+		goto out;
+	}
+	w = xcalloc(1, sizeof(*w));
+	w->fd = fd;
+	w->path = path;
+	w->size = w->synced = w->committed = HDR_SIZE;
+	w->hdr_crc = get32(h + 24);
+	/* One record of the largest size plus a flush worth of small ones. */
+	buf_init(&w->pend, FLUSH_AT + COMMIT_REC + FRAME + DELTA_MAX_PAYLOAD);
+	buf_init(&w->doc, DELTA_MAX_PAYLOAD - DOC_FIXED);
+	fd = -1;
+	path = NULL;
+out:
+	if (d)
+		closedir(d);
+	if (fd >= 0) {
+		close(fd);
+		if (created)
+			unlink(path); /* nothing in it but a partial header */
+	}
+	free(path);
+	free(dir);
+	return w;
+}
+
+int delta_doc_begin(struct delta_writer *w, uint32_t url_id, uint32_t site_id, uint64_t time)
+{
+	if (check_writable(w, url_id, "DOC"))
+		return -1;
+	if (w->dead)
+		return error("%s: delta writer failed earlier; open a new segment", w->path);
+	w->doc_open = true;
+	w->doc_url = url_id;
+	w->doc_site = site_id;
+	w->doc_time = time;
+	w->n_words = 0;
+	w->doc_positions = 0;
+	buf_reset(&w->doc);
+	return 0;
+}
+
+int delta_doc_word(struct delta_writer *w, const char *word, size_t len, const uint16_t *pos,
+		   size_t n)
+{
+	const unsigned char *wb = (const unsigned char *)word;
+	unsigned char tmp[512];
+	size_t size, start, k = 0;
+	struct doc_word *dw;
+
+	if (!w->doc_open)
+		return error("%s: word outside a DOC", w->path);
+	if (len < 1 || len > MAX_WORD_LEN)
+		return error("%s: url %" PRIu32 ": word of %zu bytes (1..%d allowed)", w->path,
+			     w->doc_url, len, MAX_WORD_LEN);
+	if (!utf8_ok(wb, len))
+		return error("%s: url %" PRIu32 ": word is not UTF-8", w->path, w->doc_url);
+	if (n < 1 || n > DELTA_MAX_WORD_POSITIONS)
+		return error("%s: url %" PRIu32 ": word \"%.*s\" with %zu positions (1..%u)",
+			     w->path, w->doc_url, (int)len, word, n, DELTA_MAX_WORD_POSITIONS);
+	for (size_t i = 1; i < n; i++)
+		if (pos[i] <= pos[i - 1])
+			return error("%s: url %" PRIu32 ": positions of \"%.*s\" not ascending "
+				     "(%u after %u)", w->path, w->doc_url, (int)len, word,
+				     (unsigned)pos[i], (unsigned)pos[i - 1]);
+	size = 1 + len + 2 + 2 * n;
+	if (w->n_words >= DELTA_MAX_DOC_WORDS || n > DELTA_MAX_DOC_POSITIONS - w->doc_positions ||
+	    size > w->doc.max - w->doc.len)
+		return error("%s: url %" PRIu32 ": document over the caps (%zu words, %zu "
+			     "positions)", w->path, w->doc_url, w->n_words, w->doc_positions + n);
+	if (w->n_words == w->words_alloc) {
+		w->words_alloc = w->words_alloc ? 2 * w->words_alloc : 64;
+		w->words = xrealloc(w->words, w->words_alloc * sizeof(*w->words));
+	}
+	/* The appends cannot fail: the size was checked against the ceiling. */
+	start = w->doc.len;
+	tmp[k++] = (unsigned char)len;
+	memcpy(tmp + k, wb, len);
+	k += len;
+	put16(tmp + k, (uint16_t)n);
+	k += 2;
+	for (size_t i = 0; i < n; i++) {
+		if (k + 2 > sizeof(tmp)) {
+			buf_add(&w->doc, tmp, k);
+			k = 0;
+		}
+		put16(tmp + k, pos[i]);
+		k += 2;
+	}
+	buf_add(&w->doc, tmp, k);
+	dw = &w->words[w->n_words++];
+	dw->off = start;
+	dw->size = size;
+	dw->len = len;
+	dw->word = NULL;
+	w->doc_positions += n;
+	return 0;
+}
+
+static int cmp_doc_word(const void *a, const void *b)
+{
+	const struct doc_word *x = a, *y = b;
+	return wordcmp(x->word, x->len, y->word, y->len);
+}
+
+void delta_doc_abort(struct delta_writer *w)
+{
+	if (!w)
+		return;
+	w->doc_open = false;
+	w->n_words = 0;
+	w->doc_positions = 0;
+	if (w->doc.alloc > FLUSH_AT) { /* do not keep a huge page's memory */
+		size_t max = w->doc.max;
+		buf_free(&w->doc);
+		buf_init(&w->doc, max);
+	}
+	buf_reset(&w->doc);
+}
+
+int delta_doc_end(struct delta_writer *w)
+{
+	const unsigned char *base = (const unsigned char *)w->doc.ptr;
+	unsigned char fixed[DOC_FIXED + FRAME] = { 0 };
+	size_t start;
+	int rc = -1;
+
+	if (!w->doc_open)
+		return error("%s: delta_doc_end without delta_doc_begin", w->path);
+	for (size_t i = 0; i < w->n_words; i++)
+		w->words[i].word = base + w->words[i].off + 1;
+	if (w->n_words > 1)
+		qsort(w->words, w->n_words, sizeof(*w->words), cmp_doc_word);
+	for (size_t i = 1; i < w->n_words; i++) {
+		if (!cmp_doc_word(&w->words[i - 1], &w->words[i])) {
+			error("%s: url %" PRIu32 ": word \"%.*s\" added twice", w->path, w->doc_url,
+			      (int)w->words[i].len, (const char *)w->words[i].word);
+			goto out;
+		}
+	}
+	if (rec_prepare(w, FRAME + DOC_FIXED + w->doc.len))
+		goto out;
+	start = w->pend.len;
+	put32(fixed + FRAME, w->doc_url);
+	put32(fixed + FRAME + 4, w->doc_site);
+	put64(fixed + FRAME + 8, w->doc_time);
+	put32(fixed + FRAME + 16, (uint32_t)w->n_words);
+	if (buf_add(&w->pend, fixed, sizeof(fixed)))
+		goto full;
+	for (size_t i = 0; i < w->n_words; i++)
+		if (buf_add(&w->pend, base + w->words[i].off, w->words[i].size))
+			goto full;
+	rec_finish(w, start, DELTA_DOC);
+	rc = 0;
+	goto out;
+full:
+	buf_truncate(&w->pend, start);
+	error("%s: delta buffer full", w->path);
+out:
+	delta_doc_abort(w);
+	return rc;
+}
+
+int delta_add_del(struct delta_writer *w, uint32_t url_id)
+{
+	unsigned char p[4];
+
+	if (check_writable(w, url_id, "DEL"))
+		return -1;
+	put32(p, url_id);
+	return rec_small(w, DELTA_DEL, p, sizeof(p));
+}
+
+int delta_add_redir(struct delta_writer *w, uint32_t url_id, uint32_t target)
+{
+	unsigned char p[8];
+
+	if (check_writable(w, url_id, "REDIR"))
+		return -1;
+	if (!target)
+		return error("%s: REDIR of url %" PRIu32 " to url_id 0", w->path, url_id);
+	put32(p, url_id);
+	put32(p + 4, target);
+	return rec_small(w, DELTA_REDIR, p, sizeof(p));
+}
+
+int delta_add_lastmod(struct delta_writer *w, uint32_t url_id, uint64_t last_modified)
+{
+	unsigned char p[12];
+
+	if (check_writable(w, url_id, "LASTMOD"))
+		return -1;
+	put32(p, url_id);
+	put64(p + 4, last_modified);
+	return rec_small(w, DELTA_LASTMOD, p, sizeof(p));
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+int delta_add_hrefs(struct delta_writer *w, uint32_t url_id, const uint32_t *targets, size_t n)
+{
+	unsigned char tmp[4096];
+	uint32_t *t = NULL;
+	size_t m = 0, start, k;
+	int rc = -1;
+
+	if (check_writable(w, url_id, "HREFS"))
+		return -1;
+	if (n > DELTA_MAX_HREFS)
+		return error("%s: url %" PRIu32 ": %zu links (at most %u)", w->path, url_id, n,
+			     DELTA_MAX_HREFS);
+	if (n) {
+		t = xmalloc(n * sizeof(*t));
+		memcpy(t, targets, n * sizeof(*t));
+		qsort(t, n, sizeof(*t), cmp_u32);
+		if (!t[0]) {
+			error("%s: url %" PRIu32 ": link to url_id 0", w->path, url_id);
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (!m || t[i] != t[m - 1])
+				t[m++] = t[i];
+	}
+	if (rec_prepare(w, FRAME + 8 + 4 * m))
+		goto out;
+	start = w->pend.len;
+	memset(tmp, 0, FRAME);
+	put32(tmp + FRAME, url_id);
+	put32(tmp + FRAME + 4, (uint32_t)m);
+	k = FRAME + 8;
+	for (size_t i = 0; i <= m; i++) {
+		if (i == m || k + 4 > sizeof(tmp)) {
+			if (buf_add(&w->pend, tmp, k)) {
+				buf_truncate(&w->pend, start);
+				error("%s: delta buffer full", w->path);
+				goto out;
+			}
+			k = 0;
+		}
+		if (i < m) {
+			put32(tmp + k, t[i]);
+			k += 4;
+		}
+	}
+	rec_finish(w, start, DELTA_HREFS);
+	rc = 0;
+out:
+	free(t);
+	return rc;
+}
+
+int delta_sync(struct delta_writer *w)
+{
+	if (w->dead)
+		return error("%s: delta writer failed earlier; open a new segment", w->path);
+	if (write_pending(w))
+		return -1;
+	if (w->size == w->synced)
+		return 0;
+	if (fdatasync(w->fd) < 0) {
+		/* After a failed fsync the kernel may have dropped the dirty
+		 * pages: nothing since the last good sync can be trusted. */
+		w->dead = true;
+		return error_errno("%s: fdatasync failed; records since the last sync are lost",
+				   w->path);
+	}
+	w->synced = w->size;
+	w->st.durable = w->written_records;
+	w->st.syncs++;
+	return 0;
+}
+
+int delta_close(struct delta_writer *w)
+{
+	int rc = 0;
+
+	if (!w)
+		return 0;
+	if (w->doc_open) {
+		warning("%s: closing with the DOC of url %" PRIu32 " unfinished; dropped", w->path,
+			w->doc_url);
+		delta_doc_abort(w);
+	}
+	if (w->dead || delta_sync(w) < 0) {
+		rc = -1;
+	} else if (w->synced > w->committed) {
+		/* A final COMMIT vouches for the whole file, so that any later
+		 * damage to it reads as corruption, never as a torn tail. */
+		if (rec_prepare(w, 0) < 0 || delta_sync(w) < 0)
+			rc = -1;
+	}
+	if (close(w->fd) < 0 && rc == 0)
+		rc = error_errno("%s: close", w->path);
+	buf_free(&w->pend);
+	buf_free(&w->doc);
+	free(w->words);
+	free(w->path);
+	free(w);
+	return rc;
+}
+
+/* ---- reader ------------------------------------------------------------- */
+
+struct delta_reader {
+	char *name;
+	int fd;                     /* -1 when reading memory */
+	const unsigned char *mem;
+	uint64_t size;              /* bytes, fixed at open */
+	uint32_t rank;
+	uint64_t created;
+	uint32_t hdr_crc;
+	uint64_t off;               /* next record */
+	uint64_t good_end;          /* end of the last good record */
+	uint64_t commit;            /* X of the last COMMIT read */
+	int64_t torn;
+	int state;                  /* 0 reading, 1 ended, -1 failed */
+	struct buf msg;
+
+	unsigned char *win;         /* file window */
+	size_t win_alloc, win_len;
+	uint64_t win_off;
+
+	struct delta_word *words;   /* decoded record, reused */
+	size_t words_alloc;
+	uint16_t *pos;
+	size_t pos_alloc;
+	char *pool;
+	size_t pool_alloc;
+	uint32_t *hrefs;
+	size_t hrefs_alloc;
+};
+
+const char *delta_reader_msg(const struct delta_reader *r) { return buf_str(&r->msg); }
+int64_t delta_reader_torn(const struct delta_reader *r) { return r->torn; }
+uint64_t delta_reader_good_end(const struct delta_reader *r) { return r->good_end; }
+uint32_t delta_reader_rank(const struct delta_reader *r) { return r->rank; }
+uint64_t delta_reader_created(const struct delta_reader *r) { return r->created; }
+
+static void set_msg(struct delta_reader *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void set_msg(struct delta_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	buf_reset(&r->msg);
+	va_start(ap, fmt);
+	buf_vprintf(&r->msg, fmt, ap);
+	va_end(ap);
+}
+
+/* Pointer to bytes [off, off + n) of the file; the caller has checked that
+ * they lie inside it.  NULL (state failed) on a read error. */
+static const unsigned char *peek(struct delta_reader *r, uint64_t off, size_t n)
+{
+	size_t want, got = 0;
+
+	if (r->mem)
+		return r->mem + off;
+	if (off >= r->win_off && n <= r->win_len && off - r->win_off <= r->win_len - n)
+		return r->win + (off - r->win_off);
+	want = n > WINDOW ? n : WINDOW;
+	if (want > r->size - off)
+		want = (size_t)(r->size - off);
+	if (want > r->win_alloc) {
+		free(r->win);
+		r->win = xmalloc(want);
+		r->win_alloc = want;
+	}
+	r->win_len = 0;
+	while (got < want) {
+		ssize_t k = pread(r->fd, r->win + got, want - got, (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			set_msg(r, "%s: read error at offset %" PRIu64 ": %s", r->name, off + got,
+				k < 0 ? strerror(errno) : "file shrank while being read");
+			r->state = -1;
+			return NULL;
+		}
+		got += (size_t)k;
+	}
+	r->win_off = off;
+	r->win_len = got;
+	return r->win;
+}
+
+/* A COMMIT record after bad_off whose X lies beyond bad_off proves that the
+ * bytes at bad_off were once durable.  Returns 1 (offset in *at), 0, or -1
+ * on a read error.  Linear in the rest of the file, and only run once, at
+ * the first bad record. */
+static int find_commit(struct delta_reader *r, uint64_t bad_off, uint64_t *at)
+{
+	uint64_t q = bad_off + 1;
+
+	while (q <= r->size && r->size - q >= COMMIT_REC) {
+		size_t n = r->size - q > WINDOW ? WINDOW : (size_t)(r->size - q);
+		const unsigned char *p = peek(r, q, n);
+
+		if (!p)
+			return -1;
+		for (size_t i = 0; i + COMMIT_REC <= n; i++) {
+			const unsigned char *c = p + i;
+			uint64_t x;
+			if (c[8] != T_COMMIT || get32(c) != COMMIT_PAYLOAD ||
+			    crc(c + 8, 1 + COMMIT_PAYLOAD) != get32(c + 4) ||
+			    get32(c + FRAME + 8) != r->hdr_crc)
+				continue;
+			x = get64(c + FRAME);
+			if (x > bad_off && x <= q + i) {
+				*at = q + i;
+				return 1;
+			}
+		}
+		q += n - COMMIT_REC + 1;
+	}
+	return 0;
+}
+
+/* A record that does not parse as a frame: torn tail or corruption. */
+static int bad(struct delta_reader *r, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int bad(struct delta_reader *r, uint64_t off, const char *fmt, ...)
+{
+	char why[256];
+	uint64_t at = 0;
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	k = find_commit(r, off, &at);
+	if (k < 0)
+		return -1;
+	if (k > 0) {
+		set_msg(r, "%s: corrupt record at offset %" PRIu64 ": %s (the commit record at "
+			   "offset %" PRIu64 " shows these bytes were synced)", r->name, off, why, at);
+		r->state = -1;
+		return -1;
+	}
+	set_msg(r, "%s: torn tail at offset %" PRIu64 ": %s; %" PRIu64 " bytes ignored", r->name,
+		off, why, r->size - off);
+	r->torn = (int64_t)off;
+	r->state = 1;
+	return 0;
+}
+
+/* A record with a good crc but impossible content: a writer bug or a
+ * forged file, never a crash. */
+static int corrupt(struct delta_reader *r, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int corrupt(struct delta_reader *r, uint64_t off, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	set_msg(r, "%s: corrupt record at offset %" PRIu64 ": %s", r->name, off, why);
+	r->state = -1;
+	return -1;
+}
+
+#define GROW(ptr, alloc, n)                                                  \
+	do {                                                                 \
+		if ((n) > (alloc)) {                                         \
+			free(ptr);                                           \
+			(ptr) = xmalloc((n) * sizeof(*(ptr)));               \
+			(alloc) = (n);                                       \
+		}                                                            \
+	} while (0)
+
+static int decode_doc(struct delta_reader *r, uint64_t off, const unsigned char *p, size_t len,
+		      struct delta_rec *rec)
+{
+	size_t left, pool_used = 0, npos = 0, pos_cap;
+	const unsigned char *q, *prev = NULL;
+	size_t prev_len = 0;
+	uint32_t nw;
+
+	if (len < DOC_FIXED)
+		return corrupt(r, off, "DOC of %zu bytes, shorter than its fixed fields", len);
+	rec->url_id = get32(p);
+	rec->site_id = get32(p + 4);
+	rec->time = get64(p + 8);
+	nw = get32(p + 16);
+	if (!rec->url_id)
+		return corrupt(r, off, "DOC with url_id 0");
+	/* A word takes at least 6 bytes: check before allocating for it. */
+	if (nw > DELTA_MAX_DOC_WORDS || nw > (len - DOC_FIXED) / 6)
+		return corrupt(r, off, "DOC claims %" PRIu32 " words in %zu bytes", nw, len);
+	pos_cap = (len - DOC_FIXED) / 2;
+	if (pos_cap > DELTA_MAX_DOC_POSITIONS)
+		pos_cap = DELTA_MAX_DOC_POSITIONS;
+	GROW(r->words, r->words_alloc, (size_t)nw + 1);
+	GROW(r->pool, r->pool_alloc, len + 1);
+	GROW(r->pos, r->pos_alloc, pos_cap + 1);
+	q = p + DOC_FIXED;
+	left = len - DOC_FIXED;
+	for (uint32_t i = 0; i < nw; i++) {
+		struct delta_word *dw = &r->words[i];
+		size_t wl, np;
+
+		if (left < 1)
+			return corrupt(r, off, "DOC word %" PRIu32 " cut short", i);
+		wl = *q++;
+		left--;
+		if (wl < 1 || wl > MAX_WORD_LEN)
+			return corrupt(r, off, "DOC word %" PRIu32 ": length %zu (1..%d allowed)", i,
+				       wl, MAX_WORD_LEN);
+		if (left < wl + 2)
+			return corrupt(r, off, "DOC word %" PRIu32 " cut short", i);
+		if (!utf8_ok(q, wl))
+			return corrupt(r, off, "DOC word %" PRIu32 " is not UTF-8", i);
+		if (prev && wordcmp(prev, prev_len, q, wl) >= 0)
+			return corrupt(r, off, "DOC word %" PRIu32 " \"%.*s\" out of order or repeated",
+				       i, (int)wl, (const char *)q);
+		prev = q;
+		prev_len = wl;
+		dw->word = r->pool + pool_used;
+		dw->len = wl;
+		memcpy(r->pool + pool_used, q, wl);
+		r->pool[pool_used + wl] = '\0';
+		pool_used += wl + 1;
+		q += wl;
+		left -= wl;
+		np = get16(q);
+		q += 2;
+		left -= 2;
+		if (np == 0)
+			return corrupt(r, off, "DOC word \"%.*s\" without positions", (int)wl,
+				       dw->word);
+		if (np > left / 2)
+			return corrupt(r, off, "DOC word \"%.*s\": %zu positions cut short", (int)wl,
+				       dw->word, np);
+		if (np > pos_cap - npos)
+			return corrupt(r, off, "DOC over %u positions", DELTA_MAX_DOC_POSITIONS);
+		dw->pos = r->pos + npos;
+		dw->n_pos = (uint32_t)np;
+		for (size_t j = 0; j < np; j++, q += 2) {
+			r->pos[npos + j] = get16(q);
+			if (j && r->pos[npos + j] <= r->pos[npos + j - 1])
+				return corrupt(r, off, "DOC word \"%.*s\": positions not ascending",
+					       (int)wl, dw->word);
+		}
+		npos += np;
+		left -= 2 * np;
+	}
+	if (left)
+		return corrupt(r, off, "DOC has %zu bytes after its last word", left);
+	rec->n_words = nw;
+	rec->words = r->words;
+	return 1;
+}
+
+static int decode_hrefs(struct delta_reader *r, uint64_t off, const unsigned char *p, size_t len,
+			struct delta_rec *rec)
+{
+	uint32_t n;
+
+	if (len < 8 || (len - 8) % 4)
+		return corrupt(r, off, "HREFS of %zu bytes", len);
+	rec->url_id = get32(p);
+	n = get32(p + 4);
+	if (n != (len - 8) / 4)
+		return corrupt(r, off, "HREFS claims %" PRIu32 " targets in %zu bytes", n, len);
+	if (!rec->url_id)
+		return corrupt(r, off, "HREFS with url_id 0");
+	GROW(r->hrefs, r->hrefs_alloc, (size_t)n + 1);
+	for (uint32_t i = 0; i < n; i++) {
+		r->hrefs[i] = get32(p + 8 + 4 * (size_t)i);
+		if (r->hrefs[i] <= (i ? r->hrefs[i - 1] : 0))
+			return corrupt(r, off, "HREFS target %" PRIu32 " is 0, out of order or "
+					       "repeated", i);
+	}
+	rec->n_hrefs = n;
+	rec->hrefs = r->hrefs;
+	return 1;
+}
+
+static int decode(struct delta_reader *r, uint64_t off, unsigned type, const unsigned char *p,
+		  size_t len, struct delta_rec *rec)
+{
+	static const size_t fixed[] = { [DELTA_DEL] = 4, [DELTA_REDIR] = 8, [DELTA_LASTMOD] = 12 };
+
+	memset(rec, 0, sizeof(*rec));
+	rec->type = (enum delta_type)type;
+	rec->offset = off;
+	switch (type) {
+	case DELTA_DOC:
+		return decode_doc(r, off, p, len, rec);
+	case DELTA_HREFS:
+		return decode_hrefs(r, off, p, len, rec);
+	case DELTA_DEL:
+	case DELTA_REDIR:
+	case DELTA_LASTMOD:
+		if (len != fixed[type])
+			return corrupt(r, off, "record of type %u with %zu bytes (%zu expected)",
+				       type, len, fixed[type]);
+		rec->url_id = get32(p);
+		if (!rec->url_id)
+			return corrupt(r, off, "record of type %u with url_id 0", type);
+		if (type == DELTA_REDIR) {
+			rec->target = get32(p + 4);
+			if (!rec->target)
+				return corrupt(r, off, "REDIR to url_id 0");
+		} else if (type == DELTA_LASTMOD) {
+			rec->time = get64(p + 4);
+		}
+		return 1;
+	default:
+		return corrupt(r, off, "unknown record type %u", type);
+	}
+}
+
+int delta_next(struct delta_reader *r, struct delta_rec *rec)
+{
+	for (;;) {
+		uint64_t off = r->off, left = r->size - r->off;
+		const unsigned char *p;
+		uint32_t len, sum;
+		unsigned type;
+
+		if (r->state)
+			return r->state > 0 ? 0 : -1;
+		if (!left) {
+			r->state = 1;
+			return 0;
+		}
+		if (left < FRAME)
+			return bad(r, off, "record header cut short (%" PRIu64 " of %d bytes)", left,
+				   FRAME);
+		if (!(p = peek(r, off, FRAME)))
+			return -1;
+		len = get32(p);
+		if (len > DELTA_MAX_PAYLOAD)
+			return bad(r, off, "record length %" PRIu32 " over the cap of %u", len,
+				   DELTA_MAX_PAYLOAD);
+		if (len > left - FRAME)
+			return bad(r, off, "record of %" PRIu32 " bytes, only %" PRIu64 " left", len,
+				   left - FRAME);
+		if (!(p = peek(r, off, FRAME + (size_t)len)))
+			return -1;
+		sum = crc(p + 8, (size_t)len + 1);
+		if (sum != get32(p + 4))
+			return bad(r, off, "crc mismatch (stored %08" PRIx32 ", computed %08" PRIx32
+				   ")", get32(p + 4), sum);
+		type = p[8];
+		r->off = off + FRAME + len;
+		if (type == T_COMMIT) {
+			uint64_t x;
+			if (len != COMMIT_PAYLOAD)
+				return corrupt(r, off, "commit record of %" PRIu32 " bytes", len);
+			x = get64(p + FRAME);
+			if (get32(p + FRAME + 8) != r->hdr_crc)
+				return corrupt(r, off, "commit record of another file "
+					       "(header crc %08" PRIx32 ")", get32(p + FRAME + 8));
+			if (x <= r->commit || x < HDR_SIZE || x > off)
+				return corrupt(r, off, "commit record for offset %" PRIu64
+					       " (previous %" PRIu64 ")", x, r->commit);
+			r->commit = x;
+			r->good_end = r->off;
+			continue;
+		}
+		if (decode(r, off, type, p + FRAME, len, rec) < 0)
+			return -1;
+		r->good_end = r->off;
+		return 1;
+	}
+}
+
+/* A header that a crash while creating the file can leave: shorter than a
+ * header and a prefix of one, or all zeros (size extended, data lost). */
+static bool torn_header(const unsigned char *p, size_t n)
+{
+	bool zeros = true;
+
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			zeros = false;
+	if (zeros)
+		return true;
+	return n < HDR_SIZE && !memcmp(p, MAGIC, n < sizeof(MAGIC) ? n : sizeof(MAGIC));
+}
+
+/* Check the header; 0 with r ready (maybe ended by a torn header) or -1. */
+static int reader_start(struct delta_reader *r, struct buf *err)
+{
+	const unsigned char *p;
+	uint32_t version;
+
+	buf_init(&r->msg, 2 * PATH_MAX + 1024); /* a path and a reason */
+	r->torn = -1;
+	if (r->size <= HDR_SIZE) {
+		p = r->size ? peek(r, 0, (size_t)r->size) : MAGIC;
+		if (!p)
+			return fail(err, "%s", buf_str(&r->msg));
+		if (torn_header(p, (size_t)r->size)) {
+			set_msg(r, "%s: torn tail at offset 0: header cut short (%" PRIu64
+				   " bytes, incomplete)", r->name, r->size);
+			r->torn = 0;
+			r->state = 1;
+			return 0;
+		}
+		if (r->size < HDR_SIZE)
+			return fail(err, "%s: not a delta log (%" PRIu64 " bytes, bad magic)", r->name,
+				    r->size);
+	}
+	if (!(p = peek(r, 0, HDR_SIZE)))
+		return fail(err, "%s", buf_str(&r->msg));
+	if (memcmp(p, MAGIC, sizeof(MAGIC)))
+		return fail(err, "%s: not a delta log (bad magic)", r->name);
+	version = get32(p + 8);
+	if (version != FORMAT_VERSION)
+		return fail(err, "%s: delta log format version %" PRIu32 " (this build reads %d)",
+			    r->name, version, FORMAT_VERSION);
+	if (crc(p, 24) != get32(p + 24))
+		return fail(err, "%s: header crc mismatch (stored %08" PRIx32 ", computed %08" PRIx32
+			    ")", r->name, get32(p + 24), crc(p, 24));
+	r->rank = get32(p + 12);
+	r->created = get64(p + 16);
+	r->hdr_crc = get32(p + 24);
+	r->off = r->good_end = HDR_SIZE;
+	return 0;
+}
+
+struct delta_reader *delta_reader_open(const char *path, struct buf *err)
+{
+	struct delta_reader *r = xcalloc(1, sizeof(*r));
+	struct stat st;
+
+	r->name = xstrdup(path);
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		fail(err, "cannot open %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (fstat(r->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		fail(err, "%s: not a regular file", path);
+		goto fail;
+	}
+	r->size = (uint64_t)st.st_size;
+	if (reader_start(r, err) < 0)
+		goto fail;
+	return r;
+fail:
+	delta_reader_close(r);
+	return NULL;
+}
+
+struct delta_reader *delta_reader_open_mem(const char *name, const void *data, size_t len,
+					   struct buf *err)
+{
+	static const unsigned char empty[1];
+	struct delta_reader *r = xcalloc(1, sizeof(*r));
+
+	r->name = xstrdup(name);
+	r->fd = -1;
+	r->mem = data ? data : empty;
+	r->size = len;
+	if (reader_start(r, err) < 0) {
+		delta_reader_close(r);
+		return NULL;
+	}
+	return r;
+}
+
+void delta_reader_close(struct delta_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	buf_free(&r->msg);
+	free(r->win);
+	free(r->words);
+	free(r->pos);
+	free(r->pool);
+	free(r->hrefs);
+	free(r->name);
+	free(r);
+}
+
+int delta_repair(const char *path, struct buf *err)
+{
+	struct delta_reader *r = delta_reader_open(path, err);
+	struct delta_rec rec;
+	int rc = -1, k, fd = -1;
+
+	if (!r)
+		return -1;
+	while ((k = delta_next(r, &rec)) > 0)
+		;
+	if (k < 0) {
+		fail(err, "%s", delta_reader_msg(r));
+		goto out;
+	}
+	if (r->torn < 0) {
+		rc = 0;
+		goto out;
+	}
+	if (r->good_end == 0) {
+		/* Never got its header: nothing in it was ever durable. */
+		char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		if (unlink(path) < 0) {
+			fail(err, "cannot remove %s: %s", path, strerror(errno));
+		} else {
+			fsync_dir(slash ? dir : ".");
+			warning("%s; removed", delta_reader_msg(r));
+			rc = 1;
+		}
+		free(dir);
+		goto out;
+	}
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)r->good_end) < 0 || fsync(fd) < 0) {
+		fail(err, "cannot cut %s back to %" PRIu64 " bytes: %s", path, r->good_end,
+		     strerror(errno));
+		goto out;
+	}
+	warning("%s; cut back to %" PRIu64 " bytes", delta_reader_msg(r), r->good_end);
+	rc = 1;
+out:
+	if (fd >= 0)
+		close(fd);
+	delta_reader_close(r);
+	return rc;
+}
+
+/* ---- listing ------------------------------------------------------------ */
+
+static uint64_t read_created(const char *path)
+{
+	unsigned char h[HDR_SIZE];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t k;
+
+	if (fd < 0)
+		return 0;
+	k = pread(fd, h, sizeof(h), 0);
+	close(fd);
+	if (k != (ssize_t)sizeof(h) || memcmp(h, MAGIC, sizeof(MAGIC)) ||
+	    get32(h + 8) != FORMAT_VERSION || crc(h, 24) != get32(h + 24))
+		return 0;
+	return get64(h + 16);
+}
+
+static int cmp_seg(const void *a, const void *b)
+{
+	const struct delta_seg *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return strcmp(x->path, y->path); /* r2-7 vs r2-000007: still stable */
+}
+
+int delta_list(const char *data_dir, struct delta_seg **out, size_t *n, struct buf *err)
+{
+	struct delta_seg *segs = NULL;
+	size_t count = 0, alloc = 0;
+	char *dir = xasprintf("%s/deltas", data_dir);
+	struct dirent *de;
+	DIR *d;
+	int rc = -1;
+
+	*out = NULL;
+	*n = 0;
+	d = opendir(dir);
+	if (!d) {
+		if (errno == ENOENT)
+			rc = 0;
+		else
+			fail(err, "cannot read %s: %s", dir, strerror(errno));
+		goto out;
+	}
+	while ((de = readdir(d))) {
+		struct delta_seg s;
+		if (parse_seg_name(de->d_name, &s.rank, &s.seq))
+			continue;
+		if (count == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			segs = xrealloc(segs, alloc * sizeof(*segs));
+		}
+		s.path = xasprintf("%s/%s", dir, de->d_name);
+		s.created = read_created(s.path);
+		segs[count++] = s;
+	}
+	closedir(d);
+	if (count)
+		qsort(segs, count, sizeof(*segs), cmp_seg);
+	*out = segs;
+	*n = count;
+	segs = NULL;
+	rc = 0;
+out:
+	free(segs);
+	free(dir);
+	return rc;
+}
+
+void delta_list_free(struct delta_seg *segs, size_t n)
+{
+	if (!segs)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(segs[i].path);
+	free(segs);
+}

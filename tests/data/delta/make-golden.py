@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""make-golden.py - encode records.txt as a version 1 delta log, following
+doc/FORMATS.md ("Delta log") and nothing else, into golden-v1.dlt.
+
+An independent implementation of the format: test-delta reads the result
+with src/delta.c and compares the writer's own output with it record by
+record.  Rerun only when the format version changes:
+    python3 make-golden.py records.txt golden-v1.dlt
+"""
+import struct
+import sys
+import zlib
+
+RANK, CREATED = 7, 1700000000
+T = {"DOC": 1, "DEL": 2, "HREFS": 3, "REDIR": 4, "LASTMOD": 5, "COMMIT": 6}
+
+
+def frame(rtype, payload):
+    body = bytes([rtype]) + payload
+    return struct.pack("<II", len(payload), zlib.crc32(body)) + body
+
+
+def encode(line):
+    f = line.split(" ")
+    kind, url = f[0], int(f[1])
+    if kind == "DOC":
+        words = []
+        for w in f[4:]:
+            word, _, pos = w.rpartition(":")
+            pos = [int(p) for p in pos.split(",")]
+            words.append((word.encode(), pos))
+        words.sort()
+        p = struct.pack("<IIQI", url, int(f[2]), int(f[3]), len(words))
+        for word, pos in words:
+            p += bytes([len(word)]) + word + struct.pack("<H%dH" % len(pos), len(pos), *pos)
+        return frame(T[kind], p)
+    if kind == "DEL":
+        return frame(T[kind], struct.pack("<I", url))
+    if kind == "HREFS":
+        ids = sorted(set(int(x) for x in f[2].split(","))) if f[2] != "-" else []
+        return frame(T[kind], struct.pack("<II%dI" % len(ids), url, len(ids), *ids))
+    if kind == "REDIR":
+        return frame(T[kind], struct.pack("<II", url, int(f[2])))
+    if kind == "LASTMOD":
+        return frame(T[kind], struct.pack("<IQ", url, int(f[2])))
+    raise ValueError(line)
+
+
+def main(src, dst):
+    head = b"MPSDLT\0\1" + struct.pack("<IIQ", 1, RANK, CREATED)
+    head += struct.pack("<I", zlib.crc32(head))
+    out = bytearray(head)
+    synced = committed = len(out)
+
+    def commit_due():
+        nonlocal committed
+        if synced > committed:
+            out.extend(frame(T["COMMIT"], struct.pack("<QI", synced, zlib.crc32(head[:24]))))
+            committed = synced
+
+    for line in open(src, encoding="utf-8"):
+        line = line.rstrip("\n")
+        if not line or line.startswith("#"):
+            continue
+        line = line.split("\t")[0]
+        if line == "SYNC":
+            synced = len(out)  # a sync with nothing new written is a no-op
+            continue
+        commit_due()
+        out.extend(encode(line))
+    synced = len(out)  # delta_close: sync, then a final commit, then sync
+    commit_due()
+    open(dst, "wb").write(bytes(out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

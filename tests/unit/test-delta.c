@@ -1,0 +1,1173 @@
+/* test-delta.c - the delta log: partition function, round trip against a
+ * golden file made by an independent encoder, writer refusals, and crash
+ * safety (every truncation, every byte flip, holes in the unsynced tail,
+ * failed writes, repair).  Cases live in tests/data/delta/.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "buf.h"
+#include "caps.h"
+#include "delta.h"
+#include "log.h"
+#include "tap.h"
+#include "util.h"
+
+#define HDR 28
+#define FRAME 9
+#define COMMIT_REC (FRAME + 12)
+
+static char tmp_root[256];
+static char log_path[300];
+
+/* ---- small file helpers -------------------------------------------------- */
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	struct buf b = BUF_INIT(1u << 30);
+	char chunk[65536];
+	size_t k;
+	FILE *fp = fopen(path, "rb");
+
+	*len = 0;
+	if (!fp)
+		return NULL;
+	while ((k = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+		buf_add(&b, chunk, k);
+	fclose(fp);
+	if (!b.ptr)
+		buf_add(&b, "", 0);
+	return (unsigned char *)buf_detach(&b, len);
+}
+
+static int spit(const char *path, const void *data, size_t len)
+{
+	FILE *fp = fopen(path, "wb");
+	int rc = 0;
+
+	if (!fp)
+		return -1;
+	if (len && fwrite(data, 1, len, fp) != len)
+		rc = -1;
+	if (fclose(fp))
+		rc = -1;
+	return rc;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	UNUSED(st);
+	UNUSED(flag);
+	UNUSED(ftw);
+	return remove(path);
+}
+
+static void rm_rf(const char *path)
+{
+	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A fresh directory under the test's root; returns a static buffer. */
+static const char *fresh_dir(const char *name)
+{
+	static char path[512];
+	snprintf(path, sizeof(path), "%s/%s", tmp_root, name);
+	rm_rf(path);
+	mkdir(path, 0755);
+	return path;
+}
+
+/* What the library logged since the last call. */
+static char *take_log(void)
+{
+	size_t n;
+	char *s = (char *)slurp(log_path, &n);
+	if (truncate(log_path, 0) < 0)
+		diag("cannot truncate %s", log_path);
+	return s ? s : xstrdup("");
+}
+
+/* ---- the format, written independently of src/delta.c -------------------- */
+
+static void le32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t rd32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void make_header(unsigned char *h, uint32_t version, uint32_t rank, uint64_t created)
+{
+	memcpy(h, "MPSDLT\0\1", 8);
+	le32(h + 8, version);
+	le32(h + 12, rank);
+	le32(h + 16, (uint32_t)created);
+	le32(h + 20, (uint32_t)(created >> 32));
+	le32(h + 24, (uint32_t)crc32(0L, h, 24));
+}
+
+static void add_frame(struct buf *b, unsigned type, const unsigned char *payload, size_t len)
+{
+	unsigned char f[FRAME];
+	uLong c = crc32(0L, Z_NULL, 0);
+	unsigned char t = (unsigned char)type;
+
+	c = crc32(c, &t, 1);
+	if (len)
+		c = crc32(c, payload, (uInt)len);
+	le32(f, (uint32_t)len);
+	le32(f + 4, (uint32_t)c);
+	f[8] = t;
+	buf_add(b, f, FRAME);
+	buf_add(b, payload, len);
+}
+
+struct frame {
+	size_t off, end;
+	unsigned type;
+};
+
+/* Split a well-formed log into frames; returns the count. */
+static size_t frames_of(const unsigned char *d, size_t len, struct frame *out, size_t max)
+{
+	size_t off = HDR, n = 0;
+
+	while (off + FRAME <= len && n < max) {
+		size_t plen = rd32(d + off);
+		out[n].off = off;
+		out[n].end = off + FRAME + plen;
+		out[n].type = d[off + 8];
+		off = out[n++].end;
+	}
+	return n;
+}
+
+/* ---- records as text ------------------------------------------------------ */
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return (errno || end == s || *end || *s == '-') ? -1 : 0;
+}
+
+/* Apply one line of records.txt / bad-writes.txt to the writer. */
+static int write_line(struct delta_writer *w, const char *line)
+{
+	char *copy = xstrdup(line), *save = NULL, *tok[4096];
+	uint64_t v[3] = { 0, 0, 0 };
+	int nt = 0, rc = -1;
+
+	for (char *t = strtok_r(copy, " ", &save); t && nt < 4096; t = strtok_r(NULL, " ", &save))
+		tok[nt++] = t;
+	if (nt == 1 && !strcmp(tok[0], "SYNC")) {
+		rc = delta_sync(w);
+		goto out;
+	}
+	if (nt < 2 || parse_u64(tok[1], &v[0]))
+		goto out;
+	if (nt > 2 && strcmp(tok[0], "HREFS"))
+		parse_u64(tok[2], &v[1]);
+	if (!strcmp(tok[0], "DEL")) {
+		rc = delta_add_del(w, (uint32_t)v[0]);
+	} else if (!strcmp(tok[0], "REDIR") && nt == 3) {
+		rc = delta_add_redir(w, (uint32_t)v[0], (uint32_t)v[1]);
+	} else if (!strcmp(tok[0], "LASTMOD") && nt == 3) {
+		rc = delta_add_lastmod(w, (uint32_t)v[0], v[1]);
+	} else if (!strcmp(tok[0], "HREFS") && nt == 3) {
+		uint32_t ids[256];
+		size_t n = 0;
+		char *s2 = NULL;
+		if (strcmp(tok[2], "-"))
+			for (char *t = strtok_r(tok[2], ",", &s2); t && n < 256;
+			     t = strtok_r(NULL, ",", &s2)) {
+				uint64_t x;
+				parse_u64(t, &x);
+				ids[n++] = (uint32_t)x;
+			}
+		rc = delta_add_hrefs(w, (uint32_t)v[0], ids, n);
+	} else if (!strcmp(tok[0], "DOC") && nt >= 4) {
+		parse_u64(tok[3], &v[2]);
+		if (delta_doc_begin(w, (uint32_t)v[0], (uint32_t)v[1], v[2]))
+			goto out;
+		for (int i = 4; i < nt; i++) {
+			char *colon = strrchr(tok[i], ':'), *s2 = NULL;
+			uint16_t pos[256];
+			size_t n = 0;
+			*colon = '\0';
+			for (char *t = strtok_r(colon + 1, ",", &s2); t && n < 256;
+			     t = strtok_r(NULL, ",", &s2)) {
+				uint64_t x;
+				parse_u64(t, &x);
+				pos[n++] = (uint16_t)x;
+			}
+			if (delta_doc_word(w, tok[i], strlen(tok[i]), pos, n)) {
+				delta_doc_abort(w);
+				goto out;
+			}
+		}
+		rc = delta_doc_end(w);
+	}
+out:
+	free(copy);
+	return rc;
+}
+
+static void dump(const struct delta_rec *r, struct buf *b)
+{
+	switch (r->type) {
+	case DELTA_DOC:
+		buf_printf(b, "DOC %" PRIu32 " %" PRIu32 " %" PRIu64, r->url_id, r->site_id, r->time);
+		for (uint32_t i = 0; i < r->n_words; i++) {
+			buf_printf(b, " %s:", r->words[i].word);
+			for (uint32_t j = 0; j < r->words[i].n_pos; j++)
+				buf_printf(b, "%s%u", j ? "," : "", (unsigned)r->words[i].pos[j]);
+		}
+		break;
+	case DELTA_DEL:
+		buf_printf(b, "DEL %" PRIu32, r->url_id);
+		break;
+	case DELTA_HREFS:
+		buf_printf(b, "HREFS %" PRIu32 " ", r->url_id);
+		if (!r->n_hrefs)
+			buf_adds(b, "-");
+		for (uint32_t i = 0; i < r->n_hrefs; i++)
+			buf_printf(b, "%s%" PRIu32, i ? "," : "", r->hrefs[i]);
+		break;
+	case DELTA_REDIR:
+		buf_printf(b, "REDIR %" PRIu32 " %" PRIu32, r->url_id, r->target);
+		break;
+	case DELTA_LASTMOD:
+		buf_printf(b, "LASTMOD %" PRIu32 " %" PRIu64, r->url_id, r->time);
+		break;
+	}
+	buf_addc(b, '\n');
+}
+
+struct readout {
+	int rc;           /* of the last delta_next() */
+	int count;        /* records */
+	int64_t torn;
+	uint64_t good_end;
+	char *text;       /* dump, one line per record */
+	char *msg;
+	uint64_t last_off;
+};
+
+static void readout_free(struct readout *o)
+{
+	free(o->text);
+	free(o->msg);
+}
+
+/* Read every record; r is closed. */
+static struct readout read_all(struct delta_reader *r)
+{
+	struct readout o = { 0 };
+	struct buf b = BUF_INIT(1u << 28);
+	struct delta_rec rec;
+
+	while ((o.rc = delta_next(r, &rec)) > 0) {
+		dump(&rec, &b);
+		o.count++;
+		o.last_off = rec.offset;
+	}
+	o.torn = delta_reader_torn(r);
+	o.good_end = delta_reader_good_end(r);
+	o.msg = xstrdup(delta_reader_msg(r));
+	o.text = b.ptr ? buf_detach(&b, NULL) : xstrdup("");
+	delta_reader_close(r);
+	return o;
+}
+
+static struct readout read_mem(const unsigned char *d, size_t len)
+{
+	struct buf err = BUF_INIT(4096);
+	struct delta_reader *r = delta_reader_open_mem("mem", d, len, &err);
+	struct readout o = { 0 };
+
+	if (!r) {
+		o.rc = -2;
+		o.msg = buf_detach(&err, NULL);
+		o.text = xstrdup("");
+		return o;
+	}
+	buf_free(&err);
+	return read_all(r);
+}
+
+/* ---- the cases ------------------------------------------------------------- */
+
+static void partition_case(char **f, size_t *len, int n, int lineno, void *arg)
+{
+	long want;
+	UNUSED(arg);
+	if (n < 2 || parse_long(f[1], 0, 99, &want)) {
+		ok(0, "partition.txt:%d: malformed", lineno);
+		return;
+	}
+	is_int(delta_partition(f[0], len[0]), want, "partition of \"%s\"", f[0]);
+}
+
+struct records {
+	char *in[256];    /* lines to write, SYNC included */
+	char *want[256];  /* expected dump lines, SYNC excluded */
+	int n_in, n_want;
+};
+
+static void record_case(char **f, size_t *len, int n, int lineno, void *arg)
+{
+	struct records *rs = arg;
+	UNUSED(len);
+	UNUSED(lineno);
+	if (rs->n_in == 256)
+		return;
+	rs->in[rs->n_in++] = xstrdup(f[0]);
+	if (strcmp(f[0], "SYNC"))
+		rs->want[rs->n_want++] = xstrdup(n > 1 ? f[1] : f[0]);
+}
+
+static char *join_want(const struct records *rs)
+{
+	struct buf b = BUF_INIT(1u << 20);
+	for (int i = 0; i < rs->n_want; i++)
+		buf_printf(&b, "%s\n", rs->want[i]);
+	return buf_detach(&b, NULL);
+}
+
+/* Compare dumps line by line so that a failure names the record. */
+static void compare_dump(const char *got, const char *want, const char *what)
+{
+	const char *g = got, *w = want;
+	int line = 1;
+
+	while (*g || *w) {
+		size_t gl = strcspn(g, "\n"), wl = strcspn(w, "\n");
+		if (gl != wl || memcmp(g, w, gl)) {
+			ok(0, "%s: line %d", what, line);
+			diag("  got  \"%.*s\"", (int)gl, g);
+			diag("  want \"%.*s\"", (int)wl, w);
+			return;
+		}
+		g += gl + (g[gl] == '\n');
+		w += wl + (w[wl] == '\n');
+		line++;
+	}
+	ok(1, "%s: %d lines equal", what, line - 1);
+}
+
+static char *golden_path;
+
+/* Write records.txt, read it back, and compare with the golden file. */
+static char *round_trip(const struct records *rs, size_t *out_len)
+{
+	const char *dir = fresh_dir("roundtrip");
+	struct buf err = BUF_INIT(4096);
+	struct delta_writer *w = delta_open(dir, 7, &err);
+	struct delta_stats st;
+	char *want = join_want(rs), *path;
+	unsigned char *mine, *gold;
+	size_t mine_len, gold_len;
+	int failed = 0, data = 0;
+
+	if (!ok(w != NULL, "delta_open: %s", buf_str(&err)))
+		exit(done_testing());
+	path = xstrdup(delta_writer_path(w));
+	ok(strstr(path, "/deltas/r7-000001.dlt") != NULL, "first segment is r7-000001.dlt (%s)",
+	   path);
+	for (int i = 0; i < rs->n_in; i++) {
+		if (write_line(w, rs->in[i])) {
+			diag("cannot write \"%s\"", rs->in[i]);
+			failed++;
+		}
+		data += strcmp(rs->in[i], "SYNC") != 0;
+	}
+	ok(!failed, "writer accepts every line of records.txt");
+	delta_writer_stats(w, &st);
+	is_int(st.records, data, "stats: records");
+	ok(st.durable > 0 && st.durable < st.records, "stats: only synced records durable (%" PRIu64
+	   ")", st.durable);
+	is_int(delta_sync(w), 0, "delta_sync");
+	delta_writer_stats(w, &st);
+	is_int(st.durable, data, "stats: all durable after sync");
+	is_int(delta_sync(w), 0, "delta_sync with nothing new");
+	is_int(delta_close(w), 0, "delta_close");
+
+	{
+		struct delta_reader *r = delta_reader_open(path, &err);
+		struct readout o;
+		ok(r != NULL, "reader opens the written log");
+		if (r) {
+			is_int(delta_reader_rank(r), 7, "header rank");
+			ok(delta_reader_created(r) > 1600000000, "header created time");
+			o = read_all(r);
+			is_int(o.rc, 0, "read to the end");
+			is_int(o.torn, -1, "no torn tail");
+			is_str(o.msg, "", "no message");
+			compare_dump(o.text, want, "round trip");
+			readout_free(&o);
+		}
+	}
+	{
+		struct delta_reader *r = delta_reader_open(golden_path, &err);
+		struct readout o;
+		if (ok(r != NULL, "reader opens golden-v1.dlt: %s", buf_str(&err))) {
+			is_int(delta_reader_rank(r), 7, "golden rank");
+			is_int(delta_reader_created(r), 1700000000, "golden created");
+			o = read_all(r);
+			is_int(o.rc, 0, "golden read to the end");
+			compare_dump(o.text, want, "golden-v1.dlt dump");
+			readout_free(&o);
+		}
+	}
+
+	/* Same frames as the independent encoder; commit records may differ
+	 * only in the header crc they carry (the created time differs). */
+	mine = slurp(path, &mine_len);
+	gold = slurp(golden_path, &gold_len);
+	if (ok(mine && gold, "read both logs")) {
+		struct frame a[256], b[256];
+		size_t na = frames_of(mine, mine_len, a, 256), nb = frames_of(gold, gold_len, b, 256);
+		int same = na == nb && mine_len == gold_len;
+		for (size_t i = 0; same && i < na; i++) {
+			size_t cmp = a[i].end - a[i].off;
+			if (a[i].type == 6)
+				cmp = FRAME + 8, same = !memcmp(mine + a[i].off + 8, gold + b[i].off + 8, 9);
+			else
+				same = !memcmp(mine + a[i].off, gold + b[i].off, cmp);
+			if (!same)
+				diag("frame %zu at offset %zu differs", i, a[i].off);
+		}
+		ok(same, "writer output equals golden-v1.dlt frame by frame (%zu frames)", na);
+	}
+	free(gold);
+	free(want);
+	free(path);
+	buf_free(&err);
+	*out_len = mine_len;
+	return (char *)mine;
+}
+
+static void bad_write_case(char **f, size_t *len, int n, int lineno, void *arg)
+{
+	struct delta_writer *w = arg;
+	struct delta_stats before, after;
+	char *log;
+	int rc;
+	UNUSED(len);
+
+	if (n < 2) {
+		ok(0, "bad-writes.txt:%d: malformed", lineno);
+		return;
+	}
+	delta_writer_stats(w, &before);
+	rc = write_line(w, f[0]);
+	delta_writer_stats(w, &after);
+	log = take_log();
+	ok(rc == -1 && after.records == before.records && after.bytes == before.bytes &&
+	   strstr(log, f[1]), "writer refuses \"%s\" (%s)", f[0], f[1]);
+	if (!strstr(log, f[1]))
+		diag("  log: %s", log);
+	free(log);
+}
+
+static int hexval(int c)
+{
+	return c <= '9' ? c - '0' : (c | 32) - 'a' + 10;
+}
+
+static void bad_payload_case(char **f, size_t *len, int n, int lineno, void *arg)
+{
+	unsigned char h[HDR], payload[512];
+	struct buf file = BUF_INIT(4096);
+	size_t k = 0;
+	long type;
+	struct readout o;
+	char want[64];
+	UNUSED(len);
+	UNUSED(arg);
+
+	if (n < 3 || parse_long(f[0], 0, 255, &type)) {
+		ok(0, "bad-payloads.txt:%d: malformed", lineno);
+		return;
+	}
+	make_header(h, 1, 1, 2);
+	for (const char *p = f[1]; *p && k < sizeof(payload) - 4;) {
+		if (*p == ' ') {
+			p++;
+		} else if (!strncmp(p, "HCRC", 4)) {
+			memcpy(payload + k, h + 24, 4);
+			k += 4;
+			p += 4;
+		} else if (p[1]) {
+			payload[k++] = (unsigned char)(hexval(p[0]) << 4 | hexval(p[1]));
+			p += 2;
+		} else {
+			break;
+		}
+	}
+	buf_add(&file, h, HDR);
+	add_frame(&file, (unsigned)type, payload, k);
+	o = read_mem((const unsigned char *)file.ptr, file.len);
+	snprintf(want, sizeof(want), "corrupt record at offset %d: ", HDR);
+	ok(o.rc == -1 && o.count == 0 && strstr(o.msg, want) && strstr(o.msg, f[2]),
+	   "bad-payloads.txt:%d: type %ld: %s", lineno, type, f[2]);
+	if (o.rc != -1 || !strstr(o.msg, f[2]))
+		diag("  rc %d, msg \"%s\"", o.rc, o.msg);
+	readout_free(&o);
+	buf_free(&file);
+}
+
+/* Truncate the log at every offset: never an error, the records that end
+ * before the cut, and a torn tail unless the cut is on a record boundary. */
+static void truncation_sweep(const unsigned char *d, size_t len, int n_data)
+{
+	struct frame fr[256];
+	size_t nf = frames_of(d, len, fr, 256);
+	int bad = 0;
+
+	for (size_t t = 0; t <= len && bad < 5; t++) {
+		struct readout o = read_mem(d, t);
+		int want_count = 0;
+		int64_t want_torn = t < HDR ? 0 : -1;
+		for (size_t i = 0; i < nf; i++) {
+			if (fr[i].end <= t)
+				want_count += fr[i].type != 6;
+			else if (fr[i].off < t)
+				want_torn = (int64_t)fr[i].off;
+		}
+		if (o.rc != 0 || o.count != want_count || o.torn != want_torn ||
+		    (want_torn >= 0 && !strstr(o.msg, "torn tail at offset"))) {
+			diag("cut at %zu: rc %d count %d (want %d) torn %" PRId64 " (want %" PRId64
+			     "): %s", t, o.rc, o.count, want_count, o.torn, want_torn, o.msg);
+			bad++;
+		}
+		readout_free(&o);
+	}
+	ok(!bad, "cut at each of %zu offsets: a torn tail, never an error", len + 1);
+	ok(n_data > 0, "sweep covered %d data records", n_data);
+}
+
+/* Cut the last data record and the final commit at every byte, repair the
+ * file, check it, and start a new segment beside it. */
+static void repair_sweep(const unsigned char *d, size_t len, const char *want_text)
+{
+	struct frame fr[256];
+	size_t nf = frames_of(d, len, fr, 256), last = 0;
+	const char *dir = fresh_dir("repair");
+	char path[600], *want_prefix = xstrdup(want_text), *nl;
+	struct buf err = BUF_INIT(4096);
+	int bad = 0, repaired = 0;
+
+	for (size_t i = 0; i < nf; i++)
+		if (fr[i].type != 6)
+			last = i;
+	/* the expected dump without the last record */
+	nl = want_prefix + strlen(want_prefix) - 1;
+	while (nl > want_prefix && nl[-1] != '\n')
+		nl--;
+	*nl = '\0';
+	snprintf(path, sizeof(path), "%s/deltas", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/deltas/r7-000001.dlt", dir);
+	for (size_t t = fr[last].off; t < len && bad < 5; t++) {
+		struct delta_reader *r;
+		struct readout o;
+		int rc, torn = t != fr[last].off && t != fr[last].end;
+		size_t after_len;
+		unsigned char *after;
+
+		spit(path, d, t);
+		rc = delta_repair(path, &err);
+		after = slurp(path, &after_len);
+		r = delta_reader_open(path, &err);
+		o = r ? read_all(r) : (struct readout){ .rc = -2 };
+		if (rc != torn || o.rc != 0 || o.torn != -1 ||
+		    after_len != (t < fr[last].end ? fr[last].off : fr[last].end) ||
+		    strcmp(o.text ? o.text : "", t < fr[last].end ? want_prefix : want_text)) {
+			diag("repair of a cut at %zu: rc %d, size %zu, reread %d: %s", t, rc,
+			     after_len, o.rc, buf_str(&err));
+			bad++;
+		}
+		repaired += rc == 1;
+		free(after);
+		readout_free(&o);
+	}
+	ok(!bad, "repair at each of %zu cuts of the last record: cut back to the last good "
+		 "record (%d repaired)", len - fr[last].off, repaired);
+	free(take_log());
+
+	/* The crawl resumes in a new segment beside the repaired one. */
+	{
+		struct delta_writer *w = delta_open(dir, 7, &err);
+		struct delta_seg *segs = NULL;
+		size_t n = 0;
+		ok(w && strstr(delta_writer_path(w), "r7-000002.dlt"), "next run writes r7-000002");
+		if (w) {
+			delta_add_del(w, 12345);
+			is_int(delta_close(w), 0, "close the new segment");
+		}
+		is_int(delta_list(dir, &segs, &n, &err), 0, "delta_list");
+		is_int(n, 2, "two segments");
+		if (n == 2) {
+			struct readout o = read_all(delta_reader_open(segs[1].path, &err));
+			is_str(o.text, "DEL 12345\n", "new segment reads back");
+			readout_free(&o);
+		}
+		delta_list_free(segs, n);
+	}
+	free(want_prefix);
+	buf_free(&err);
+}
+
+/* Flip bytes of every record: a frame that a later commit vouches for is
+ * corruption at its own offset; damage to the final commit is a torn tail. */
+static void flip_sweep(const unsigned char *d, size_t len, int n_data)
+{
+	struct frame fr[256];
+	size_t nf = frames_of(d, len, fr, 256);
+	static const unsigned char masks[] = { 0x01, 0x80, 0xff };
+	unsigned char *c = xmalloc(len);
+	int bad = 0, flips = 0;
+
+	for (size_t i = 0; i < nf && bad < 5; i++) {
+		int before = 0;
+		for (size_t j = 0; j < i; j++)
+			before += fr[j].type != 6;
+		for (size_t b = fr[i].off; b < fr[i].end && bad < 5; b++) {
+			for (size_t m = 0; m < sizeof(masks); m++) {
+				struct readout o;
+				char want[64];
+				int good;
+				memcpy(c, d, len);
+				c[b] ^= masks[m];
+				o = read_mem(c, len);
+				flips++;
+				if (i == nf - 1) {
+					good = o.rc == 0 && o.count == n_data &&
+					       o.torn == (int64_t)fr[i].off;
+				} else {
+					snprintf(want, sizeof(want), "corrupt record at offset %zu:",
+						 fr[i].off);
+					good = o.rc == -1 && o.count == before && strstr(o.msg, want);
+				}
+				if (!good) {
+					diag("flip %02x at %zu (frame at %zu): rc %d count %d torn %"
+					     PRId64 ": %s", masks[m], b, fr[i].off, o.rc, o.count,
+					     o.torn, o.msg);
+					bad++;
+				}
+				readout_free(&o);
+			}
+		}
+	}
+	ok(!bad, "%d byte flips in %zu frames: corruption at the frame's offset, torn tail in "
+		 "the final commit", flips, nf);
+	free(c);
+}
+
+static void header_flips(const unsigned char *d, size_t len)
+{
+	unsigned char *c = xmalloc(len);
+	int bad = 0;
+
+	for (size_t b = 0; b < HDR; b++) {
+		struct readout o;
+		const char *want = b < 8 ? "bad magic" : b < 12 ? "format version" : "header crc";
+		memcpy(c, d, len);
+		c[b] ^= 0x01;
+		o = read_mem(c, len);
+		if (o.rc != -2 || !strstr(o.msg, want)) {
+			diag("header flip at %zu: rc %d: %s", b, o.rc, o.msg);
+			bad++;
+		}
+		readout_free(&o);
+	}
+	ok(!bad, "every header byte flipped: the open fails with a clear reason");
+	free(c);
+}
+
+
+/* Damage in data that was written but never vouched for by a commit (the
+ * pages of an unsynced batch reach the disk in any order) is a torn tail;
+ * once the final commit exists, the same damage is corruption. */
+static void hole_test(void)
+{
+	const char *dir = fresh_dir("hole");
+	struct buf err = BUF_INIT(4096);
+	struct delta_writer *w = delta_open(dir, 1, &err);
+	unsigned char *unsynced = NULL, *closed = NULL;
+	size_t ulen, clen, nf;
+	struct frame fr[32];
+	struct readout o;
+	char *path, want[64];
+
+	if (!ok(w != NULL, "hole: open"))
+		return;
+	path = xstrdup(delta_writer_path(w));
+	for (uint32_t i = 1; i <= 3; i++)
+		delta_add_del(w, i);
+	delta_sync(w);
+	for (uint32_t i = 4; i <= 6; i++)
+		delta_add_lastmod(w, i, 1000 + i);
+	delta_sync(w);
+	unsynced = slurp(path, &ulen); /* what a crash right now could leave */
+	is_int(delta_close(w), 0, "hole: close");
+	closed = slurp(path, &clen);
+	nf = frames_of(unsynced, ulen, fr, 32);
+	/* DEL DEL DEL COMMIT LASTMOD LASTMOD LASTMOD */
+	if (!ok(nf == 7 && fr[3].type == 6 && clen == ulen + COMMIT_REC, "hole: layout"))
+		goto out;
+	memset(unsynced + fr[4].off, 0, fr[4].end - fr[4].off);
+	o = read_mem(unsynced, ulen);
+	ok(o.rc == 0 && o.count == 3 && o.torn == (int64_t)fr[4].off,
+	   "hole in the unsynced batch: torn tail at its offset, good records after it ignored");
+	readout_free(&o);
+	memset(closed + fr[4].off, 0, fr[4].end - fr[4].off);
+	o = read_mem(closed, clen);
+	snprintf(want, sizeof(want), "corrupt record at offset %zu:", fr[4].off);
+	ok(o.rc == -1 && o.count == 3 && strstr(o.msg, want) && strstr(o.msg, "shows these bytes"),
+	   "the same hole under a commit: %s", o.msg);
+	readout_free(&o);
+
+	/* A commit frame of another file in a torn tail vouches for nothing. */
+	{
+		struct buf b = BUF_INIT(1 << 20);
+		unsigned char c[12], other[HDR];
+		struct readout o2;
+		make_header(other, 1, 1, 99);
+		buf_add(&b, unsynced, fr[4].off + 5);
+		memset(c, 0, sizeof(c));
+		le32(c, (uint32_t)fr[4].off + 1); /* X beyond the damage */
+		memcpy(c + 8, other + 24, 4);
+		add_frame(&b, 6, c, sizeof(c));
+		o2 = read_mem((unsigned char *)b.ptr, b.len);
+		ok(o2.rc == 0 && o2.count == 3 && o2.torn == (int64_t)fr[4].off,
+		   "a foreign commit frame in the tail is ignored");
+		readout_free(&o2);
+		/* ... while this file's own commit after the damage proves it */
+		memcpy(c + 8, unsynced + 24, 4);
+		buf_truncate(&b, fr[4].off + 5);
+		add_frame(&b, 6, c, sizeof(c));
+		o2 = read_mem((unsigned char *)b.ptr, b.len);
+		ok(o2.rc == -1 && o2.count == 3, "this file's commit after the damage: corruption");
+		readout_free(&o2);
+		buf_free(&b);
+	}
+out:
+	free(unsynced);
+	free(closed);
+	free(path);
+	buf_free(&err);
+}
+
+static void edge_files(void)
+{
+	const char *dir = fresh_dir("edges");
+	unsigned char h[HDR], z[HDR];
+	struct buf err = BUF_INIT(4096), b = BUF_INIT(1 << 26);
+	struct readout o;
+	char path[600];
+
+	make_header(h, 1, 3, 4);
+	memset(z, 0, sizeof(z));
+
+	o = read_mem(h, 0);
+	ok(o.rc == 0 && o.count == 0 && o.torn == 0 && strstr(o.msg, "torn tail at offset 0"),
+	   "zero-length file: torn tail at 0 (%s)", o.msg);
+	readout_free(&o);
+	o = read_mem(h, 11);
+	ok(o.rc == 0 && o.torn == 0, "header cut short: torn tail at 0");
+	readout_free(&o);
+	o = read_mem(z, HDR);
+	ok(o.rc == 0 && o.torn == 0, "all-zero header (size extended, data lost): torn tail at 0");
+	readout_free(&o);
+	o = read_mem((const unsigned char *)"GIF89a", 6);
+	ok(o.rc == -2 && strstr(o.msg, "bad magic"), "short file of something else: bad magic");
+	readout_free(&o);
+	o = read_mem(h, HDR);
+	ok(o.rc == 0 && o.count == 0 && o.torn == -1 && !*o.msg,
+	   "header-only file: a valid empty log");
+	readout_free(&o);
+	make_header(z, 2, 3, 4);
+	o = read_mem(z, HDR);
+	ok(o.rc == -2 && strstr(o.msg, "format version 2 (this build reads 1)"),
+	   "version 2: %s", o.msg);
+	readout_free(&o);
+
+	/* a commit-only log, and a record just over / at the cap */
+	{
+		unsigned char c[12] = { HDR };
+		unsigned char f[FRAME];
+		buf_add(&b, h, HDR);
+		memcpy(c + 8, h + 24, 4);
+		add_frame(&b, 6, c, sizeof(c));
+		o = read_mem((unsigned char *)b.ptr, b.len);
+		ok(o.rc == 0 && o.count == 0 && o.torn == -1, "commit-only log reads as empty");
+		readout_free(&o);
+
+		buf_truncate(&b, HDR);
+		le32(f, DELTA_MAX_PAYLOAD + 1);
+		le32(f + 4, 0);
+		f[8] = 1;
+		buf_add(&b, f, FRAME);
+		o = read_mem((unsigned char *)b.ptr, b.len);
+		ok(o.rc == 0 && o.torn == HDR && strstr(o.msg, "over the cap"),
+		   "length over the cap at the end: torn tail (%s)", o.msg);
+		readout_free(&o);
+		c[0] = HDR + 9; /* a commit after the bad frame vouching for it */
+		add_frame(&b, 6, c, sizeof(c));
+		o = read_mem((unsigned char *)b.ptr, b.len);
+		ok(o.rc == -1 && strstr(o.msg, "corrupt record at offset 28: record length"),
+		   "length over the cap before a commit: corruption (%s)", o.msg);
+		readout_free(&o);
+	}
+
+	/* files on disk: missing, directory, torn header removed by repair */
+	snprintf(path, sizeof(path), "%s/missing.dlt", dir);
+	ok(!delta_reader_open(path, &err), "missing file refused");
+	ok(strstr(buf_str(&err), "cannot open") != NULL, "  ... %s", buf_str(&err));
+	ok(!delta_reader_open(dir, &err), "directory refused");
+	ok(strstr(buf_str(&err), "not a regular file") != NULL, "  ... %s", buf_str(&err));
+	is_int(delta_repair(path, &err), -1, "repair of a missing file fails");
+	snprintf(path, sizeof(path), "%s/r1-000001.dlt", dir);
+	spit(path, h, 5);
+	is_int(delta_repair(path, &err), 1, "repair of a torn header: removed");
+	ok(access(path, F_OK) < 0, "torn-header file is gone");
+	spit(path, h, HDR);
+	is_int(delta_repair(path, &err), 0, "repair of a header-only file: nothing to do");
+	spit(path, "GIF89a-and-more-bytes-than-a-header", 35);
+	is_int(delta_repair(path, &err), -1, "repair refuses a file that is not a delta log");
+	ok(strstr(buf_str(&err), "bad magic") != NULL, "  ... saying why: %s", buf_str(&err));
+	free(take_log());
+	buf_free(&b);
+	buf_free(&err);
+}
+
+static void writer_misuse(void)
+{
+	const char *dir = fresh_dir("misuse");
+	struct buf err = BUF_INIT(4096);
+	struct delta_writer *w = delta_open(dir, 2, &err);
+	uint16_t pos[2] = { 1, 2 };
+	struct delta_stats st;
+	char *log;
+
+	if (!ok(w != NULL, "misuse: open"))
+		return;
+	is_int(delta_doc_word(w, "a", 1, pos, 1), -1, "word outside a DOC");
+	is_int(delta_doc_end(w), -1, "end without begin");
+	is_int(delta_doc_begin(w, 5, 1, 1), 0, "begin");
+	is_int(delta_add_del(w, 6), -1, "DEL while a DOC is open");
+	is_int(delta_doc_begin(w, 7, 1, 1), -1, "begin while a DOC is open");
+	is_int(delta_doc_word(w, "a\0b", 3, pos, 1), -1, "word with a NUL");
+	is_int(delta_doc_word(w, "a", 1, pos, 2), 0, "a good word after a refused one");
+	is_int(delta_doc_end(w), 0, "the DOC still ends well");
+	is_int(delta_doc_begin(w, 8, 1, 1), 0, "begin another");
+	delta_doc_abort(w);
+	is_int(delta_add_del(w, 9), 0, "abort closes the DOC");
+	is_int(delta_doc_begin(w, 10, 1, 1), 0, "a DOC left open at close");
+	delta_writer_stats(w, &st);
+	is_int(st.records, 2, "refused and aborted records are not counted");
+	is_int(delta_close(w), 0, "close with an open DOC drops it");
+	log = take_log();
+	ok(strstr(log, "unfinished; dropped") != NULL, "  ... with a warning");
+	free(log);
+	{
+		struct delta_seg *segs;
+		size_t n;
+		struct readout o;
+		delta_list(dir, &segs, &n, &err);
+		o = n ? read_all(delta_reader_open(segs[0].path, &err)) : (struct readout){ 0 };
+		is_str(o.text, "DOC 5 1 1 a:1,2\nDEL 9\n", "only the finished records are in the log");
+		readout_free(&o);
+		delta_list_free(segs, n);
+	}
+	ok(delta_open(dir, -1, &err) == NULL, "negative rank refused");
+	{
+		char file[600];
+		snprintf(file, sizeof(file), "%s/plainfile", dir);
+		spit(file, "x", 1);
+		ok(delta_open(file, 0, &err) == NULL, "DataDir that is a file refused");
+		ok(strstr(buf_str(&err), "cannot create") != NULL, "  ... %s", buf_str(&err));
+	}
+	is_int(delta_close(NULL), 0, "delta_close(NULL)");
+	delta_reader_close(NULL);
+	delta_list_free(NULL, 0);
+	delta_doc_abort(NULL);
+	ok(1, "destructors accept NULL");
+	free(take_log());
+	buf_free(&err);
+}
+
+/* Pages at the caps: a word with 65535 positions, many words, many links. */
+static void caps_test(void)
+{
+	const char *dir = fresh_dir("caps");
+	struct buf err = BUF_INIT(4096);
+	struct delta_writer *w = delta_open(dir, 3, &err);
+	uint16_t *pos = xmalloc(65536 * sizeof(*pos));
+	uint32_t *ids = xmalloc(200000 * sizeof(*ids));
+	unsigned char *d;
+	size_t len;
+	int words_ok = 1, rc;
+	char *path;
+
+	if (!ok(w != NULL, "caps: open"))
+		return;
+	path = xstrdup(delta_writer_path(w));
+	for (size_t i = 0; i < 65536; i++)
+		pos[i] = (uint16_t)i;
+	delta_doc_begin(w, 1, 1, 1);
+	is_int(delta_doc_word(w, "all", 3, pos, 65535), 0, "a word with 65535 positions");
+	is_int(delta_doc_word(w, "toomany", 7, pos, 65536), -1, "65536 positions refused");
+	/* the writer sorts: add 20000 words in reverse order */
+	for (int i = 19999; i >= 0 && words_ok; i--) {
+		char word[16];
+		int n = snprintf(word, sizeof(word), "w%05d", i);
+		words_ok = delta_doc_word(w, word, (size_t)n, pos + i % 100, 3) == 0;
+	}
+	ok(words_ok, "20000 more words");
+	is_int(delta_doc_end(w), 0, "big DOC ends");
+	/* DELTA_MAX_DOC_WORDS distinct words fit; one more does not */
+	delta_doc_begin(w, 2, 1, 1);
+	rc = 0;
+	for (uint32_t i = 0; i < DELTA_MAX_DOC_WORDS && !rc; i++) {
+		char word[16];
+		int n = snprintf(word, sizeof(word), "%" PRIx32, i);
+		rc = delta_doc_word(w, word, (size_t)n, pos, 1);
+	}
+	ok(!rc, "%u words fit", DELTA_MAX_DOC_WORDS);
+	is_int(delta_doc_word(w, "one-more", 8, pos, 1), -1, "one word over the cap refused");
+	delta_doc_abort(w);
+	for (uint32_t i = 0; i < 200000; i++)
+		ids[i] = 200000 - i;
+	is_int(delta_add_hrefs(w, 3, ids, 200000), 0, "200000 links");
+	is_int(delta_close(w), 0, "caps: close");
+
+	d = slurp(path, &len);
+	{
+		struct buf e2 = BUF_INIT(4096);
+		struct delta_reader *r = delta_reader_open_mem("caps", d, len, &e2);
+		struct delta_rec rec;
+		int good = r && delta_next(r, &rec) == 1 && rec.type == DELTA_DOC &&
+			   rec.n_words == 20001 && !strcmp(rec.words[0].word, "all") &&
+			   rec.words[0].n_pos == 65535 && rec.words[0].pos[65534] == 65534 &&
+			   !strcmp(rec.words[1].word, "w00000") &&
+			   !strcmp(rec.words[20000].word, "w19999") &&
+			   rec.words[20000].pos[0] == 99;
+		ok(good, "big DOC reads back sorted");
+		good = r && delta_next(r, &rec) == 1 && rec.type == DELTA_HREFS &&
+		       rec.n_hrefs == 200000 && rec.hrefs[0] == 1 && rec.hrefs[199999] == 200000;
+		ok(good, "200000 links read back sorted");
+		ok(r && delta_next(r, &rec) == 0 && delta_reader_torn(r) == -1, "then the end");
+		delta_reader_close(r);
+		/* the file reader, whose window must grow for the big record */
+		r = delta_reader_open(path, &e2);
+		{
+			struct readout o = read_all(r);
+			is_int(o.count, 2, "file reader: both records");
+			readout_free(&o);
+		}
+		buf_free(&e2);
+	}
+	free(d);
+	free(path);
+	free(pos);
+	free(ids);
+	free(take_log());
+	buf_free(&err);
+}
+
+static void list_test(void)
+{
+	static const char *const names[] = {
+		"r10-000001.dlt", "r2-000010.dlt", "r2-000003.dlt", "r0-7.dlt",
+		/* not segments */
+		"r2-1.dlt.tmp", "x.dlt", "r-1.dlt", "r2-.dlt", "r2_1.dlt", "R2-1.dlt",
+		"r99999999999-1.dlt", "r1-99999999999.dlt", "r1-1.DLT",
+	};
+	static const char *const want[] = {
+		"r0-7.dlt", "r2-000003.dlt", "r2-000010.dlt", "r3-000001.dlt", "r10-000001.dlt",
+	};
+	const char *dir = fresh_dir("list");
+	struct buf err = BUF_INIT(4096);
+	struct delta_seg *segs = NULL;
+	struct delta_writer *w;
+	char path[600];
+	size_t n = 99;
+	int order = 1;
+
+	is_int(delta_list(dir, &segs, &n, &err), 0, "list without deltas/");
+	ok(n == 0 && segs == NULL, "  ... is empty");
+	snprintf(path, sizeof(path), "%s/deltas", dir);
+	mkdir(path, 0755);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(path, sizeof(path), "%s/deltas/%s", dir, names[i]);
+		spit(path, "", 0);
+	}
+	w = delta_open(dir, 3, &err);
+	delta_close(w);
+	is_int(delta_list(dir, &segs, &n, &err), 0, "delta_list");
+	is_int(n, ARRAY_SIZE(want), "only segment names are listed");
+	for (size_t i = 0; i < n && i < ARRAY_SIZE(want); i++) {
+		const char *slash = strrchr(segs[i].path, '/');
+		if (!slash || strcmp(slash + 1, want[i])) {
+			diag("  %zu: %s, want %s", i, segs[i].path, want[i]);
+			order = 0;
+		}
+	}
+	ok(order, "sorted by (rank, seq)");
+	ok(n == 5 && segs[1].rank == 2 && segs[1].seq == 3 && segs[4].rank == 10,
+	   "rank and seq parsed");
+	ok(n == 5 && segs[3].created > 1600000000 && segs[0].created == 0,
+	   "created from the header, 0 when unreadable");
+	delta_list_free(segs, n);
+	snprintf(path, sizeof(path), "%s/file", dir);
+	spit(path, "", 0);
+	is_int(delta_list(path, &segs, &n, &err), -1, "list of a DataDir that is a file fails");
+	ok(strstr(buf_str(&err), "cannot read") != NULL, "  ... %s", buf_str(&err));
+	buf_free(&err);
+}
+
+/* A write that fails half-way (here: RLIMIT_FSIZE) leaves the file on a
+ * record boundary and the writer dead. */
+static void write_failure_test(void)
+{
+	const char *dir = fresh_dir("efbig");
+	struct buf err = BUF_INIT(4096);
+	struct delta_writer *w = delta_open(dir, 4, &err);
+	struct rlimit old, lim;
+	struct stat st;
+	struct delta_stats ds;
+	uint16_t pos[1000];
+	char *path, *log;
+	int rc;
+
+	if (!ok(w != NULL, "efbig: open"))
+		return;
+	path = xstrdup(delta_writer_path(w));
+	for (int i = 0; i < 1000; i++)
+		pos[i] = (uint16_t)i;
+	delta_add_del(w, 1);
+	delta_add_redir(w, 2, 3);
+	is_int(delta_sync(w), 0, "efbig: first batch durable");
+	stat(path, &st);
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim = old;
+	lim.rlim_cur = (rlim_t)st.st_size + 100;
+	signal(SIGXFSZ, SIG_IGN);
+	if (setrlimit(RLIMIT_FSIZE, &lim) < 0) {
+		ok(1, "# SKIP cannot set RLIMIT_FSIZE");
+		delta_close(w);
+		free(path);
+		buf_free(&err);
+		return;
+	}
+	delta_doc_begin(w, 4, 1, 1);
+	delta_doc_word(w, "big", 3, pos, 1000);
+	delta_doc_end(w);
+	rc = delta_sync(w);
+	setrlimit(RLIMIT_FSIZE, &old);
+	is_int(rc, -1, "sync fails when the write fails half-way");
+	log = take_log();
+	ok(strstr(log, "records since the last sync are lost") != NULL, "  ... and says so");
+	free(log);
+	stat(path, &st);
+	delta_writer_stats(w, &ds);
+	{
+		struct buf e2 = BUF_INIT(4096);
+		struct readout o = read_all(delta_reader_open(path, &e2));
+		ok(o.rc == 0 && o.torn == -1 && o.count == 2 && o.good_end == (uint64_t)st.st_size,
+		   "file cut back to the last record boundary: clean, 2 records");
+		readout_free(&o);
+		buf_free(&e2);
+	}
+	is_int(ds.durable, 2, "durable count unchanged");
+	is_int(delta_add_del(w, 5), -1, "a dead writer refuses records");
+	is_int(delta_sync(w), -1, "  ... and syncs");
+	is_int(delta_close(w), -1, "close of a dead writer reports the loss");
+	free(take_log());
+	free(path);
+	buf_free(&err);
+}
+
+int main(void)
+{
+	struct records rs = { .n_in = 0 };
+	unsigned char *log_data;
+	size_t log_len;
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(tmp_root, sizeof(tmp_root), "%s/test-delta.XXXXXX", tmp ? tmp : "/tmp");
+	if (!mkdtemp(tmp_root)) {
+		ok(0, "mkdtemp %s", tmp_root);
+		return done_testing();
+	}
+	/* The library logs refusals and repairs; keep them to check them. */
+	snprintf(log_path, sizeof(log_path), "%s/log", tmp_root);
+	if (log_open(log_path) < 0)
+		ok(0, "log_open");
+
+	tap_lines("delta/partition.txt", partition_case, NULL);
+	is_int(delta_partition("", 0), 2166136261u % 100, "partition of the empty string");
+
+	tap_lines("delta/records.txt", record_case, &rs);
+	golden_path = xstrdup(tap_data("delta/golden-v1.dlt"));
+	log_data = (unsigned char *)round_trip(&rs, &log_len);
+	{
+		char *want = join_want(&rs);
+		int n_data = rs.n_want;
+		truncation_sweep(log_data, log_len, n_data);
+		repair_sweep(log_data, log_len, want);
+		flip_sweep(log_data, log_len, n_data);
+		header_flips(log_data, log_len);
+		free(want);
+	}
+	{
+		const char *dir = fresh_dir("badwrites");
+		struct buf err = BUF_INIT(4096);
+		struct delta_writer *w = delta_open(dir, 5, &err);
+		free(take_log());
+		if (w) {
+			tap_lines("delta/bad-writes.txt", bad_write_case, w);
+			is_int(delta_close(w), 0, "writer still works after refusals");
+		}
+		buf_free(&err);
+	}
+	tap_lines("delta/bad-payloads.txt", bad_payload_case, NULL);
+	hole_test();
+	edge_files();
+	writer_misuse();
+	caps_test();
+	list_test();
+	write_failure_test();
+
+	free(log_data);
+	free(golden_path);
+	for (int i = 0; i < rs.n_in; i++)
+		free(rs.in[i]);
+	for (int i = 0; i < rs.n_want; i++)
+		free(rs.want[i]);
+	log_close();
+	rm_rf(tmp_root);
+	return done_testing();
+}
