@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "caps.h"
+
 struct conf;
 struct db;
 
@@ -36,5 +38,70 @@ int db_seed_servers(struct db *db, const struct conf *c);
 /* ASPseek's `index -S`: per HTTP status expired/total, then counts per
  * index_status and the claims/leases held.  Returns 0 or -1. */
 int db_print_stats(struct db *db, FILE *out);
+
+/* --- the work queue of the cluster crawl (SPEC §4 step 2) ----------------
+ *
+ * A claim moves URLs from index_status 0 or 1 to 2 ("being indexed") for one
+ * rank until a lease expires, in one transaction (SELECT ... FOR UPDATE SKIP
+ * LOCKED, then UPDATE), so concurrent ranks never get the same URL.  While
+ * claimed, a URL's next_index_time is its lease expiry: an expired lease (a
+ * crashed rank) makes the URL claimable again with no reaper.  Claims are
+ * site-affine: the claim also takes a lease on the URL's site (sites table),
+ * and no rank gets URLs of a site another rank holds an unexpired lease on.
+ * Whoever stores a claimed URL must set index_status = 1, claim_rank = -1,
+ * lease_until = 0 and a new next_index_time, WHERE index_status = 2 AND
+ * claim_rank = <its rank> (a lease that expired may have gone elsewhere);
+ * anything that sets next_index_time in bulk (-a) must skip index_status 2. */
+
+/* One claimed URL: what the fetcher needs, copied out of the row. */
+struct db_url {
+	unsigned url_id;
+	unsigned site_id;
+	int status;               /* last HTTP status, 0 = never fetched */
+	int hops;
+	int origin;               /* clone flag: 1 origin, 0 clone */
+	long tag;
+	unsigned referrer;        /* first referring url_id, 0 = a Server URL */
+	long last_index_time;     /* unix time, 0 = never */
+	char url[MAX_URL_LEN + 1];
+	char crc[33];             /* hex MD5 of the last body, "" = none */
+	char last_modified[65];   /* raw Last-Modified of the last fetch */
+	char etag[129];           /* raw ETag of the last fetch */
+};
+
+/* Claim up to n due URLs (oldest next_index_time first) for `rank` with a
+ * lease of lease_seconds, and lease their sites to `rank`.  `out` has room
+ * for n entries (caller's memory).  Returns the number claimed, 0..n (0 =
+ * nothing claimable now), or -1. */
+int db_claim_urls(struct db *db, int rank, int n, long lease_seconds, struct db_url *out);
+/* The same, restricted to URLs of site_id (a site the rank holds or that is
+ * free); uses the site_claim index. */
+int db_claim_site_urls(struct db *db, int rank, unsigned site_id, int n, long lease_seconds,
+		       struct db_url *out);
+/* Give back every URL and site `rank` holds (at start-up, for what a crashed
+ * earlier run of the rank left, and on shutdown): URLs return to index_status
+ * 0 (never fetched) or 1 and are due now.  Returns the number of URLs
+ * released, or -1. */
+long db_release_claims(struct db *db, int rank);
+/* Give back rank's lease on one site (it has no URL of the site in hand any
+ * more), so that another rank may take the site before the lease expires.
+ * A claim leases every site it hands out URLs of: release sites when done
+ * with them, or they stay with the rank until the lease ends.  Returns 0 or
+ * -1. */
+int db_release_site(struct db *db, int rank, unsigned site_id);
+/* Print EXPLAIN of the claim SELECT (tab-separated, with a header line), so
+ * that tests and admins can check it reads the `claim` index in order:
+ * no full scan, no filesort.  Returns 0 or -1. */
+int db_explain_claim(struct db *db, FILE *out);
+
+/* --- for dbserver.c: the embedded server, as root over its socket ------- */
+
+/* 1 if a server accepts root on unix socket `socket_path` right now, else 0
+ * (nothing is logged).  When 0 and why is not NULL, *why (malloc'd, caller
+ * frees) says what the server or the connection said. */
+int db_server_answers(const char *socket_path, char **why);
+/* CREATE DATABASE IF NOT EXISTS `name` (utf8mb4) on that server; name must
+ * be [A-Za-z0-9_]+ and at most 64 bytes.  Returns 0 or -1. */
+int db_server_create_database(const char *socket_path, const char *name);
 
 #endif

@@ -1,3 +1,1342 @@
-/* db.c - see include/db.h. */
+/* db.c - the only file with SQL (include/db.h): connecting with back-off,
+ * reconnecting and retrying, prepared statements, the schema check, seeding
+ * the Server URLs, `-S` statistics and the claim queue of the cluster crawl.
+ *
+ * It knows nothing of MPI, HTTP or files: callers pass ranks and URLs.
+ * Statements use placeholders or carry no outside data at all.  Errors are
+ * sorted the way InnoDB and the client library report them (field-notes §4):
+ *   2006/2013 (and kin) the connection is gone: reconnect with back-off and
+ *       retry the statement, or the whole transaction when inside one;
+ *   1213 deadlock: InnoDB rolled the transaction back: retry all of it;
+ *   1205 lock wait timeout: only the statement was rolled back: retry it.
+ * Sessions run READ COMMITTED, so rows a locking read looked at but did not
+ * keep are unlocked at once and inserts take no gap locks.
+ */
 #include "config.h"
+
+#include <errno.h>
+#include <mysql.h>
+#include <mysqld_error.h>
+#include <errmsg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "buf.h"
+#include "caps.h"
+#include "conf.h"
 #include "db.h"
+#include "dbserver.h"
+#include "log.h"
+#include "url.h"
+#include "util.h"
+
+extern const char schema_sql[]; /* src/schema_sql.c, generated from sql/schema.sql */
+
+#define DB_AGAIN        (-2)    /* the transaction must be run again */
+#define DB_MAX_RETRIES  8       /* per statement or transaction */
+#define DB_MAX_BACKOFF  2.0     /* seconds between two attempts, at most */
+#define DB_MAX_SQL      65536   /* one statement of schema.sql */
+
+/* Every connection gets the same rules, whatever the server's defaults:
+ * strict (an over-long value is an error, never silently cut), no engine
+ * substitution (a table that cannot be InnoDB is an error). */
+#define SESSION_SQL_MODE "SET SESSION sql_mode = 'STRICT_ALL_TABLES,ERROR_FOR_DIVISION_BY_ZERO," \
+	"NO_ZERO_DATE,NO_ZERO_IN_DATE,NO_ENGINE_SUBSTITUTION'"
+#define SESSION_ISOLATION "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"
+
+/* The claim SELECT.  tests/integration/db.sh runs EXPLAIN on the very same
+ * text: it feeds the lines from BEGIN to END through the C preprocessor, so
+ * keep them free of other macros.  STRAIGHT_JOIN and FORCE INDEX pin the
+ * plan: urlword is read through `claim` in ORDER BY order (a filesort would
+ * lock every row it reads, field-notes §4, and on a small table the
+ * optimiser prefers one), and each row's site is looked up by primary key.
+ * Parameters: now, rank, now, limit. */
+/* BEGIN CLAIM SELECT */
+/* The columns a claim hands to the fetcher (struct db_url, in this order). */
+#define CLAIM_COLUMNS "u.url_id, u.site_id, u.status, u.hops, u.origin, u.tag, u.referrer," \
+	" u.last_index_time, u.url, u.crc, u.last_modified, u.etag"
+#define CLAIM_SELECT \
+	"SELECT STRAIGHT_JOIN " CLAIM_COLUMNS \
+	" FROM urlword u FORCE INDEX (claim)" \
+	" JOIN sites s ON s.site_id = u.site_id" \
+	" WHERE u.deleted = 0 AND u.next_index_time <= ?" \
+	" AND (s.claim_rank = -1 OR s.claim_rank = ? OR s.lease_until <= ?)" \
+	" ORDER BY u.next_index_time, u.url_id LIMIT ?" \
+	" FOR UPDATE SKIP LOCKED"
+/* END CLAIM SELECT */
+
+/* The site-affine claim: the same through `site_claim` for one site.
+ * Parameters: site_id, now, rank, now, limit. */
+#define CLAIM_SITE_SELECT \
+	"SELECT STRAIGHT_JOIN " CLAIM_COLUMNS \
+	" FROM urlword u FORCE INDEX (site_claim)" \
+	" JOIN sites s ON s.site_id = u.site_id" \
+	" WHERE u.site_id = ? AND u.deleted = 0 AND u.next_index_time <= ?" \
+	" AND (s.claim_rank = -1 OR s.claim_rank = ? OR s.lease_until <= ?)" \
+	" ORDER BY u.next_index_time, u.url_id LIMIT ?" \
+	" FOR UPDATE SKIP LOCKED"
+
+enum st {
+	ST_SITE_ADD,
+	ST_URL_ADD,
+	ST_CLAIM,
+	ST_CLAIM_SITE,
+	ST_TAKE_URL,
+	ST_TAKE_SITE,
+	ST_RELEASE_URLS,
+	ST_RELEASE_SITES,
+	ST_RELEASE_SITE,
+	ST_EXPLAIN_CLAIM,
+	ST_N
+};
+
+static const char *const st_sql[ST_N] = {
+	/* LAST_INSERT_ID(site_id) makes the id of an existing site the insert
+	 * id, so one statement returns the site_id either way. */
+	[ST_SITE_ADD] = "INSERT INTO sites (site) VALUES (?)"
+		" ON DUPLICATE KEY UPDATE site_id = LAST_INSERT_ID(site_id)",
+	/* An existing URL is left alone: affected rows 1 = new, 0 = known. */
+	[ST_URL_ADD] = "INSERT INTO urlword (site_id, url, hops, next_index_time, index_status)"
+		" VALUES (?, ?, 0, 0, 0) ON DUPLICATE KEY UPDATE url_id = url_id",
+	[ST_CLAIM] = CLAIM_SELECT,
+	[ST_CLAIM_SITE] = CLAIM_SITE_SELECT,
+	[ST_TAKE_URL] = "UPDATE urlword SET index_status = 2, claim_rank = ?, lease_until = ?,"
+		" next_index_time = ? WHERE url_id = ?",
+	[ST_TAKE_SITE] = "UPDATE sites SET claim_rank = ?, lease_until = ? WHERE site_id = ?",
+	[ST_RELEASE_URLS] = "UPDATE urlword SET index_status = IF(last_index_time = 0, 0, 1),"
+		" claim_rank = -1, lease_until = 0, next_index_time = ?"
+		" WHERE index_status = 2 AND claim_rank = ?",
+	[ST_RELEASE_SITES] = "UPDATE sites SET claim_rank = -1, lease_until = 0"
+		" WHERE claim_rank = ?",
+	[ST_RELEASE_SITE] = "UPDATE sites SET claim_rank = -1, lease_until = 0"
+		" WHERE site_id = ? AND claim_rank = ?",
+	[ST_EXPLAIN_CLAIM] = "EXPLAIN " CLAIM_SELECT,
+};
+
+struct db {
+	MYSQL *my;
+	MYSQL_STMT *st[ST_N];
+	/* where to connect (owned copies) */
+	char *host, *user, *pass, *socket, *name;
+	unsigned port;
+	char *where;        /* "/path/to/sock" or "host:port", for messages */
+	const char *hint;   /* what to try when the server does not answer */
+	double wait;        /* seconds to keep trying to (re)connect */
+	bool create_db;     /* CREATE DATABASE name when it does not exist */
+	bool quiet;         /* connection failures are not logged */
+	bool broken;        /* connection lost: reconnect before the next statement */
+	bool in_txn;
+	unsigned last_errno;
+	char last_error[512];
+};
+
+/* --- the client library --------------------------------------------------- */
+
+static int lib_users;
+
+static int lib_acquire(void)
+{
+	if (lib_users == 0 && mysql_library_init(0, NULL, NULL))
+		return error("cannot initialise the MySQL client library");
+	lib_users++;
+	return 0;
+}
+
+/* The last user ends the library, so leak checkers see its memory freed. */
+static void lib_release(void)
+{
+	if (lib_users > 0 && --lib_users == 0)
+		mysql_library_end();
+}
+
+static void sleep_seconds(double s)
+{
+	struct timespec ts;
+
+	if (s <= 0)
+		return;
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* 0.05 s, doubling, at most DB_MAX_BACKOFF. */
+static double backoff(int attempt)
+{
+	double d = 0.05;
+
+	while (attempt-- > 0 && d < DB_MAX_BACKOFF)
+		d *= 2;
+	return d < DB_MAX_BACKOFF ? d : DB_MAX_BACKOFF;
+}
+
+static bool err_connection_lost(unsigned e)
+{
+	return e == CR_SERVER_GONE_ERROR || e == CR_SERVER_LOST || e == ER_CONNECTION_KILLED ||
+	       e == CR_SERVER_LOST_EXTENDED || e == ER_SERVER_SHUTDOWN;
+}
+
+/* Errors after which waiting may help: no server yet, a server starting or
+ * restarting, too many connections for a moment. */
+static bool err_transient_connect(unsigned e)
+{
+	return e == CR_CONNECTION_ERROR || e == CR_CONN_HOST_ERROR || err_connection_lost(e) ||
+	       e == ER_CON_COUNT_ERROR || e == ER_TOO_MANY_USER_CONNECTIONS;
+}
+
+static void set_last_error(struct db *db, unsigned e, const char *msg)
+{
+	db->last_errno = e;
+	snprintf(db->last_error, sizeof(db->last_error), "%s", msg && *msg ? msg : "unknown error");
+}
+
+/* --- connecting ------------------------------------------------------------ */
+
+static void close_statements(struct db *db)
+{
+	for (int i = 0; i < ST_N; i++) {
+		if (db->st[i])
+			mysql_stmt_close(db->st[i]);
+		db->st[i] = NULL;
+	}
+}
+
+static void disconnect(struct db *db)
+{
+	close_statements(db);
+	if (db->my)
+		mysql_close(db->my);
+	db->my = NULL;
+}
+
+/* Backticks around a database name, with backticks inside doubled. */
+static int quote_name(struct buf *b, const char *name)
+{
+	if (!*name || strlen(name) > 64)
+		return error("bad database name '%s' (1 to 64 characters)", name);
+	if (buf_addc(b, '`'))
+		return -1;
+	for (const char *p = name; *p; p++)
+		if ((*p == '`' && buf_addc(b, '`')) || buf_addc(b, *p))
+			return -1;
+	return buf_addc(b, '`');
+}
+
+static int session_setup(struct db *db)
+{
+	static const char *const setup[] = { SESSION_SQL_MODE, SESSION_ISOLATION };
+
+	for (size_t i = 0; i < ARRAY_SIZE(setup); i++)
+		if (mysql_real_query(db->my, setup[i], strlen(setup[i]))) {
+			set_last_error(db, mysql_errno(db->my), mysql_error(db->my));
+			return -1;
+		}
+	return 0;
+}
+
+/* One attempt.  0, or -1 with last_errno/last_error set. */
+static int connect_once(struct db *db)
+{
+	unsigned timeout = 10, rw_timeout = 600;
+	my_bool off = 0;
+	struct buf q = BUF_INIT(256);
+	int rc = -1;
+
+	disconnect(db);
+	db->my = mysql_init(NULL);
+	if (!db->my) {
+		set_last_error(db, CR_OUT_OF_MEMORY, "out of memory");
+		return -1;
+	}
+	mysql_optionsv(db->my, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
+	/* Longer than any lock wait (innodb_lock_wait_timeout, 50 s), so that
+	 * only a server that is really gone times out. */
+	mysql_optionsv(db->my, MYSQL_OPT_READ_TIMEOUT, &rw_timeout);
+	mysql_optionsv(db->my, MYSQL_OPT_WRITE_TIMEOUT, &rw_timeout);
+	/* We reconnect ourselves: the library's silent reconnect would lose
+	 * the session settings and the prepared statements. */
+	mysql_optionsv(db->my, MYSQL_OPT_RECONNECT, &off);
+	mysql_optionsv(db->my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+
+	if (!mysql_real_connect(db->my, db->host, db->user, db->pass, db->name, db->port,
+				db->socket, 0)) {
+		if (mysql_errno(db->my) != ER_BAD_DB_ERROR || !db->create_db || !db->name)
+			goto fail;
+		/* The database does not exist yet: create it (SPEC §6: a fresh
+		 * server is enough). */
+		if (!mysql_real_connect(db->my, db->host, db->user, db->pass, NULL, db->port,
+					db->socket, 0))
+			goto fail;
+		if (buf_adds(&q, "CREATE DATABASE IF NOT EXISTS ") || quote_name(&q, db->name) ||
+		    buf_adds(&q, " CHARACTER SET utf8mb4")) {
+			set_last_error(db, 0, "bad database name");
+			goto out;
+		}
+		if (mysql_real_query(db->my, q.ptr, q.len) || mysql_select_db(db->my, db->name))
+			goto fail;
+		info("created database %s on %s", db->name, db->where);
+	}
+	if (session_setup(db))
+		goto out;
+	db->broken = false;
+	rc = 0;
+	goto out;
+fail:
+	set_last_error(db, mysql_errno(db->my), mysql_error(db->my));
+out:
+	buf_free(&q);
+	if (rc)
+		disconnect(db);
+	return rc;
+}
+
+/* Try until db->wait seconds have passed, backing off; errors that waiting
+ * cannot cure (access denied, unknown database) fail at once. */
+static int connect_retry(struct db *db)
+{
+	double deadline = now_monotonic() + db->wait;
+
+	for (int attempt = 0;; attempt++) {
+		if (!connect_once(db)) {
+			if (attempt)
+				debug("connected to MySQL at %s after %d attempts", db->where,
+				      attempt + 1);
+			return 0;
+		}
+		double d = backoff(attempt);
+		if (!err_transient_connect(db->last_errno) || now_monotonic() + d > deadline)
+			break;
+		debug("MySQL at %s: %s; retrying", db->where, db->last_error);
+		sleep_seconds(d);
+	}
+	if (db->quiet)
+		return -1;
+	if (db->hint)
+		return error("cannot connect to MySQL at %s: %s (%s)", db->where, db->last_error,
+			     db->hint);
+	return error("cannot connect to MySQL at %s: %s", db->where, db->last_error);
+}
+
+static int reconnect(struct db *db)
+{
+	warning("lost the connection to MySQL at %s (%s): reconnecting", db->where,
+		db->last_error);
+	return connect_retry(db);
+}
+
+static void db_free(struct db *db)
+{
+	if (!db)
+		return;
+	disconnect(db);
+	free(db->host);
+	free(db->user);
+	free(db->pass);
+	free(db->socket);
+	free(db->name);
+	free(db->where);
+	free(db);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* A handle for the embedded server's socket, as root, no password. */
+static struct db *db_new_socket(const char *socket_path, const char *name)
+{
+	struct db *db = xcalloc(1, sizeof(*db));
+
+	db->host = xstrdup("localhost");
+	db->user = xstrdup("root");
+	db->socket = xstrdup(socket_path);
+	db->name = dup_or_null(name);
+	db->where = xstrdup(socket_path);
+	return db;
+}
+
+int db_open(const struct conf *c, double wait_seconds, struct db **out)
+{
+	struct db *db;
+	char *sock = NULL;
+
+	*out = NULL;
+	if (lib_acquire())
+		return -1;
+	if (c->db.set) {
+		db = xcalloc(1, sizeof(*db));
+		db->host = dup_or_null(c->db.host);
+		db->user = dup_or_null(c->db.user);
+		db->pass = dup_or_null(c->db.pass);
+		db->socket = dup_or_null(c->db.socket);
+		db->name = xstrdup(c->db.name);
+		db->port = c->db.port > 0 ? (unsigned)c->db.port : 0;
+		if (db->socket)
+			db->where = xstrdup(db->socket);
+		else if (!db->host || !ascii_casecmp(db->host, "localhost"))
+			db->where = xstrdup("localhost (the default socket)");
+		else
+			db->where = xasprintf("%s:%u", db->host, db->port ? db->port : 3306);
+		db->hint = "is the server running, and is DBAddr right?";
+	} else {
+		sock = dbserver_socket_path(c->data_dir);
+		db = db_new_socket(sock, "mpseek");
+		db->hint = "is the server running? start it with mpseek-index --db-start";
+	}
+	free(sock);
+	db->wait = wait_seconds;
+	db->create_db = true;
+	if (connect_retry(db)) {
+		db_free(db);
+		lib_release();
+		return -1;
+	}
+	*out = db;
+	return 0;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	db_free(db);
+	lib_release();
+}
+
+/* --- running statements ---------------------------------------------------- */
+
+enum verdict { V_FAIL, V_RETRY, V_AGAIN };
+
+/* What to do after error e (message msg) on attempt `attempt` of `what`. */
+static enum verdict judge(struct db *db, unsigned e, const char *msg, int attempt,
+			  const char *what)
+{
+	set_last_error(db, e, msg);
+	if (err_connection_lost(e)) {
+		db->broken = true;
+		if (db->in_txn)
+			return V_AGAIN;
+	} else if (e == ER_LOCK_DEADLOCK) {
+		/* InnoDB rolled the whole transaction back. */
+		if (db->in_txn)
+			return V_AGAIN;
+	} else if (e == ER_LOCK_WAIT_TIMEOUT) {
+		/* Only this statement was rolled back: run it again. */
+	} else if (e == ER_NEED_REPREPARE) {
+		/* A table changed under a prepared statement: prepare again. */
+	} else {
+		error("%s: MySQL error %u: %s", what, e, msg);
+		return V_FAIL;
+	}
+	if (attempt + 1 >= DB_MAX_RETRIES) {
+		error("%s: giving up after %d attempts: MySQL error %u: %s", what, attempt + 1,
+		      e, msg);
+		return V_FAIL;
+	}
+	debug("%s: MySQL error %u (%s): retrying", what, e, msg);
+	sleep_seconds(backoff(attempt));
+	return V_RETRY;
+}
+
+/* The connection must be usable before a statement: inside a transaction a
+ * lost connection means "run the transaction again". */
+static int ensure_connected(struct db *db)
+{
+	if (!db->broken && db->my)
+		return 0;
+	if (db->in_txn)
+		return DB_AGAIN;
+	return reconnect(db);
+}
+
+/* Run a statement without parameters.  With res != NULL the result set is
+ * stored and handed over (free with mysql_free_result()).  Returns 0, -1
+ * (logged) or DB_AGAIN. */
+static int sql_run(struct db *db, const char *sql, MYSQL_RES **res)
+{
+	int rc;
+
+	if (res)
+		*res = NULL;
+	for (int attempt = 0;; attempt++) {
+		rc = ensure_connected(db);
+		if (rc)
+			return rc;
+		if (!mysql_real_query(db->my, sql, strlen(sql))) {
+			if (!res)
+				return 0;
+			*res = mysql_store_result(db->my);
+			if (*res || !mysql_errno(db->my))
+				return 0;
+		}
+		switch (judge(db, mysql_errno(db->my), mysql_error(db->my), attempt, sql)) {
+		case V_RETRY: continue;
+		case V_AGAIN: return DB_AGAIN;
+		default: return -1;
+		}
+	}
+}
+
+/* Execute prepared statement id (prepared on first use and after a
+ * reconnect) with parameters `par` (NULL if none).  With `res`, the rows are
+ * stored client-side and `res` is bound: fetch with mysql_stmt_fetch() and
+ * call mysql_stmt_free_result() after.  Returns 0, -1 (logged) or DB_AGAIN. */
+static int st_exec(struct db *db, enum st id, MYSQL_BIND *par, MYSQL_BIND *res)
+{
+	MYSQL_STMT *st;
+	unsigned e;
+	const char *msg;
+	int rc;
+
+	for (int attempt = 0;; attempt++) {
+		rc = ensure_connected(db);
+		if (rc)
+			return rc;
+		st = db->st[id];
+		if (!st) {
+			st = mysql_stmt_init(db->my);
+			if (!st)
+				return error("out of memory preparing a statement");
+			if (mysql_stmt_prepare(st, st_sql[id], strlen(st_sql[id])))
+				goto failed;
+			db->st[id] = st;
+		}
+		if (par && mysql_stmt_bind_param(st, par))
+			goto failed;
+		if (mysql_stmt_execute(st))
+			goto failed;
+		if (!res)
+			return 0;
+		if (mysql_stmt_bind_result(st, res) || mysql_stmt_store_result(st))
+			goto failed;
+		return 0;
+failed:
+		e = mysql_stmt_errno(st);
+		msg = mysql_stmt_error(st);
+		if (!e) {
+			e = mysql_errno(db->my);
+			msg = mysql_error(db->my);
+		}
+		set_last_error(db, e, msg);
+		/* Start afresh: the statement may be unusable now. */
+		if (db->st[id] == st)
+			db->st[id] = NULL;
+		mysql_stmt_close(st);
+		switch (judge(db, db->last_errno, db->last_error, attempt, st_sql[id])) {
+		case V_RETRY: continue;
+		case V_AGAIN: return DB_AGAIN;
+		default: return -1;
+		}
+	}
+}
+
+/* Run body(db, arg) as one transaction, again from the start when it is
+ * rolled back by a deadlock or a lost connection.  body must be re-runnable:
+ * it is called afresh on each attempt.  Returns body's 0 or -1. */
+static int in_transaction(struct db *db, const char *what, int (*body)(struct db *, void *),
+			  void *arg)
+{
+	int rc;
+
+	for (int attempt = 0;; attempt++) {
+		if (db->broken && reconnect(db))
+			return -1;
+		db->in_txn = true;
+		rc = sql_run(db, "START TRANSACTION", NULL);
+		if (!rc)
+			rc = body(db, arg);
+		if (!rc)
+			rc = sql_run(db, "COMMIT", NULL);
+		if (rc && !db->broken && db->my)
+			mysql_real_query(db->my, "ROLLBACK", 8); /* best effort */
+		db->in_txn = false;
+		if (rc != DB_AGAIN)
+			return rc;
+		if (attempt + 1 >= DB_MAX_RETRIES)
+			return error("%s: giving up after %d attempts: %s", what, attempt + 1,
+				     db->last_error);
+		debug("%s: transaction rolled back (%s): retrying", what, db->last_error);
+		sleep_seconds(backoff(attempt));
+	}
+}
+
+static void bind_int(MYSQL_BIND *b, int *v)
+{
+	memset(b, 0, sizeof(*b));
+	b->buffer_type = MYSQL_TYPE_LONG;
+	b->buffer = v;
+}
+
+static void bind_uint(MYSQL_BIND *b, unsigned *v)
+{
+	bind_int(b, (int *)v);
+	b->is_unsigned = 1;
+}
+
+static void bind_str(MYSQL_BIND *b, const char *s, unsigned long *len)
+{
+	memset(b, 0, sizeof(*b));
+	*len = (unsigned long)strlen(s);
+	b->buffer_type = MYSQL_TYPE_STRING;
+	b->buffer = (char *)s;
+	b->buffer_length = *len;
+	b->length = len;
+}
+
+/* A result column read as a string into buf[size]: NUL-terminated, cut if
+ * longer (the column widths of schema.sql make that impossible). */
+struct outstr {
+	unsigned long len;
+	my_bool is_null;
+	my_bool trunc;
+};
+
+static void bind_outstr(MYSQL_BIND *b, char *buf, size_t size, struct outstr *o)
+{
+	memset(b, 0, sizeof(*b));
+	b->buffer_type = MYSQL_TYPE_STRING;
+	b->buffer = buf;
+	b->buffer_length = size - 1;
+	b->length = &o->len;
+	b->is_null = &o->is_null;
+	b->error = &o->trunc;
+}
+
+static void finish_outstr(char *buf, size_t size, const struct outstr *o)
+{
+	size_t n = o->is_null ? 0 : o->len;
+	buf[n < size - 1 ? n : size - 1] = '\0';
+}
+
+/* First row of a query without parameters into vals[0..n-1] (NULL = 0).
+ * *found tells whether there was a row.  Returns 0, -1 or DB_AGAIN. */
+static int sql_row(struct db *db, const char *sql, long long *vals, int n, bool *found)
+{
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	int rc;
+
+	*found = false;
+	for (int i = 0; i < n; i++)
+		vals[i] = 0;
+	rc = sql_run(db, sql, &res);
+	if (rc)
+		return rc;
+	row = res ? mysql_fetch_row(res) : NULL;
+	if (row) {
+		*found = true;
+		for (int i = 0; i < n && i < (int)mysql_num_fields(res); i++)
+			vals[i] = row[i] ? strtoll(row[i], NULL, 10) : 0;
+	}
+	mysql_free_result(res);
+	return 0;
+}
+
+/* --- the schema ------------------------------------------------------------ */
+
+/* Calls fn for each statement of schema.sql: comment lines ("--") dropped,
+ * a statement ends at a line ending in ';'.  Stops at the first failure. */
+static int schema_each(int (*fn)(void *arg, const char *stmt), void *arg)
+{
+	struct buf st = BUF_INIT(DB_MAX_SQL);
+	const char *p = schema_sql, *eol;
+	int rc = 0;
+
+	while (*p && !rc) {
+		size_t len, k;
+
+		eol = strchr(p, '\n');
+		len = eol ? (size_t)(eol - p) : strlen(p);
+		k = 0;
+		while (k < len && (p[k] == ' ' || p[k] == '\t'))
+			k++;
+		if (!(len - k >= 2 && p[k] == '-' && p[k + 1] == '-')) {
+			size_t end = len;
+			while (end > 0 && strchr(" \t\r", p[end - 1]))
+				end--;
+			if (buf_add(&st, p, len) || buf_addc(&st, '\n')) {
+				rc = error("sql/schema.sql: a statement longer than %d bytes",
+					   DB_MAX_SQL);
+				break;
+			}
+			if (end > 0 && p[end - 1] == ';') {
+				/* Send it without the ';' and the newline. */
+				buf_truncate(&st, st.len - 1 - (len - end) - 1);
+				rc = fn(arg, buf_str(&st));
+				buf_reset(&st);
+			}
+		}
+		p += len + (eol ? 1 : 0);
+	}
+	buf_free(&st);
+	return rc;
+}
+
+struct table_list {
+	char names[64][65];
+	int n;
+};
+
+/* The name after "CREATE TABLE IF NOT EXISTS" in a statement. */
+static int collect_table(void *arg, const char *stmt)
+{
+	static const char lead[] = "CREATE TABLE IF NOT EXISTS ";
+	struct table_list *t = arg;
+	const char *p = stmt;
+	size_t n = 0;
+
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	if (ascii_ncasecmp(p, lead, sizeof(lead) - 1))
+		return 0;
+	p += sizeof(lead) - 1;
+	while (p[n] && p[n] != ' ' && p[n] != '(' && p[n] != '\n' && n < 64)
+		n++;
+	if (t->n >= (int)ARRAY_SIZE(t->names))
+		return error("sql/schema.sql: more than %zu tables", ARRAY_SIZE(t->names));
+	memcpy(t->names[t->n], p, n);
+	t->names[t->n++][n] = '\0';
+	return 0;
+}
+
+struct apply_ctx {
+	struct db *db;
+};
+
+static int apply_statement(void *arg, const char *stmt)
+{
+	struct apply_ctx *a = arg;
+	int rc = sql_run(a->db, stmt, NULL);
+
+	if (rc)
+		return error("creating the schema in database %s failed (statement: %.80s...)",
+			     a->db->name, stmt);
+	return 0;
+}
+
+struct schema_state {
+	long long n_tables;      /* tables in the database */
+	bool has_meta;           /* mpseek_meta exists */
+	bool has_version;        /* ... with a schema_version row */
+	long version;
+	const char *missing;     /* first table of schema.sql that is not there */
+};
+
+static int inspect(struct db *db, const struct table_list *want, struct schema_state *s)
+{
+	long long v[2];
+	bool found;
+	MYSQL_RES *res = NULL;
+	MYSQL_ROW row;
+	char have[ARRAY_SIZE(want->names)];
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	rc = sql_row(db, "SELECT COUNT(*), SUM(table_name = 'mpseek_meta')"
+		     " FROM information_schema.tables WHERE table_schema = DATABASE()",
+		     v, 2, &found);
+	if (rc)
+		return -1;
+	s->n_tables = v[0];
+	s->has_meta = v[1] > 0;
+	if (s->has_meta) {
+		if (sql_run(db, "SELECT value FROM mpseek_meta WHERE name = 'schema_version'",
+			    &res))
+			return -1;
+		row = res ? mysql_fetch_row(res) : NULL;
+		if (row && row[0]) {
+			s->has_version = true;
+			if (parse_long(row[0], 0, 1000000, &s->version))
+				s->version = -1;
+		}
+		mysql_free_result(res);
+		res = NULL;
+	}
+	memset(have, 0, sizeof(have));
+	if (sql_run(db, "SELECT table_name FROM information_schema.tables"
+		    " WHERE table_schema = DATABASE()", &res))
+		return -1;
+	while (res && (row = mysql_fetch_row(res)))
+		for (int i = 0; i < want->n; i++)
+			if (row[0] && !strcmp(row[0], want->names[i]))
+				have[i] = 1;
+	mysql_free_result(res);
+	for (int i = 0; i < want->n; i++)
+		if (!have[i]) {
+			s->missing = want->names[i];
+			break;
+		}
+	return 0;
+}
+
+static int schema_lock(struct db *db, bool take)
+{
+	long long v;
+	bool found;
+
+	if (!take)
+		return sql_row(db, "DO RELEASE_LOCK(CONCAT('mpseek_schema.', DATABASE()))", &v, 0,
+			       &found) ? -1 : 0;
+	if (sql_row(db, "SELECT GET_LOCK(CONCAT('mpseek_schema.', DATABASE()), 120)", &v, 1,
+		    &found))
+		return -1;
+	if (v != 1)
+		return error("database %s: another program has been creating the schema for "
+			     "2 minutes", db->name);
+	return 0;
+}
+
+int db_schema_check(struct db *db, bool create)
+{
+	struct table_list want;
+	struct schema_state s;
+	struct apply_ctx a = { db };
+	bool locked = false, fresh;
+	int rc = -1;
+
+	memset(&want, 0, sizeof(want));
+	if (schema_each(collect_table, &want))
+		return -1;
+	/* Two programs creating the schema at once must not interleave. */
+	if (create) {
+		if (schema_lock(db, true))
+			return -1;
+		locked = true;
+	}
+	if (inspect(db, &want, &s))
+		goto out;
+	if (s.has_version) {
+		if (s.version > DB_SCHEMA_VERSION) {
+			error("database %s has schema version %ld, this mpseek needs %d: the "
+			      "database was made by a newer mpseek; use that version", db->name,
+			      s.version, DB_SCHEMA_VERSION);
+			goto out;
+		}
+		if (s.version != DB_SCHEMA_VERSION) {
+			error("database %s has schema version %ld, this mpseek needs %d: run the "
+			      "upgrade scripts in sql/ (see sql/README)", db->name, s.version,
+			      DB_SCHEMA_VERSION);
+			goto out;
+		}
+		if (!s.missing) {
+			rc = 0;
+			goto out;
+		}
+		if (!create) {
+			error("database %s lacks table %s: run mpseek-index to complete the schema",
+			      db->name, s.missing);
+			goto out;
+		}
+	} else if (s.has_meta) {
+		if (!create) {
+			error("database %s: the creation of the schema was interrupted: run "
+			      "mpseek-index to complete it", db->name);
+			goto out;
+		}
+	} else if (s.n_tables == 0) {
+		if (!create) {
+			error("database %s has no mpseek tables yet: run mpseek-index to create "
+			      "them", db->name);
+			goto out;
+		}
+	} else {
+		error("database %s is not an mpseek database: it has %lld tables but no "
+		      "mpseek_meta (use an empty database in DBAddr)", db->name, s.n_tables);
+		goto out;
+	}
+	fresh = s.n_tables == 0;
+	if (schema_each(apply_statement, &a) || inspect(db, &want, &s))
+		goto out;
+	if (!s.has_version || s.version != DB_SCHEMA_VERSION || s.missing) {
+		error("database %s: sql/schema.sql of this build does not create schema version %d "
+		      "(a build error)", db->name, DB_SCHEMA_VERSION);
+		goto out;
+	}
+	info("%s the mpseek schema (version %d) in database %s", fresh ? "created" : "completed",
+	     DB_SCHEMA_VERSION, db->name);
+	rc = 0;
+out:
+	if (locked && schema_lock(db, false))
+		rc = -1;
+	return rc;
+}
+
+/* --- seeding --------------------------------------------------------------- */
+
+/* sites row for `site`; its id in *site_id. */
+static int add_site(struct db *db, const char *site, unsigned *site_id)
+{
+	MYSQL_BIND par[1];
+	unsigned long len;
+	int rc;
+
+	bind_str(&par[0], site, &len);
+	rc = st_exec(db, ST_SITE_ADD, par, NULL);
+	if (rc)
+		return rc;
+	*site_id = (unsigned)mysql_stmt_insert_id(db->st[ST_SITE_ADD]);
+	if (!*site_id)
+		return error("inserting site %s: no site_id", site);
+	return 0;
+}
+
+/* urlword row for `url` unless known; *added += 1 when it was new. */
+static int add_url(struct db *db, unsigned site_id, const char *url, int *added)
+{
+	MYSQL_BIND par[2];
+	unsigned long len;
+	int rc;
+
+	bind_uint(&par[0], &site_id);
+	bind_str(&par[1], url, &len);
+	rc = st_exec(db, ST_URL_ADD, par, NULL);
+	if (rc)
+		return rc;
+	if (mysql_stmt_affected_rows(db->st[ST_URL_ADD]) == 1) {
+		(*added)++;
+		debug("seeded %s", url);
+	}
+	return 0;
+}
+
+struct seed_ctx {
+	const struct conf *c;
+	int added;
+};
+
+static int seed_body(struct db *db, void *arg)
+{
+	struct seed_ctx *s = arg;
+	struct buf url = BUF_INIT(MAX_URL_LEN + 1), site = BUF_INIT(MAX_URL_LEN + 1),
+		   robots = BUF_INIT(MAX_URL_LEN + 1);
+	const char *why = NULL;
+	unsigned site_id;
+	int rc = 0;
+
+	s->added = 0;
+	for (size_t i = 0; i < s->c->n_servers && !rc; i++) {
+		const struct conf_server *sv = &s->c->servers[i];
+
+		/* The same normal form and site key as every URL the crawl finds,
+		 * so a Server URL is never stored twice under two spellings. */
+		if (url_normalize(sv->url, &url, &why) || url_site(buf_str(&url), &site, &why) ||
+		    (sv->p.robots && url_robots_url(buf_str(&url), &robots, &why))) {
+			rc = error("%s:%d: Server %s: %s", sv->file ? sv->file : s->c->path,
+				   sv->line, sv->url, why ? why : "not a URL mpseek can crawl");
+			break;
+		}
+		rc = add_site(db, buf_str(&site), &site_id);
+		/* robots.txt first: it gets the lower url_id, so a claim (ordered
+		 * by next_index_time, url_id) hands it out before the pages. */
+		if (!rc && sv->p.robots)
+			rc = add_url(db, site_id, buf_str(&robots), &s->added);
+		if (!rc)
+			rc = add_url(db, site_id, buf_str(&url), &s->added);
+	}
+	buf_free(&url);
+	buf_free(&site);
+	buf_free(&robots);
+	return rc;
+}
+
+int db_seed_servers(struct db *db, const struct conf *c)
+{
+	struct seed_ctx s = { c, 0 };
+
+	if (in_transaction(db, "inserting the Server URLs", seed_body, &s))
+		return -1;
+	return s.added;
+}
+
+/* --- statistics (index -S) ------------------------------------------------- */
+
+/* HTTP status names as ASPseek's `index -S` prints them (0 = not fetched). */
+static const char *status_name(long st)
+{
+	static const struct { int code; const char *name; } names[] = {
+		{ 0, "Not indexed yet" }, { 200, "OK" }, { 206, "Partial OK" },
+		{ 300, "Multiple Choices" }, { 301, "Moved Permanently" },
+		{ 302, "Moved Temporarily" }, { 303, "See Other" }, { 304, "Not Modified" },
+		{ 305, "Use Proxy" }, { 307, "Temporary Redirect" }, { 308, "Permanent Redirect" },
+		{ 400, "Bad Request" }, { 401, "Unauthorized" }, { 402, "Payment Required" },
+		{ 403, "Forbidden" }, { 404, "Not found" }, { 405, "Method Not Allowed" },
+		{ 406, "Not Acceptable" }, { 407, "Proxy Authentication Required" },
+		{ 408, "Request Timeout" }, { 409, "Conflict" }, { 410, "Gone" },
+		{ 411, "Length Required" }, { 412, "Precondition Failed" },
+		{ 413, "Request Entity Too Large" }, { 414, "Request-URI Too Long" },
+		{ 415, "Unsupported Media Type" }, { 429, "Too Many Requests" },
+		{ 500, "Internal Server Error" }, { 501, "Not Implemented" },
+		{ 502, "Bad Gateway" }, { 503, "Service Unavailable" },
+		{ 504, "Gateway Timeout" }, { 505, "HTTP Version not supported" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (names[i].code == st)
+			return names[i].name;
+	if (st >= 500 && st < 600)
+		return "Server error";
+	if (st >= 400 && st < 500)
+		return "Client error";
+	return "";
+}
+
+static const char *const index_status_name[] = { "not indexed", "indexed", "being indexed" };
+
+static long long num(const char *s)
+{
+	return s ? strtoll(s, NULL, 10) : 0;
+}
+
+static int stats_by_status(struct db *db, FILE *out)
+{
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	long long exp_sum = 0, tot_sum = 0;
+
+	if (sql_run(db, "SELECT status, SUM(next_index_time <= UNIX_TIMESTAMP()), COUNT(*)"
+		    " FROM urlword WHERE deleted = 0 GROUP BY status ORDER BY status", &res))
+		return -1;
+	fprintf(out, "\n    Status    Expired      Total\n   -----------------------------\n");
+	while (res && (row = mysql_fetch_row(res))) {
+		long long e = num(row[1]), t = num(row[2]);
+		fprintf(out, "%10lld %10lld %10lld %s\n", num(row[0]), e, t,
+			status_name((long)num(row[0])));
+		exp_sum += e;
+		tot_sum += t;
+	}
+	mysql_free_result(res);
+	fprintf(out, "   -----------------------------\n%10s %10lld %10lld\n", "Total", exp_sum,
+		tot_sum);
+	return 0;
+}
+
+static int stats_by_index_status(struct db *db, FILE *out)
+{
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	long long t[3] = { 0, 0, 0 }, e[3] = { 0, 0, 0 }, deleted;
+	bool found;
+
+	if (sql_run(db, "SELECT index_status, SUM(next_index_time <= UNIX_TIMESTAMP()), COUNT(*)"
+		    " FROM urlword WHERE deleted = 0 GROUP BY index_status", &res))
+		return -1;
+	while (res && (row = mysql_fetch_row(res))) {
+		long long k = num(row[0]);
+		if (k >= 0 && k < 3) {
+			e[k] = num(row[1]);
+			t[k] = num(row[2]);
+		}
+	}
+	mysql_free_result(res);
+	fprintf(out, "\n%-26s %10s %10s\n   ---------------------------------------------\n",
+		"    index_status", "Expired", "Total");
+	for (int k = 0; k < 3; k++)
+		fprintf(out, "%10d %-15s %10lld %10lld\n", k, index_status_name[k], e[k], t[k]);
+	fprintf(out, "   ---------------------------------------------\n");
+	if (sql_row(db, "SELECT COUNT(*) FROM urlword WHERE deleted <> 0", &deleted, 1, &found))
+		return -1;
+	if (deleted)
+		fprintf(out, "%10s %-15s %10s %10lld\n", "", "deleted", "", deleted);
+	return 0;
+}
+
+#define DASHES "---------------------------------------------------------"
+
+static int stats_claims(struct db *db, FILE *out)
+{
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	long long now = (long long)time(NULL);
+	int n = 0;
+
+	if (sql_run(db, "SELECT u.claim_rank, COUNT(*), SUM(u.lease_until <= UNIX_TIMESTAMP()),"
+		    " MIN(u.lease_until), MAX(u.lease_until),"
+		    " (SELECT COUNT(*) FROM sites s WHERE s.claim_rank = u.claim_rank"
+		    "  AND s.lease_until > UNIX_TIMESTAMP())"
+		    " FROM urlword u WHERE u.index_status = 2"
+		    " GROUP BY u.claim_rank ORDER BY u.claim_rank",
+		    &res))
+		return -1;
+	fprintf(out, "\n    Claims (index_status 2)\n      Rank       URLs    Expired      Sites"
+		"  Lease ends in (s)\n   %s\n", DASHES);
+	while (res && (row = mysql_fetch_row(res))) {
+		long long lo = num(row[3]) - now, hi = num(row[4]) - now;
+		fprintf(out, "%10lld %10lld %10lld %10lld  ", num(row[0]), num(row[1]), num(row[2]),
+			num(row[5]));
+		if (lo == hi)
+			fprintf(out, "%lld\n", lo);
+		else
+			fprintf(out, "%lld..%lld\n", lo, hi);
+		n++;
+	}
+	mysql_free_result(res);
+	if (!n)
+		fprintf(out, "      none\n");
+	fprintf(out, "   %s\n", DASHES);
+	return 0;
+}
+
+int db_print_stats(struct db *db, FILE *out)
+{
+	long long v[2];
+	bool found;
+
+	fprintf(out, "\n          mpseek database statistics (database %s at %s)\n", db->name,
+		db->where);
+	if (stats_by_status(db, out) || stats_by_index_status(db, out) || stats_claims(db, out))
+		return -1;
+	if (sql_row(db, "SELECT COUNT(*), SUM(claim_rank >= 0 AND lease_until > UNIX_TIMESTAMP())"
+		    " FROM sites", v, 2, &found))
+		return -1;
+	fprintf(out, "\n    Sites: %lld (%lld leased)\n", v[0], v[1]);
+	return fflush(out) ? error_errno("writing the statistics") : 0;
+}
+
+/* --- the claim queue ------------------------------------------------------- */
+
+struct claim_ctx {
+	int rank, n;
+	unsigned site_id;        /* 0 = any site */
+	long lease;
+	struct db_url *out;
+	int got;
+};
+
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int claim_body(struct db *db, void *arg)
+{
+	struct claim_ctx *c = arg;
+	MYSQL_BIND par[5], res[12];
+	struct outstr os[4];
+	struct db_url row;
+	unsigned now = (unsigned)time(NULL), until, lit = 0, *sites = NULL;
+	int lim = c->n, rank = c->rank, tag = 0, k = 0, ns = 0, rc, f;
+	enum st id = c->site_id ? ST_CLAIM_SITE : ST_CLAIM;
+
+	c->got = 0;
+	until = now + (unsigned)c->lease;
+	if (c->site_id)
+		bind_uint(&par[k++], &c->site_id);
+	bind_uint(&par[k++], &now);
+	bind_int(&par[k++], &rank);
+	bind_uint(&par[k++], &now);
+	bind_int(&par[k++], &lim);
+
+	memset(&row, 0, sizeof(row));
+	bind_uint(&res[0], &row.url_id);
+	bind_uint(&res[1], &row.site_id);
+	bind_int(&res[2], &row.status);
+	bind_int(&res[3], &row.hops);
+	bind_int(&res[4], &row.origin);
+	bind_int(&res[5], &tag);
+	bind_uint(&res[6], &row.referrer);
+	bind_uint(&res[7], &lit);
+	bind_outstr(&res[8], row.url, sizeof(row.url), &os[0]);
+	bind_outstr(&res[9], row.crc, sizeof(row.crc), &os[1]);
+	bind_outstr(&res[10], row.last_modified, sizeof(row.last_modified), &os[2]);
+	bind_outstr(&res[11], row.etag, sizeof(row.etag), &os[3]);
+
+	rc = st_exec(db, id, par, res);
+	if (rc)
+		return rc;
+	while (c->got < c->n &&
+	       ((f = mysql_stmt_fetch(db->st[id])) == 0 || f == MYSQL_DATA_TRUNCATED)) {
+		finish_outstr(row.url, sizeof(row.url), &os[0]);
+		finish_outstr(row.crc, sizeof(row.crc), &os[1]);
+		finish_outstr(row.last_modified, sizeof(row.last_modified), &os[2]);
+		finish_outstr(row.etag, sizeof(row.etag), &os[3]);
+		row.tag = tag;
+		row.last_index_time = (long)lit;
+		c->out[c->got++] = row;
+	}
+	mysql_stmt_free_result(db->st[id]);
+
+	/* Lease the sites (in ascending order, the order every rank locks in),
+	 * then the URLs. */
+	sites = xmalloc(sizeof(*sites) * (size_t)(c->got ? c->got : 1));
+	for (int i = 0; i < c->got; i++)
+		sites[i] = c->out[i].site_id;
+	qsort(sites, (size_t)c->got, sizeof(*sites), cmp_uint);
+	for (int i = 0; i < c->got; i++)
+		if (!ns || sites[ns - 1] != sites[i])
+			sites[ns++] = sites[i];
+	for (int i = 0; i < ns && !rc; i++) {
+		bind_int(&par[0], &rank);
+		bind_uint(&par[1], &until);
+		bind_uint(&par[2], &sites[i]);
+		rc = st_exec(db, ST_TAKE_SITE, par, NULL);
+	}
+	for (int i = 0; i < c->got && !rc; i++) {
+		bind_int(&par[0], &rank);
+		bind_uint(&par[1], &until);
+		bind_uint(&par[2], &until);
+		bind_uint(&par[3], &c->out[i].url_id);
+		rc = st_exec(db, ST_TAKE_URL, par, NULL);
+	}
+	free(sites);
+	return rc;
+}
+
+static int claim(struct db *db, int rank, unsigned site_id, int n, long lease_seconds,
+		 struct db_url *out)
+{
+	struct claim_ctx c = { rank, n, site_id, lease_seconds, out, 0 };
+
+	if (n <= 0)
+		return 0;
+	if (rank < 0 || rank > 32767 || lease_seconds < 1 || lease_seconds > 30L * 86400)
+		return error("claim: bad rank %d or lease %ld s", rank, lease_seconds);
+	if (in_transaction(db, "claiming URLs", claim_body, &c))
+		return -1;
+	if (c.got)
+		debug("rank %d claimed %d URL(s) for %ld s", rank, c.got, lease_seconds);
+	return c.got;
+}
+
+int db_claim_urls(struct db *db, int rank, int n, long lease_seconds, struct db_url *out)
+{
+	return claim(db, rank, 0, n, lease_seconds, out);
+}
+
+int db_claim_site_urls(struct db *db, int rank, unsigned site_id, int n, long lease_seconds,
+		       struct db_url *out)
+{
+	if (!site_id)
+		return error("claim: site_id 0");
+	return claim(db, rank, site_id, n, lease_seconds, out);
+}
+
+struct release_ctx {
+	int rank;
+	long released;
+};
+
+static int release_body(struct db *db, void *arg)
+{
+	struct release_ctx *r = arg;
+	MYSQL_BIND par[2];
+	unsigned now = (unsigned)time(NULL);
+	int rc;
+
+	bind_uint(&par[0], &now);
+	bind_int(&par[1], &r->rank);
+	rc = st_exec(db, ST_RELEASE_URLS, par, NULL);
+	if (rc)
+		return rc;
+	r->released = (long)mysql_stmt_affected_rows(db->st[ST_RELEASE_URLS]);
+	bind_int(&par[0], &r->rank);
+	return st_exec(db, ST_RELEASE_SITES, par, NULL);
+}
+
+long db_release_claims(struct db *db, int rank)
+{
+	struct release_ctx r = { rank, 0 };
+
+	if (in_transaction(db, "releasing claims", release_body, &r))
+		return -1;
+	if (r.released)
+		info("rank %d released %ld claimed URL(s)", rank, r.released);
+	return r.released;
+}
+
+int db_release_site(struct db *db, int rank, unsigned site_id)
+{
+	MYSQL_BIND par[2];
+
+	bind_uint(&par[0], &site_id);
+	bind_int(&par[1], &rank);
+	/* One statement in autocommit: its own transaction, retried inside. */
+	return st_exec(db, ST_RELEASE_SITE, par, NULL) ? -1 : 0;
+}
+
+int db_explain_claim(struct db *db, FILE *out)
+{
+	static const char *const head[] = { "id", "select_type", "table", "type", "possible_keys",
+					    "key", "key_len", "ref", "rows", "Extra" };
+	char col[ARRAY_SIZE(head)][256];
+	struct outstr os[ARRAY_SIZE(head)];
+	MYSQL_BIND par[4], res[ARRAY_SIZE(head)];
+	unsigned now = (unsigned)time(NULL);
+	int rank = 0, lim = 100, f, rc;
+
+	bind_uint(&par[0], &now);
+	bind_int(&par[1], &rank);
+	bind_uint(&par[2], &now);
+	bind_int(&par[3], &lim);
+	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
+		bind_outstr(&res[i], col[i], sizeof(col[i]), &os[i]);
+	rc = st_exec(db, ST_EXPLAIN_CLAIM, par, res);
+	if (rc)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
+		fprintf(out, "%s%s", i ? "\t" : "", head[i]);
+	fputc('\n', out);
+	while ((f = mysql_stmt_fetch(db->st[ST_EXPLAIN_CLAIM])) == 0 || f == MYSQL_DATA_TRUNCATED) {
+		for (size_t i = 0; i < ARRAY_SIZE(head); i++) {
+			finish_outstr(col[i], sizeof(col[i]), &os[i]);
+			fprintf(out, "%s%s", i ? "\t" : "", os[i].is_null ? "NULL" : col[i]);
+		}
+		fputc('\n', out);
+	}
+	mysql_stmt_free_result(db->st[ST_EXPLAIN_CLAIM]);
+	return 0;
+}
+
+/* --- for dbserver.c -------------------------------------------------------- */
+
+int db_server_answers(const char *socket_path, char **why)
+{
+	struct db *db;
+	int ok;
+
+	if (why)
+		*why = NULL;
+	if (lib_acquire())
+		return 0;
+	db = db_new_socket(socket_path, NULL);
+	db->quiet = true;
+	ok = connect_once(db) == 0;
+	if (!ok && why)
+		*why = xstrdup(db->last_error);
+	db_free(db);
+	lib_release();
+	return ok;
+}
+
+int db_server_create_database(const char *socket_path, const char *name)
+{
+	struct db *db;
+	struct buf q = BUF_INIT(256);
+	int rc = -1;
+
+	if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+	    strlen(name))
+		return error("database name '%s': only letters, digits and '_' are allowed", name);
+	if (!*name || strlen(name) > 64)
+		return error("database name '%s': 1 to 64 characters", name);
+	if (lib_acquire())
+		return -1;
+	db = db_new_socket(socket_path, NULL);
+	db->wait = 10;
+	db->hint = "is the embedded server running?";
+	if (connect_retry(db))
+		goto out;
+	if (buf_adds(&q, "CREATE DATABASE IF NOT EXISTS ") || quote_name(&q, name) ||
+	    buf_adds(&q, " CHARACTER SET utf8mb4"))
+		goto out;
+	rc = sql_run(db, buf_str(&q), NULL) ? -1 : 0;
+out:
+	buf_free(&q);
+	db_free(db);
+	lib_release();
+	return rc;
+}

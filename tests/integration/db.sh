@@ -1,0 +1,478 @@
+#!/bin/bash
+# db.sh - the database layer (src/db.c, src/dbserver.c) end to end.
+#
+# Against a private MariaDB server (lib.sh's mdb_start, independent of the
+# code under test): the schema is created once and rechecked idempotently; a
+# wrong schema version, an interrupted creation, a missing table and a
+# database of someone else's tables are refused with one clear message;
+# seeding inserts the Server URLs and robots.txt once; `-S` shows the status
+# and index_status tables; the claim query reads its index (EXPLAIN: no full
+# scan, no filesort); concurrent claimers never get the same URL nor the same
+# site; expired leases come back; a restarted server is reconnected to; a
+# missing server is one message and a clean exit.
+#
+# Then the embedded default (no DBAddr): --db-start creates and starts it
+# (once, even when two start it at the same time), --db-status, a crawl run
+# seeds it, kill -9 of mariadbd is recovered by the next run, --db-stop
+# stops it; a too-long socket path is refused by name; and the same works
+# for an ordinary user when the tests run as root.
+#
+# The claim tests drive src/db.c through a small C program compiled here
+# against libmpseek.a (no mpseek program exposes claims yet).
+. "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+
+idx="$builddir/mpseek-index"
+[ -x "$idx" ] || tap_skip_all "$idx not built"
+
+mdb_start
+T=$(tmp_dir)
+
+# Run mpseek-index with a time limit; output in $out, status in $rc.  A crawl
+# run (no option first) initialises MPI: no leak check there (lib.sh).
+run() {
+	case $1 in
+	-*) out=$(timeout 180 "$idx" "$@" 2>&1); rc=$? ;;
+	*) out=$(mpi_no_leak_check timeout 180 "$idx" "$@" 2>&1); rc=$? ;;
+	esac
+}
+# Lines of $out matching an extended regex.
+has() { grep -qE -- "$1" <<<"$out" && echo 1; }
+# Error lines of $out (what the logger marks "error:").
+errors() { grep -c ' error: ' <<<"$out"; }
+
+# --- schema creation and seeding -------------------------------------------
+write_conf "$T/a.conf" mpa \
+	"Server http://127.0.0.1:18090/" \
+	"Server http://Example.COM:80/docs/#frag" \
+	"Robots no" \
+	"Server http://127.0.0.1:18092/"
+run "$T/a.conf"
+tap_is "$rc" 0 "first run exits 0"
+tap_ok "$(has 'created the mpseek schema \(version 1\) in database mpa')" "first run creates the schema"
+tap_ok "$(has 'inserted 5 new URL')" "first run inserts 3 Server URLs + 2 robots.txt (Robots no for the last)"
+tap_is "$(mdb_sql "SELECT value FROM mpseek_meta WHERE name = 'schema_version'" mpa)" 1 \
+	"mpseek_meta holds schema_version 1"
+tap_is "$(mdb_sql "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'mpa'")" 25 \
+	"25 tables (urlword, urlwords00..15, wordurl, sites, robots, stat, spaces, subsets, wordsite, mpseek_meta)"
+tap_is "$(mdb_sql "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'mpa' AND engine <> 'InnoDB'")" 0 \
+	"every table is InnoDB"
+tap_is "$(mdb_sql "SELECT url FROM urlword ORDER BY url_id" mpa)" \
+"http://127.0.0.1:18090/robots.txt
+http://127.0.0.1:18090/
+http://example.com/robots.txt
+http://example.com/docs/
+http://127.0.0.1:18092/" "Server URLs normalised, each after its site's robots.txt"
+tap_is "$(mdb_sql "SELECT site FROM sites ORDER BY site_id" mpa)" \
+"http://127.0.0.1:18090/
+http://example.com/
+http://127.0.0.1:18092/" "one sites row per site"
+tap_is "$(mdb_sql "SELECT COUNT(*) FROM urlword u JOIN sites s USING (site_id)
+	WHERE u.index_status = 0 AND u.hops = 0 AND u.next_index_time = 0 AND u.status = 0
+	AND u.url LIKE CONCAT(s.site, '%')" mpa)" 5 "every URL: index_status 0, hops 0, due, on its own site"
+
+run "$T/a.conf"
+tap_is "$rc" 0 "second run exits 0"
+tap_ok "$(has 'inserted 0 new URL')" "second run inserts nothing"
+tap_ok "$([ -z "$(has 'created the mpseek schema')" ] && echo 1)" "second run does not create the schema again"
+tap_is "$(mdb_sql "SELECT COUNT(*) FROM urlword" mpa)/$(mdb_sql "SELECT COUNT(*) FROM sites" mpa)" 5/3 \
+	"still 5 URLs and 3 sites"
+
+# --- -S -------------------------------------------------------------------
+run -S "$T/a.conf"
+tap_is "$rc" 0 "-S exits 0"
+tap_ok "$(has '^ +0 +5 +5 Not indexed yet$')" "-S: status 0, 5 expired of 5, 'Not indexed yet'"
+tap_ok "$(has '^ +Total +5 +5$')" "-S: total line"
+tap_ok "$(has '^ +0 not indexed +5 +5$')" "-S: index_status 0 line"
+tap_ok "$(has '^ +2 being indexed +0 +0$')" "-S: index_status 2 line"
+tap_ok "$(has 'Sites: 3 \(0 leased\)')" "-S: number of sites"
+mdb_sql "UPDATE urlword SET status = 200, index_status = 1, last_index_time = UNIX_TIMESTAMP(),
+	next_index_time = UNIX_TIMESTAMP() + 3600 WHERE url LIKE '%/robots.txt';
+	UPDATE urlword SET status = 404, index_status = 1, last_index_time = UNIX_TIMESTAMP()
+	WHERE url = 'http://127.0.0.1:18092/'" mpa
+run -S "$T/a.conf"
+tap_ok "$(has '^ +200 +0 +2 OK$')" "-S: 200 OK, 0 expired of 2"
+tap_ok "$(has '^ +404 +1 +1 Not found$')" "-S: 404 Not found, 1 expired of 1"
+tap_ok "$(has '^ +1 indexed +1 +3$')" "-S: index_status 1 (indexed), 1 expired of 3"
+
+# --- the claim driver ---------------------------------------------------------
+drv=$T/claim-driver
+cat >"$T/claim-driver.c" <<'EOC'
+/* claim-driver - drive db.c's claim queue from the shell (tests/integration/db.sh).
+ *   claim-driver CONF claim RANK N LEASE [SITE_ID]  one claim; prints url_id site_id url
+ *   claim-driver CONF loop RANK N LEASE GOFILE      once connected, create GOFILE.RANK;
+ *                                                   when GOFILE exists, claim until
+ *                                                   nothing is left
+ *   claim-driver CONF twice RANK N LEASE PAUSE      claim, print "--", sleep, claim
+ *   claim-driver CONF release RANK                  prints the number released
+ *   claim-driver CONF release-site RANK SITE_ID     gives back one site lease
+ *   claim-driver CONF explain                       EXPLAIN of the claim SELECT */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "buf.h"
+#include "conf.h"
+#include "db.h"
+#include "log.h"
+#include "util.h"
+
+static long arg(char **argv, int i, int argc)
+{
+	long v = 0;
+	if (i >= argc || parse_long(argv[i], 0, 1000000, &v)) {
+		fprintf(stderr, "claim-driver: bad argument %d\n", i);
+		exit(2);
+	}
+	return v;
+}
+
+static int claim_print(struct db *db, int rank, int n, long lease, unsigned site, struct db_url *u)
+{
+	int got = site ? db_claim_site_urls(db, rank, site, n, lease, u)
+		       : db_claim_urls(db, rank, n, lease, u);
+	for (int i = 0; i < got; i++)
+		printf("%u\t%u\t%s\n", u[i].url_id, u[i].site_id, u[i].url);
+	fflush(stdout);
+	return got;
+}
+
+int main(int argc, char **argv)
+{
+	struct conf *c = NULL;
+	struct db *db = NULL;
+	struct buf err = BUF_INIT(4096);
+	struct db_url *u = NULL;
+	int rc = 1, n, rank;
+	long lease;
+
+	log_set_prog("claim-driver");
+	if (argc < 3)
+		return 2;
+	if (conf_load(argv[1], CONF_INDEXER, &c, &err)) {
+		fprintf(stderr, "%s\n", buf_str(&err));
+		goto out;
+	}
+	if (db_open(c, 30, &db) || db_schema_check(db, false))
+		goto out;
+	if (!strcmp(argv[2], "explain")) {
+		rc = db_explain_claim(db, stdout) ? 1 : 0;
+		goto out;
+	}
+	rank = (int)arg(argv, 3, argc);
+	if (!strcmp(argv[2], "release-site")) {
+		rc = db_release_site(db, rank, (unsigned)arg(argv, 4, argc)) ? 1 : 0;
+		goto out;
+	}
+	if (!strcmp(argv[2], "release")) {
+		long r = db_release_claims(db, rank);
+		printf("%ld\n", r);
+		rc = r < 0;
+		goto out;
+	}
+	n = (int)arg(argv, 4, argc);
+	lease = arg(argv, 5, argc);
+	u = xcalloc((size_t)n, sizeof(*u));
+	if (!strcmp(argv[2], "claim")) {
+		rc = claim_print(db, rank, n, lease, argc > 6 ? (unsigned)arg(argv, 6, argc) : 0, u) < 0;
+	} else if (!strcmp(argv[2], "loop")) {
+		int got, empty = 0;
+		if (argc > 6) {
+			/* Say "connected" (GOFILE.RANK), then wait for the start. */
+			char *ready = xasprintf("%s.%d", argv[6], rank);
+			FILE *f = fopen(ready, "w");
+			if (f)
+				fclose(f);
+			free(ready);
+			while (access(argv[6], F_OK))
+				usleep(10000);
+		}
+		while (empty < 3) {
+			got = claim_print(db, rank, n, lease, 0, u);
+			if (got < 0)
+				goto out;
+			empty = got ? 0 : empty + 1;
+			if (!got)
+				usleep(200000);
+		}
+		rc = 0;
+	} else if (!strcmp(argv[2], "twice")) {
+		if (claim_print(db, rank, n, lease, 0, u) < 0)
+			goto out;
+		printf("--\n");
+		fflush(stdout);
+		sleep((unsigned)arg(argv, 6, argc));
+		rc = claim_print(db, rank, n, lease, 0, u) < 0;
+	}
+out:
+	free(u);
+	db_close(db);
+	conf_free(c);
+	buf_free(&err);
+	return rc;
+}
+EOC
+mkvars=$(printf 'pv:\n\t@echo "$(CC)|$(SAN_CFLAGS)|$(SAN_LDFLAGS)|$(DEP_LIBS)"\n' |
+	make -s --no-print-directory -C "$builddir" -f Makefile -f - pv 2>/dev/null)
+IFS='|' read -r dcc dsan dsanld dlibs <<<"$mkvars"
+# shellcheck disable=SC2086
+if [ -n "$dcc" ] && $dcc -std=c11 -D_GNU_SOURCE $dsan -I"$builddir" -I"$srcdir/include" \
+	-o "$drv" "$T/claim-driver.c" "$builddir/libmpseek.a" $dsanld $dlibs >"$T/cc.log" 2>&1; then
+	tap_ok 1 "claim driver compiled against libmpseek.a"
+else
+	tap_ok "" "claim driver compiled against libmpseek.a"
+	tap_diag "$(cat "$T/cc.log")"
+fi
+
+# A work queue of 40 sites x 50 URLs (plus the 5 seeded ones), all due.
+mdb_sql "UPDATE urlword SET index_status = 0, status = 0, next_index_time = 0, last_index_time = 0;
+	INSERT INTO sites (site) SELECT CONCAT('http://h', seq, '.test/') FROM seq_1_to_40;
+	INSERT INTO urlword (site_id, url, next_index_time)
+		SELECT s.site_id, CONCAT(s.site, 'p', q.seq), q.seq % 7
+		FROM sites s JOIN seq_1_to_50 q WHERE s.site LIKE 'http://h%.test/';
+	ANALYZE TABLE urlword, sites" mpa >/dev/null
+total=$(mdb_sql "SELECT COUNT(*) FROM urlword" mpa)
+tap_is "$total" 2005 "work queue of 2005 URLs"
+
+# EXPLAIN of the claim SELECT: the text comes from src/db.c itself, through
+# the preprocessor, with the placeholders filled in.
+sel=$({ sed -n '/BEGIN CLAIM SELECT/,/END CLAIM SELECT/p' "$srcdir/src/db.c"; echo CLAIM_SELECT; } |
+	${dcc:-cc} -E -P -x c - | tr -d '\n' | sed 's/"[[:space:]]*"//g; s/^[[:space:]]*"//; s/"[[:space:]]*$//')
+tap_ok "$(grep -q 'FOR UPDATE SKIP LOCKED$' <<<"$sel" && echo 1)" "claim SELECT text extracted from src/db.c"
+now=$(date +%s)
+q=$(awk -v now="$now" '{ n = split($0, p, "?"); v[1] = now; v[2] = 3; v[3] = now; v[4] = 100;
+	s = p[1]; for (i = 2; i <= n; i++) s = s v[i - 1] p[i]; print s }' <<<"$sel")
+explain=$(mdb_sql "EXPLAIN $q" mpa 2>&1)
+tap_diag "EXPLAIN (mariadb client):" "$explain"
+tap_ok "$(awk -F'\t' '$3 == "u" && $4 == "range" && $6 == "claim"' <<<"$explain" | grep -q . && echo 1)" \
+	"EXPLAIN: urlword read as a range of index claim"
+tap_ok "$(awk -F'\t' '$3 == "s" && $4 == "eq_ref" && $6 == "PRIMARY"' <<<"$explain" | grep -q . && echo 1)" \
+	"EXPLAIN: sites looked up by primary key"
+tap_ok "$([ -n "$explain" ] && ! grep -qi 'filesort\|temporary' <<<"$explain" && echo 1)" \
+	"EXPLAIN: no filesort, no temporary table"
+tap_ok "$([ -n "$explain" ] && ! awk -F'\t' '$4 == "ALL"' <<<"$explain" | grep -q . && echo 1)" \
+	"EXPLAIN: no full table scan"
+out=$("$drv" "$T/a.conf" explain 2>&1); rc=$?
+tap_is "$rc" 0 "db_explain_claim() works"
+tap_ok "$(awk -F'\t' '$3 == "u" && $4 == "range" && $6 == "claim" && $10 !~ /filesort/' <<<"$out" | grep -q . && echo 1)" \
+	"db_explain_claim(): range on claim, no filesort"
+
+# Four claimers at once (connected first, then let go together, in small
+# batches): every URL is handed out exactly once, and every site goes to one
+# rank only.
+pids=""
+for r in 1 2 3 4; do
+	"$drv" "$T/a.conf" loop "$r" 5 600 "$T/go" >"$T/claims.$r" 2>"$T/claims.$r.err" &
+	pids="$pids $!"
+done
+for _ in $(seq 600); do [ -f "$T/go.1" ] && [ -f "$T/go.2" ] && [ -f "$T/go.3" ] && [ -f "$T/go.4" ] && break; sleep 0.1; done
+touch "$T/go"
+for p in $pids; do wait "$p"; done
+tap_is "$(cat "$T"/claims.[1-4].err)" "" "concurrent claimers report no errors"
+tap_is "$(cat "$T"/claims.[1-4] | wc -l)" 2005 "concurrent claimers got 2005 URLs in all"
+tap_is "$(cut -f1 "$T"/claims.[1-4] | sort | uniq -d | wc -l)" 0 "no URL was handed out twice"
+tap_is "$(for r in 1 2 3 4; do cut -f2 "$T/claims.$r" | sort -u; done | sort | uniq -d | wc -l)" 0 \
+	"no site was crawled by two ranks"
+busy=0 r1=""
+for r in 1 2 3 4; do
+	[ -s "$T/claims.$r" ] && { busy=$((busy + 1)); r1=${r1:-$r}; }
+done
+tap_ok "$([ "$busy" -ge 2 ] && echo 1)" "the work was shared ($busy of 4 ranks got URLs)"
+tap_is "$(mdb_sql "SELECT COUNT(*) FROM urlword WHERE index_status = 2 AND claim_rank BETWEEN 1 AND 4
+	AND lease_until = next_index_time AND lease_until > UNIX_TIMESTAMP()" mpa)" 2005 \
+	"every URL is index_status 2 with its rank and lease"
+out=$("$drv" "$T/a.conf" claim 9 10 600 2>&1)
+tap_is "$out" "" "nothing left to claim while the leases hold"
+run -S "$T/a.conf"
+tap_ok "$(has '^ +2 being indexed +0 +2005$')" "-S: 2005 being indexed"
+tap_ok "$(has "^ +$r1 +[0-9]+ +0 +[0-9]+  [0-9]+")" "-S: claims of rank $r1 with lease times"
+tap_ok "$(has 'Sites: 43 \(43 leased\)')" "-S: 43 sites, all leased"
+
+# Releasing gives a rank's URLs back; the sites it held become free.
+n1=$(wc -l <"$T/claims.$r1")
+out=$("$drv" "$T/a.conf" release "$r1" 2>/dev/null)
+tap_is "$out" "$n1" "release gives back rank $r1's $n1 URLs"
+tap_is "$(mdb_sql "SELECT COUNT(*) FROM urlword WHERE claim_rank = $r1 OR (index_status = 2 AND claim_rank = -1)" mpa)" 0 \
+	"no claim of rank $r1 left"
+out=$("$drv" "$T/a.conf" claim 5 5000 600 2>&1)
+tap_is "$(wc -l <<<"$out")" "$n1" "another rank can claim them at once"
+
+# A site-affine claim takes URLs of one site only.
+reset="UPDATE urlword SET index_status = 0, claim_rank = -1, lease_until = 0, next_index_time = 0;
+	UPDATE sites SET claim_rank = -1, lease_until = 0"
+mdb_sql "$reset" mpa
+site=$(mdb_sql "SELECT site_id FROM sites WHERE site = 'http://h7.test/'" mpa)
+out=$("$drv" "$T/a.conf" claim 8 10 600 "$site" 2>&1)
+tap_is "$(cut -f2 <<<"$out" | sort -u)" "$site" "site claim: URLs of that site only"
+tap_is "$(wc -l <<<"$out")" 10 "site claim: as many as asked"
+out=$("$drv" "$T/a.conf" claim 9 10 600 "$site" 2>&1)
+tap_is "$out" "" "site claim: nothing for another rank while the site is leased"
+"$drv" "$T/a.conf" release-site 9 "$site" 2>/dev/null
+out=$("$drv" "$T/a.conf" claim 9 10 600 "$site" 2>&1)
+tap_is "$out" "" "site claim: a rank cannot give back a lease it does not hold"
+"$drv" "$T/a.conf" release-site 8 "$site" 2>/dev/null
+out=$("$drv" "$T/a.conf" claim 9 10 600 "$site" 2>&1)
+tap_is "$(wc -l <<<"$out")" 10 "site claim: once the holder gives the site back, another rank gets it"
+
+# An expired lease makes the URLs claimable again, by any rank (a crash).
+# Only the first 30 URLs are due, so the second claim sees just those.
+mdb_sql "$reset; UPDATE urlword SET next_index_time = UNIX_TIMESTAMP() + 86400;
+	UPDATE urlword SET next_index_time = 0 ORDER BY url_id LIMIT 30" mpa
+out=$("$drv" "$T/a.conf" claim 6 100 1 2>&1)
+first=$(cut -f1 <<<"$out" | sort -n | tr '\n' ' ')
+tap_is "$(wc -w <<<"$first")" 30 "rank 6 claims the 30 due URLs with a 1 s lease"
+sleep 2.2
+out=$("$drv" "$T/a.conf" claim 7 100 600 2>&1)
+tap_is "$(cut -f1 <<<"$out" | sort -n | tr '\n' ' ')" "$first" "URLs of an expired lease go to the next claimer"
+tap_is "$(mdb_sql "SELECT DISTINCT claim_rank FROM urlword WHERE index_status = 2" mpa)" 7 "now held by rank 7"
+
+# The server restarts between two claims: the driver reconnects by itself.
+mdb_sql "$reset" mpa
+"$drv" "$T/a.conf" twice 2 5 600 3 >"$T/twice.out" 2>"$T/twice.err" &
+dpid=$!
+for _ in $(seq 100); do grep -q -- '^--$' "$T/twice.out" 2>/dev/null && break; sleep 0.1; done
+mdb_restart
+wait "$dpid"; rc=$?
+tap_is "$rc" 0 "claims across a server restart: exit 0"
+tap_is "$(grep -vc -- '^--$' "$T/twice.out")" 10 "both claims got their URLs"
+tap_ok "$(grep -q 'reconnecting' "$T/twice.err" && echo 1)" "the lost connection was logged and re-made"
+
+# --- refusing databases that are not right ----------------------------------
+mdb_sql "UPDATE mpseek_meta SET value = '0' WHERE name = 'schema_version'" mpa
+run -S "$T/a.conf"
+tap_is "$rc" 1 "-S on a wrong schema version exits 1"
+tap_ok "$(has 'database mpa has schema version 0, this mpseek needs 1: run the upgrade scripts in sql/ \(see sql/README\)')" \
+	"the wrong version is named with what to do: $(tail -1 <<<"$out")"
+tap_is "$(errors)" 1 "... in one message"
+run "$T/a.conf"
+tap_is "$rc" 1 "a crawl run refuses the wrong version too"
+mdb_sql "UPDATE mpseek_meta SET value = '2' WHERE name = 'schema_version'" mpa
+run -S "$T/a.conf"
+tap_ok "$([ "$rc" = 1 ] && has 'newer mpseek')" "a newer schema version is refused as newer"
+
+mdb_sql "DELETE FROM mpseek_meta" mpa
+run -S "$T/a.conf"
+tap_ok "$([ "$rc" = 1 ] && has 'creation of the schema was interrupted')" "-S: an interrupted creation is named"
+run "$T/a.conf"
+tap_ok "$([ "$rc" = 0 ] && has 'completed the mpseek schema')" "a crawl run completes an interrupted creation"
+mdb_sql "DROP TABLE urlwords07" mpa
+run -S "$T/a.conf"
+tap_ok "$([ "$rc" = 1 ] && has 'lacks table urlwords07')" "-S: a missing table is named"
+run "$T/a.conf"
+tap_ok "$([ "$rc" = 0 ] && [ "$(mdb_sql "SHOW TABLES LIKE 'urlwords07'" mpa)" = urlwords07 ] && echo 1)" \
+	"a crawl run recreates the missing table"
+
+mdb_sql "CREATE DATABASE foreign_db; CREATE TABLE foreign_db.customers (id int)"
+write_conf "$T/f.conf" foreign_db "Server http://127.0.0.1:18090/"
+run "$T/f.conf"
+tap_is "$rc" 1 "a database with foreign tables: exit 1"
+tap_ok "$(has 'database foreign_db is not an mpseek database')" "... with a clear message: $(tail -1 <<<"$out")"
+tap_is "$(mdb_sql "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'foreign_db'")" 1 \
+	"... and nothing was created in it"
+
+write_conf "$T/e.conf" mpempty "Server http://127.0.0.1:18090/"
+run -S "$T/e.conf"
+tap_ok "$([ "$rc" = 1 ] && has 'database mpempty has no mpseek tables yet: run mpseek-index')" \
+	"-S on an empty database says how to create the schema"
+
+# --- no server --------------------------------------------------------------
+printf 'DBAddr mysql://root@localhost/mpseek/?socket=%s/none.sock\nDataDir %s/none\n' "$T" "$T" >"$T/n.conf"
+t0=$(date +%s)
+run -S "$T/n.conf"
+tap_is "$rc" 1 "-S with no server: exit 1"
+tap_ok "$(has "cannot connect to MySQL at $T/none.sock: .*is the server running")" \
+	"-S with no server: the address and the reason: $(tail -1 <<<"$out")"
+tap_is "$(grep -c . <<<"$out")" 1 "-S with no server: one line"
+run "$T/n.conf"
+tap_ok "$([ "$rc" = 1 ] && has 'cannot connect to MySQL')" "a crawl run with no server: exit 1 (not a crash: $rc)"
+tap_ok "$([ $(($(date +%s) - t0)) -lt 120 ] && echo 1)" "... within the connect wait"
+
+# --- the embedded default server ----------------------------------------------
+mdb_stop
+E=$(tmp_dir)
+printf 'DataDir %s/d\nServer http://127.0.0.1:18090/\nServer http://127.0.0.1:18091/x/\n' "$E" >"$E/c.conf"
+server_pid() { cat "$E/d/mysql/mariadbd.pid" 2>/dev/null; }
+# A process is gone when it does not exist or is a zombie nobody reaped yet.
+gone() { case $(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1) in ""|Z|X) echo 1 ;; esac; }
+
+run --db-status "$E/c.conf"
+tap_is "$rc" 1 "--db-status before start: 1"
+run --db-start "$E/c.conf"
+tap_is "$rc" 0 "--db-start creates and starts the embedded server"
+tap_ok "$(has 'started the embedded database')" "... and says so"
+pid1=$(server_pid)
+tap_ok "$([ -n "$pid1" ] && kill -0 "$pid1" 2>/dev/null && echo 1)" "mariadbd runs (pid $pid1)"
+tap_ok "$([ -S "$E/d/mysql/mysqld.sock" ] && echo 1)" "socket at DataDir/mysql/mysqld.sock"
+run --db-status "$E/c.conf"
+tap_is "$rc" 0 "--db-status: 0"
+tap_is "$("$srcdir/mpi-scripts/mpseek-db" status --index "$idx" "$E/c.conf" 2>/dev/null)" running \
+	"mpseek-db status: running"
+run --db-start "$E/c.conf"
+tap_ok "$([ "$rc" = 0 ] && has 'embedded database is running')" "a second --db-start finds the running server"
+tap_is "$(server_pid)" "$pid1" "... and starts no other"
+
+run "$E/c.conf"
+tap_is "$rc" 0 "a crawl run on the embedded server exits 0"
+tap_ok "$(has 'inserted 4 new URL')" "... and seeds 2 Server URLs + 2 robots.txt"
+run -S "$E/c.conf"
+tap_ok "$([ "$rc" = 0 ] && has '^ +0 +4 +4 Not indexed yet$')" "-S shows the 4 URLs"
+
+kill -9 "$pid1"
+for _ in $(seq 100); do [ -n "$(gone "$pid1")" ] && break; sleep 0.1; done
+run --db-status "$E/c.conf"
+tap_is "$rc" 1 "after kill -9: --db-status 1"
+run "$E/c.conf"
+tap_is "$rc" 0 "after kill -9: a crawl run recovers by itself"
+tap_ok "$(has 'inserted 0 new URL')" "... and finds the 4 URLs"
+pid2=$(server_pid)
+tap_ok "$([ -n "$pid2" ] && [ "$pid2" != "$pid1" ] && kill -0 "$pid2" 2>/dev/null && echo 1)" \
+	"... on a new mariadbd (pid $pid2)"
+
+run --db-stop "$E/c.conf"
+tap_is "$rc" 0 "--db-stop: 0"
+tap_ok "$(gone "$pid2")" "mariadbd has exited"
+run --db-status "$E/c.conf"
+tap_is "$rc" 1 "--db-status after stop: 1"
+out=$("$srcdir/mpi-scripts/mpseek-db" status --index "$idx" "$E/c.conf" 2>/dev/null); rc=$?
+tap_is "$rc/$out" "1/stopped" "mpseek-db status: stopped, exit 1"
+run --db-stop "$E/c.conf"
+tap_ok "$([ "$rc" = 0 ] && has 'not running')" "--db-stop when stopped: 0, 'not running'"
+
+# Two starters at once (as mpirun ranks would): one server.
+printf 'DataDir %s/p\n' "$E" >"$E/p.conf"
+"$idx" --db-start "$E/p.conf" >"$E/p1.log" 2>&1 & p1=$!
+"$idx" --db-start "$E/p.conf" >"$E/p2.log" 2>&1 & p2=$!
+wait "$p1"; r1=$?; wait "$p2"; r2=$?
+tap_is "$r1/$r2" 0/0 "two concurrent --db-start: both exit 0"
+tap_is "$(cat "$E/p1.log" "$E/p2.log" | grep -c 'started the embedded database')" 1 "... and one started the server"
+tap_is "$(pgrep -f -- "--datadir=$E/p/mysql" | wc -l)" 1 "... one mariadbd runs"
+run --db-stop "$E/p.conf"
+tap_is "$rc" 0 "... stopped"
+
+long=$E/$(printf 'x%.0s' $(seq 100))
+printf 'DataDir %s\n' "$long" >"$E/l.conf"
+run --db-start "$E/l.conf"
+tap_is "$rc" 1 "a DataDir too long for a unix socket: exit 1"
+tap_ok "$(has "socket $long/mysql/mysqld.sock is [0-9]+ bytes long.*use a shorter DataDir")" \
+	"... naming the path: $(tail -1 <<<"$out" | cut -c1-120)..."
+
+# An ordinary user (when running as root): the same, in a directory it owns.
+if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null &&
+	runuser -u nobody -- test -x "$idx" -a -r "$srcdir/mpi-scripts/mpseek-db"; then
+	U=$(tmp_dir)
+	chown nobody "$U"
+	printf 'DataDir %s/d\nServer http://127.0.0.1:18090/\n' "$U" >"$U/c.conf"
+	chmod 644 "$U/c.conf"
+	out=$(cd / && runuser -u nobody -- timeout 180 "$idx" --db-start "$U/c.conf" 2>&1); rc=$?
+	tap_is "$rc" 0 "as nobody: --db-start"
+	tap_is "$(ps -o user= -p "$(cat "$U/d/mysql/mariadbd.pid" 2>/dev/null || echo 1)")" nobody \
+		"as nobody: mariadbd runs as nobody"
+	out=$(cd / && mpi_no_leak_check runuser -u nobody -- timeout 180 "$idx" "$U/c.conf" 2>&1); rc=$?
+	tap_ok "$([ "$rc" = 0 ] && has 'inserted 2 new URL')" "as nobody: a crawl run seeds"
+	out=$(cd / && runuser -u nobody -- "$idx" --db-stop "$U/c.conf" 2>&1); rc=$?
+	tap_is "$rc" 0 "as nobody: --db-stop"
+else
+	tap_skip 4 "not root, or nobody cannot run $idx"
+fi
+
+tap_done
