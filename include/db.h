@@ -94,6 +94,80 @@ int db_release_site(struct db *db, int rank, unsigned site_id);
  * no full scan, no filesort.  Returns 0 or -1. */
 int db_explain_claim(struct db *db, FILE *out);
 
+/* --- storing what the crawl found (crawl.c) ------------------------------ */
+
+/* urlwordsNN: the document table of url_id is urlwords%02d of url_id % 16. */
+#define DB_DOC_TABLES 16
+
+/* The site_id of site key `site` ("scheme://host[:port]/"), inserting the
+ * sites row when it is new.  Returns 0 or -1. */
+int db_site_id(struct db *db, const char *site, unsigned *site_id);
+
+/* A link (or redirect target) to insert if unknown. */
+struct db_link {
+	const char *url;          /* normalised, at most MAX_URL_LEN bytes */
+	unsigned site_id;
+	int hops;
+	unsigned referrer;
+	unsigned url_id;          /* out: the URL's id (0 if the lookup failed) */
+	bool added;               /* out: the row is new */
+};
+
+/* Insert the URLs that are not known yet (index_status 0, due now) with one
+ * multi-row INSERT, then look every url_id up with one SELECT.  Returns the
+ * number of new rows, or -1. */
+long db_add_links(struct db *db, struct db_link *links, size_t n);
+
+/* An exact duplicate (ASPseek §7.7): the url_id of another live status-200
+ * origin of site_id with the same MD5 (hex) in *origin, or 0.  Returns 0 or -1. */
+int db_find_origin(struct db *db, unsigned site_id, const char *crc, unsigned url_id,
+		   unsigned *origin);
+
+/* The stored robots.txt of a site: 1 and *blob (malloc'd, caller frees),
+ * *len, *expires, *status when there is a row; 0 when there is none; -1. */
+int db_robots_get(struct db *db, unsigned site_id, void **blob, size_t *len, long *expires,
+		  int *status);
+int db_robots_put(struct db *db, unsigned site_id, int status, long expires, const void *blob,
+		  size_t len);
+
+/* The urlwordsNN row of a document (strings are stored as given; the
+ * caller keeps them within the column widths of schema.sql). */
+struct db_doc {
+	unsigned wordcount, totalcount, docsize;
+	const char *content_type, *charset, *title, *txt, *keywords, *description;
+	const void *words;        /* 4-byte LE length + zlib data of the UTF-8 text */
+	size_t words_len;
+	const void *hrefs;        /* sorted outgoing url_ids, 4 bytes LE each */
+	size_t hrefs_len;
+};
+
+enum db_doc_op { DB_DOC_KEEP, DB_DOC_PUT, DB_DOC_DELETE };
+
+/* The outcome of one claimed URL. */
+struct db_done {
+	unsigned url_id;
+	int status;
+	const char *crc, *last_modified, *etag; /* stored as given ("" = none) */
+	long last_index_time, next_index_time;
+	unsigned redir;
+	int origin;
+	bool deleted;
+	enum db_doc_op doc_op;
+	const struct db_doc *doc; /* DB_DOC_PUT */
+};
+
+/* Store a batch of outcomes in one transaction: each URL row gets its
+ * fields and index_status 1 (only while `rank` still holds its claim: a
+ * row whose lease went to another rank is skipped and counted in
+ * *lost if not NULL), and its urlwordsNN row is written or marked deleted.
+ * Call only after the delta records of these URLs are durable.
+ * Returns 0 or -1. */
+int db_store_done(struct db *db, int rank, const struct db_done *d, size_t n, size_t *lost);
+
+/* index -a: every URL not being indexed is due now.  Returns the number of
+ * rows changed, or -1. */
+long db_expire_all(struct db *db);
+
 /* --- for dbserver.c: the embedded server, as root over its socket ------- */
 
 /* 1 if a server accepts root on unix socket `socket_path` right now, else 0

@@ -37,6 +37,9 @@ int ascii_ncasecmp(const char *a, const char *b, size_t n);
 double now_monotonic(void);
 double now_wall(void);
 
+/* mkdir -p (mode 0755).  Returns 0, or -1 after logging. */
+int mkdir_p(const char *path);
+
 #include "banned.h"
 
 #endif

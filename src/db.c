@@ -27,6 +27,7 @@
 #include "buf.h"
 #include "caps.h"
 #include "conf.h"
+#include "crawl.h"
 #include "db.h"
 #include "dbserver.h"
 #include "log.h"
@@ -90,7 +91,13 @@ enum st {
 	ST_RELEASE_SITES,
 	ST_RELEASE_SITE,
 	ST_EXPLAIN_CLAIM,
-	ST_N
+	ST_URL_DONE,
+	ST_FIND_ORIGIN,
+	ST_ROBOTS_GET,
+	ST_ROBOTS_PUT,
+	ST_DOC_PUT,                          /* 16 statements: urlwords00..15 */
+	ST_DOC_DEL = ST_DOC_PUT + DB_DOC_TABLES, /* 16 statements */
+	ST_N = ST_DOC_DEL + DB_DOC_TABLES
 };
 
 static const char *const st_sql[ST_N] = {
@@ -114,7 +121,52 @@ static const char *const st_sql[ST_N] = {
 	[ST_RELEASE_SITE] = "UPDATE sites SET claim_rank = -1, lease_until = 0"
 		" WHERE site_id = ? AND claim_rank = ?",
 	[ST_EXPLAIN_CLAIM] = "EXPLAIN " CLAIM_SELECT,
+	/* Only the rank that holds the claim may store the outcome: a lease
+	 * that expired may have gone to another rank. */
+	[ST_URL_DONE] = "UPDATE urlword SET status = ?, crc = ?, last_modified = ?, etag = ?,"
+		" last_index_time = ?, next_index_time = ?, redir = ?, origin = ?, deleted = ?,"
+		" index_status = 1, claim_rank = -1, lease_until = 0"
+		" WHERE url_id = ? AND index_status = 2 AND claim_rank = ?",
+	/* ASPseek §7.7: a live origin of the same site with the same MD5. */
+	[ST_FIND_ORIGIN] = "SELECT url_id FROM urlword FORCE INDEX (clones)"
+		" WHERE origin = 1 AND site_id = ? AND crc = ? AND status = 200 AND deleted = 0"
+		" AND url_id <> ? ORDER BY url_id LIMIT 1",
+	[ST_ROBOTS_GET] = "SELECT expires, status, body FROM robots WHERE site_id = ?",
+	[ST_ROBOTS_PUT] = "INSERT INTO robots (site_id, fetched, expires, status, body)"
+		" VALUES (?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE fetched = VALUES(fetched),"
+		" expires = VALUES(expires), status = VALUES(status), body = VALUES(body)",
+	/* ST_DOC_PUT.. and ST_DOC_DEL.. are written by doc_sql() below. */
 };
+
+/* The text of statement id: the table above, or the per-table statements
+ * of urlwords00..15, written once. */
+static const char *st_text(enum st id)
+{
+	static char doc_sql[2 * DB_DOC_TABLES][640];
+	int t;
+
+	if (id < ST_DOC_PUT)
+		return st_sql[id];
+	t = (int)id - ST_DOC_PUT;
+	if (!doc_sql[t][0]) {
+		if (t < DB_DOC_TABLES)
+			snprintf(doc_sql[t], sizeof(doc_sql[t]),
+				 "INSERT INTO urlwords%02d (url_id, deleted, wordcount, totalcount,"
+				 " content_type, charset, title, txt, docsize, keywords, description,"
+				 " words, hrefs) VALUES (?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+				 " ON DUPLICATE KEY UPDATE deleted = 0, wordcount = VALUES(wordcount),"
+				 " totalcount = VALUES(totalcount), content_type = VALUES(content_type),"
+				 " charset = VALUES(charset), title = VALUES(title), txt = VALUES(txt),"
+				 " docsize = VALUES(docsize), keywords = VALUES(keywords),"
+				 " description = VALUES(description), words = VALUES(words),"
+				 " hrefs = VALUES(hrefs)", t);
+		else
+			snprintf(doc_sql[t], sizeof(doc_sql[t]),
+				 "UPDATE urlwords%02d SET deleted = 1 WHERE url_id = ?",
+				 t - DB_DOC_TABLES);
+	}
+	return doc_sql[t];
+}
 
 struct db {
 	MYSQL *my;
@@ -502,7 +554,7 @@ static int st_exec(struct db *db, enum st id, MYSQL_BIND *par, MYSQL_BIND *res)
 			st = mysql_stmt_init(db->my);
 			if (!st)
 				return error("out of memory preparing a statement");
-			if (mysql_stmt_prepare(st, st_sql[id], strlen(st_sql[id])))
+			if (mysql_stmt_prepare(st, st_text(id), strlen(st_text(id))))
 				goto failed;
 			db->st[id] = st;
 		}
@@ -527,7 +579,7 @@ failed:
 		if (db->st[id] == st)
 			db->st[id] = NULL;
 		mysql_stmt_close(st);
-		switch (judge(db, db->last_errno, db->last_error, attempt, st_sql[id])) {
+		switch (judge(db, db->last_errno, db->last_error, attempt, st_text(id))) {
 		case V_RETRY: continue;
 		case V_AGAIN: return DB_AGAIN;
 		default: return -1;
@@ -955,35 +1007,6 @@ int db_seed_servers(struct db *db, const struct conf *c)
 
 /* --- statistics (index -S) ------------------------------------------------- */
 
-/* HTTP status names as ASPseek's `index -S` prints them (0 = not fetched). */
-static const char *status_name(long st)
-{
-	static const struct { int code; const char *name; } names[] = {
-		{ 0, "Not indexed yet" }, { 200, "OK" }, { 206, "Partial OK" },
-		{ 300, "Multiple Choices" }, { 301, "Moved Permanently" },
-		{ 302, "Moved Temporarily" }, { 303, "See Other" }, { 304, "Not Modified" },
-		{ 305, "Use Proxy" }, { 307, "Temporary Redirect" }, { 308, "Permanent Redirect" },
-		{ 400, "Bad Request" }, { 401, "Unauthorized" }, { 402, "Payment Required" },
-		{ 403, "Forbidden" }, { 404, "Not found" }, { 405, "Method Not Allowed" },
-		{ 406, "Not Acceptable" }, { 407, "Proxy Authentication Required" },
-		{ 408, "Request Timeout" }, { 409, "Conflict" }, { 410, "Gone" },
-		{ 411, "Length Required" }, { 412, "Precondition Failed" },
-		{ 413, "Request Entity Too Large" }, { 414, "Request-URI Too Long" },
-		{ 415, "Unsupported Media Type" }, { 429, "Too Many Requests" },
-		{ 500, "Internal Server Error" }, { 501, "Not Implemented" },
-		{ 502, "Bad Gateway" }, { 503, "Service Unavailable" },
-		{ 504, "Gateway Timeout" }, { 505, "HTTP Version not supported" },
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (names[i].code == st)
-			return names[i].name;
-	if (st >= 500 && st < 600)
-		return "Server error";
-	if (st >= 400 && st < 500)
-		return "Client error";
-	return "";
-}
-
 static const char *const index_status_name[] = { "not indexed", "indexed", "being indexed" };
 
 static long long num(const char *s)
@@ -1004,7 +1027,7 @@ static int stats_by_status(struct db *db, FILE *out)
 	while (res && (row = mysql_fetch_row(res))) {
 		long long e = num(row[1]), t = num(row[2]);
 		fprintf(out, "%10lld %10lld %10lld %s\n", num(row[0]), e, t,
-			status_name((long)num(row[0])));
+			crawl_status_text((int)num(row[0])));
 		exp_sum += e;
 		tot_sum += t;
 	}
@@ -1339,4 +1362,321 @@ out:
 	db_free(db);
 	lib_release();
 	return rc;
+}
+
+/* --- storing what the crawl found ------------------------------------------ */
+
+int db_site_id(struct db *db, const char *site, unsigned *site_id)
+{
+	return add_site(db, site, site_id) ? -1 : 0;
+}
+
+/* Append 'escaped s' to b (the connection's charset rules). */
+static int add_quoted(struct db *db, struct buf *b, const char *s, size_t len)
+{
+	char *tmp = xmalloc(2 * len + 1);
+	unsigned long n = mysql_real_escape_string(db->my, tmp, s, (unsigned long)len);
+	int rc = buf_addc(b, '\'') || buf_add(b, tmp, n) || buf_addc(b, '\'');
+
+	free(tmp);
+	return rc ? -1 : 0;
+}
+
+struct links_ctx {
+	struct db_link *v;
+	size_t n;
+	long added;
+};
+
+/* Fill the url_id of the links that have none from urlword (one SELECT by
+ * url_hash).  Returns 0, -1 or DB_AGAIN. */
+static int links_lookup(struct db *db, struct links_ctx *lc, struct buf *sql)
+{
+	MYSQL_RES *res = NULL;
+	MYSQL_ROW row;
+	size_t todo = 0;
+	int rc;
+
+	buf_reset(sql);
+	buf_adds(sql, "SELECT url_id, url FROM urlword WHERE url_hash IN (");
+	for (size_t i = 0; i < lc->n; i++) {
+		if (lc->v[i].url_id)
+			continue;
+		if (todo++)
+			buf_addc(sql, ',');
+		buf_adds(sql, "UNHEX(MD5(");
+		add_quoted(db, sql, lc->v[i].url, strlen(lc->v[i].url));
+		buf_adds(sql, "))");
+	}
+	if (!todo)
+		return 0;
+	if (buf_addc(sql, ')'))
+		return error("link batch too large for one statement");
+	rc = sql_run(db, buf_str(sql), &res);
+	if (rc)
+		return rc;
+	while (res && (row = mysql_fetch_row(res))) {
+		unsigned id = (unsigned)num(row[0]);
+
+		for (size_t i = 0; i < lc->n; i++)
+			if (!lc->v[i].url_id && row[1] && !strcmp(row[1], lc->v[i].url))
+				lc->v[i].url_id = id;
+	}
+	mysql_free_result(res);
+	return 0;
+}
+
+static int links_insert(struct db *db, struct links_ctx *lc)
+{
+	struct buf sql = BUF_INIT((size_t)DB_MAX_SQL * 64);
+	unsigned now = (unsigned)time(NULL);
+	size_t todo = 0;
+	int rc;
+
+	rc = ensure_connected(db);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < lc->n; i++)
+		lc->v[i].added = false;
+	/* Known URLs first: what is left is new (unless another rank inserts
+	 * it at the same moment: the INSERT then leaves its row alone). */
+	rc = links_lookup(db, lc, &sql);
+	if (rc)
+		goto out;
+	buf_reset(&sql);
+	buf_adds(&sql, "INSERT INTO urlword (site_id, url, hops, referrer, next_index_time,"
+		       " index_status) VALUES ");
+	for (size_t i = 0; i < lc->n; i++) {
+		struct db_link *l = &lc->v[i];
+
+		if (l->url_id)
+			continue;
+		l->added = true;
+		if (todo++)
+			buf_addc(&sql, ',');
+		if (buf_printf(&sql, "(%u,", l->site_id) ||
+		    add_quoted(db, &sql, l->url, strlen(l->url)) ||
+		    buf_printf(&sql, ",%d,%u,%u,0)",
+			       l->hops < 0 ? 0 : l->hops > 65535 ? 65535 : l->hops, l->referrer,
+			       now)) {
+			rc = error("link batch too large for one statement");
+			goto out;
+		}
+	}
+	if (!todo)
+		goto out;
+	buf_adds(&sql, " ON DUPLICATE KEY UPDATE url_id = url_id");
+	rc = sql_run(db, buf_str(&sql), NULL);
+	if (rc)
+		goto out;
+	lc->added = (long)mysql_affected_rows(db->my);
+	rc = links_lookup(db, lc, &sql);
+out:
+	buf_free(&sql);
+	return rc;
+}
+
+long db_add_links(struct db *db, struct db_link *links, size_t n)
+{
+	struct links_ctx lc = { links, n, 0 };
+	int rc;
+
+	if (!n)
+		return 0;
+	/* Autocommit: one statement is its own transaction, retried inside. */
+	rc = links_insert(db, &lc);
+	if (rc == DB_AGAIN)
+		rc = links_insert(db, &lc);
+	return rc ? -1 : lc.added;
+}
+
+int db_find_origin(struct db *db, unsigned site_id, const char *crc, unsigned url_id,
+		   unsigned *origin)
+{
+	MYSQL_BIND par[3], res[1];
+	unsigned long len;
+	unsigned id = 0;
+	int f;
+
+	*origin = 0;
+	bind_uint(&par[0], &site_id);
+	bind_str(&par[1], crc, &len);
+	bind_uint(&par[2], &url_id);
+	bind_uint(&res[0], &id);
+	if (st_exec(db, ST_FIND_ORIGIN, par, res))
+		return -1;
+	f = mysql_stmt_fetch(db->st[ST_FIND_ORIGIN]);
+	if (f == 0)
+		*origin = id;
+	mysql_stmt_free_result(db->st[ST_FIND_ORIGIN]);
+	return 0;
+}
+
+int db_robots_get(struct db *db, unsigned site_id, void **blob, size_t *len, long *expires,
+		  int *status)
+{
+	MYSQL_BIND par[1], res[3];
+	MYSQL_STMT *st;
+	unsigned exp = 0;
+	int stat = 0, f;
+	unsigned long blen = 0;
+	my_bool is_null = 0;
+
+	*blob = NULL;
+	*len = 0;
+	bind_uint(&par[0], &site_id);
+	bind_uint(&res[0], &exp);
+	bind_int(&res[1], &stat);
+	memset(&res[2], 0, sizeof(res[2]));
+	res[2].buffer_type = MYSQL_TYPE_BLOB;
+	res[2].length = &blen;
+	res[2].is_null = &is_null;
+	if (st_exec(db, ST_ROBOTS_GET, par, res))
+		return -1;
+	st = db->st[ST_ROBOTS_GET];
+	f = mysql_stmt_fetch(st);
+	if (f == MYSQL_NO_DATA || f == 1) {
+		mysql_stmt_free_result(st);
+		return f == 1 ? error("reading robots of site %u: %s", site_id,
+				      mysql_stmt_error(st)) : 0;
+	}
+	*expires = (long)exp;
+	*status = stat;
+	if (!is_null && blen > 0 && blen <= (16u << 20)) {
+		MYSQL_BIND b;
+
+		*blob = xmalloc(blen);
+		memset(&b, 0, sizeof(b));
+		b.buffer_type = MYSQL_TYPE_BLOB;
+		b.buffer = *blob;
+		b.buffer_length = blen;
+		if (mysql_stmt_fetch_column(st, &b, 2, 0)) {
+			free(*blob);
+			*blob = NULL;
+		} else {
+			*len = blen;
+		}
+	}
+	mysql_stmt_free_result(st);
+	return 1;
+}
+
+static void bind_blob(MYSQL_BIND *b, const void *p, unsigned long *len, size_t n)
+{
+	memset(b, 0, sizeof(*b));
+	*len = (unsigned long)n;
+	b->buffer_type = MYSQL_TYPE_BLOB;
+	b->buffer = (void *)p;
+	b->buffer_length = *len;
+	b->length = len;
+}
+
+int db_robots_put(struct db *db, unsigned site_id, int status, long expires, const void *blob,
+		  size_t len)
+{
+	MYSQL_BIND par[5];
+	unsigned now = (unsigned)time(NULL), exp = (unsigned)(expires < 0 ? 0 : expires);
+	unsigned long blen;
+
+	bind_uint(&par[0], &site_id);
+	bind_uint(&par[1], &now);
+	bind_uint(&par[2], &exp);
+	bind_int(&par[3], &status);
+	bind_blob(&par[4], blob ? blob : "", &blen, blob ? len : 0);
+	return st_exec(db, ST_ROBOTS_PUT, par, NULL) ? -1 : 0;
+}
+
+struct done_ctx {
+	int rank;
+	const struct db_done *d;
+	size_t n, lost;
+};
+
+static int done_one(struct db *db, int rank, const struct db_done *d, size_t *lost)
+{
+	MYSQL_BIND par[13];
+	unsigned long l[12];
+	unsigned lit = (unsigned)d->last_index_time, nit = (unsigned)d->next_index_time;
+	unsigned url_id = d->url_id, redir = d->redir;
+	int status = d->status, origin = d->origin, deleted = d->deleted, r = rank, rc;
+	int t = (int)(d->url_id % DB_DOC_TABLES);
+
+	bind_int(&par[0], &status);
+	bind_str(&par[1], d->crc ? d->crc : "", &l[0]);
+	bind_str(&par[2], d->last_modified ? d->last_modified : "", &l[1]);
+	bind_str(&par[3], d->etag ? d->etag : "", &l[2]);
+	bind_uint(&par[4], &lit);
+	bind_uint(&par[5], &nit);
+	bind_uint(&par[6], &redir);
+	bind_int(&par[7], &origin);
+	bind_int(&par[8], &deleted);
+	bind_uint(&par[9], &url_id);
+	bind_int(&par[10], &r);
+	rc = st_exec(db, ST_URL_DONE, par, NULL);
+	if (rc)
+		return rc;
+	if (mysql_stmt_affected_rows(db->st[ST_URL_DONE]) == 0) {
+		/* The lease expired and the URL went elsewhere: its new holder
+		 * stores it; ours is dropped (the delta records are harmless: the
+		 * merge keeps the newest record of a URL). */
+		(*lost)++;
+		return 0;
+	}
+	if (d->doc_op == DB_DOC_PUT && d->doc) {
+		const struct db_doc *doc = d->doc;
+		unsigned wc = doc->wordcount, tc = doc->totalcount, ds = doc->docsize;
+
+		bind_uint(&par[0], &url_id);
+		bind_uint(&par[1], &wc);
+		bind_uint(&par[2], &tc);
+		bind_str(&par[3], doc->content_type ? doc->content_type : "", &l[0]);
+		bind_str(&par[4], doc->charset ? doc->charset : "", &l[1]);
+		bind_str(&par[5], doc->title ? doc->title : "", &l[2]);
+		bind_str(&par[6], doc->txt ? doc->txt : "", &l[3]);
+		bind_uint(&par[7], &ds);
+		bind_str(&par[8], doc->keywords ? doc->keywords : "", &l[4]);
+		bind_str(&par[9], doc->description ? doc->description : "", &l[5]);
+		bind_blob(&par[10], doc->words ? doc->words : "", &l[6], doc->words ? doc->words_len : 0);
+		bind_blob(&par[11], doc->hrefs ? doc->hrefs : "", &l[7], doc->hrefs ? doc->hrefs_len : 0);
+		return st_exec(db, (enum st)(ST_DOC_PUT + t), par, NULL);
+	}
+	if (d->doc_op == DB_DOC_DELETE) {
+		bind_uint(&par[0], &url_id);
+		return st_exec(db, (enum st)(ST_DOC_DEL + t), par, NULL);
+	}
+	return 0;
+}
+
+static int done_body(struct db *db, void *arg)
+{
+	struct done_ctx *c = arg;
+	int rc = 0;
+
+	c->lost = 0;
+	for (size_t i = 0; i < c->n && !rc; i++)
+		rc = done_one(db, c->rank, &c->d[i], &c->lost);
+	return rc;
+}
+
+int db_store_done(struct db *db, int rank, const struct db_done *d, size_t n, size_t *lost)
+{
+	struct done_ctx c = { rank, d, n, 0 };
+
+	if (!n)
+		return 0;
+	if (in_transaction(db, "storing crawled URLs", done_body, &c))
+		return -1;
+	if (lost)
+		*lost = c.lost;
+	if (c.lost)
+		warning("%zu URL(s) were claimed by another rank after our lease expired", c.lost);
+	return 0;
+}
+
+long db_expire_all(struct db *db)
+{
+	int rc = sql_run(db, "UPDATE urlword SET next_index_time = 0 WHERE index_status <> 2"
+			     " AND deleted = 0", NULL);
+
+	return rc ? -1 : (long)mysql_affected_rows(db->my);
 }

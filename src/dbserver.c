@@ -123,28 +123,6 @@ static int check_socket_len(const char *sock)
 	return 0;
 }
 
-static int mkdir_p(const char *path)
-{
-	char *p = xstrdup(path);
-	int rc = 0;
-
-	for (char *s = p + 1; ; s++) {
-		if (*s == '/' || !*s) {
-			char c = *s;
-			*s = '\0';
-			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-				rc = error_errno("cannot create directory %s", p);
-				break;
-			}
-			*s = c;
-			if (!c)
-				break;
-		}
-	}
-	free(p);
-	return rc;
-}
-
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	UNUSED(st);

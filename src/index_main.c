@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "cluster.h"
 #include "conf.h"
+#include "crawl.h"
 #include "db.h"
 #include "dbserver.h"
 #include "log.h"
@@ -24,6 +25,11 @@ struct options {
 	enum verb verb;
 	const char *config;
 	bool quick;      /* -q: do not insert the Server URLs */
+	bool seed_only;  /* --seed: create/check the schema, seed, do not crawl */
+	bool expire;     /* -a: every URL is due now */
+	bool force;      /* -m: no conditional GET, re-parse unchanged pages */
+	long max_docs;   /* -n: stop after this many documents */
+	double max_seconds; /* -t: stop claiming after this many seconds */
 	int log_level;   /* -v/-d override, -1 = from config */
 };
 
@@ -37,7 +43,12 @@ static void usage(FILE *fp)
 		"\n"
 		"  -S              print statistics of the database (per HTTP status and index_status)\n"
 		"  -q              quick start: do not insert the Server URLs\n"
+		"  -a              mark every URL due now (re-crawl all)\n"
+		"  -m              no conditional GET; re-parse pages even when unchanged\n"
+		"  -n N            stop after N documents (per crawling rank)\n"
+		"  -t SECONDS      stop claiming URLs after SECONDS\n"
 		"  -v              verbose (debug log)\n"
+		"      --seed      create/check the schema and insert the Server URLs; no crawl\n"
 		"      --check-config  parse the config, report errors and exit\n"
 		"      --db-start  start the embedded database server (no DBAddr) and exit\n"
 		"      --db-stop   stop the embedded database server\n"
@@ -54,6 +65,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "check-config", no_argument, NULL, 'c' },
+		{ "seed", no_argument, NULL, 4 },
 		{ "db-start", no_argument, NULL, 1 },
 		{ "db-stop", no_argument, NULL, 2 },
 		{ "db-status", no_argument, NULL, 3 },
@@ -64,15 +76,34 @@ static int parse_options(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->log_level = -1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "SqvhV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "Sqamn:t:vhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'S': o->verb = VERB_STATS; break;
 		case 'q': o->quick = true; break;
+		case 'a': o->expire = true; break;
+		case 'm': o->force = true; break;
+		case 'n':
+			if (parse_long(optarg, 1, 2000000000L, &o->max_docs)) {
+				fprintf(stderr, "mpseek-index: -n wants a positive number, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 't': {
+			long secs;
+
+			if (parse_long(optarg, 1, 100000000L, &secs)) {
+				fprintf(stderr, "mpseek-index: -t wants seconds, not '%s'\n", optarg);
+				return 2;
+			}
+			o->max_seconds = (double)secs;
+			break;
+		}
 		case 'v': o->log_level = LOG_DEBUG; break;
 		case 'c': o->verb = VERB_CHECK_CONF; break;
 		case 1: o->verb = VERB_DB_START; break;
 		case 2: o->verb = VERB_DB_STOP; break;
 		case 3: o->verb = VERB_DB_STATUS; break;
+		case 4: o->seed_only = true; break;
 		case 'h': usage(stdout); return 1;
 		case 'V': printf("mpseek-index %s\n", PACKAGE_VERSION); return 1;
 		default:
@@ -148,6 +179,14 @@ static int run_index(const struct options *o, const struct conf *c)
 			else
 				info("inserted %d new URL(s) from %zu Server line(s)", n, c->n_servers);
 		}
+		if (!rc && o->expire) {
+			long k = db_expire_all(db);
+
+			if (k < 0)
+				rc = -1;
+			else
+				info("-a: %ld URL(s) are due now", k);
+		}
 	}
 	/* Workers check the schema only once rank 0 has created it. */
 	if (cluster_agree(rc) < 0) {
@@ -157,8 +196,20 @@ static int run_index(const struct options *o, const struct conf *c)
 	if (cluster_rank() != 0)
 		rc = db_schema_check(db, false);
 	rc = cluster_agree(rc);
-	if (!rc)
-		info("rank %d of %d connected and ready", cluster_rank(), cluster_size());
+	if (rc)
+		goto out;
+	info("rank %d of %d connected and ready", cluster_rank(), cluster_size());
+	/* Alone, rank 0 crawls; in a job, the workers do. */
+	if (!o->seed_only && (cluster_size() == 1 || cluster_rank() != 0)) {
+		struct crawl_opts co = {
+			.max_docs = o->max_docs, .force = o->force, .max_seconds = o->max_seconds,
+			.rank = cluster_rank(),
+		};
+		struct crawl_totals t;
+
+		rc = crawl_run(c, db, &co, &t);
+	}
+	rc = cluster_agree(rc);
 out:
 	db_close(db);
 	return rc;

@@ -17,7 +17,7 @@ Server http://127.0.0.1:18092/
 EOC
 
 run() {
-	mpi_no_leak_check timeout 300 "$MPIRUN" -np 3 --oversubscribe "$builddir/mpseek-index" "$conf" >"$MDB_DIR/run.log" 2>&1
+	mpi_no_leak_check timeout 300 "$MPIRUN" -np 3 --oversubscribe "$builddir/mpseek-index" --seed "$conf" >"$MDB_DIR/run.log" 2>&1
 }
 run; rc=$?
 tap_is "$rc" 0 "mpirun -np 3 mpseek-index exits 0"

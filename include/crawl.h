@@ -1,0 +1,71 @@
+/* crawl.h - the crawl loop of one rank: claim, fetch, parse, store, delta.
+ *
+ * Owns the order of the stages and the outcome of every URL: what status,
+ * next_index_time, redir, origin and deleted flag its urlword row gets, what
+ * urlwordsNN holds, which links are admitted and what goes to the rank's
+ * delta log.  The stages themselves live in fetch.c, robots.c, charset.c,
+ * html.c, tokenize.c, url.c, delta.c and db.c.  See doc/CRAWL.md.
+ */
+#ifndef MPSEEK_CRAWL_H
+#define MPSEEK_CRAWL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct conf;
+struct db;
+
+/* urlword.status: the HTTP status when a response arrived, otherwise one of
+ * these (ASPseek kept the row untouched on network errors; we record why,
+ * so -S and the admin see it).  Stable: stored in the database. */
+enum crawl_status {
+	CST_NEVER = 0,             /* not fetched yet */
+	CST_ROBOTS = 600,          /* disallowed by robots.txt or META robots noindex */
+	CST_FILTERED = 601,        /* outside every Server, Allow/Disallow chain, MaxHops */
+	CST_TRAP = 602,            /* looks like a spider trap (url_trap_check) */
+	CST_BAD_URL = 603,         /* malformed, too long or not http(s) */
+	CST_REDIRECT_LIMIT = 604,  /* RedirectLoopLimit passed or redirect to itself */
+	CST_TYPE = 605,            /* a content type that is not indexed (images, archives...);
+	                            * clones keep status 200 with origin = 0 */
+	CST_DNS = 610,             /* host name did not resolve */
+	CST_CONNECT = 611,         /* refused, unreachable, TLS */
+	CST_TIMEOUT = 612,         /* too slow or silent */
+	CST_PROTOCOL = 613,        /* bad reply, reset, bad encoding */
+	CST_DEFERRED = 614,        /* host paused (Retry-After / back-off): retried later */
+	CST_ROBOTS_UNAVAILABLE = 615, /* robots.txt 5xx/unreachable: site retried later */
+};
+
+/* Text for a status in -S ("OK", "Not Found", "Disallowed by robots.txt", ...). */
+const char *crawl_status_text(int status);
+
+struct crawl_opts {
+	long max_docs;        /* -n: stop after this many documents (0 = no limit) */
+	bool force;           /* -m: no conditional GET, re-parse unchanged bodies */
+	double max_seconds;   /* stop claiming after this long (0 = no limit) */
+	int rank;             /* this rank, for claims and the delta file */
+};
+
+struct crawl_totals {
+	uint64_t fetched;     /* responses that arrived (any status) */
+	uint64_t indexed;     /* documents parsed and stored */
+	uint64_t unchanged;   /* 304 or same MD5 */
+	uint64_t clones;
+	uint64_t redirects;
+	uint64_t errors;      /* network errors and 4xx/5xx */
+	uint64_t dropped;     /* robots, filter, trap, bad URL */
+	uint64_t links_new;   /* URLs inserted */
+	uint64_t bytes;       /* decoded body bytes */
+	uint64_t wire_bytes;
+};
+
+/* Crawl until nothing is due (or a limit in o is reached, or SIGTERM/SIGINT
+ * arrives: then the transfers in flight are aborted, their claims released
+ * and the delta log closed).  Returns 0, or -1 after logging when the rank
+ * cannot go on (database gone for good, delta log unwritable). */
+int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
+	      struct crawl_totals *t);
+
+/* Set by the signal handler crawl_run() installs; exposed for tests. */
+extern volatile int crawl_stop_requested;
+
+#endif

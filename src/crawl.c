@@ -1,0 +1,1457 @@
+/* crawl.c - the crawl loop of one rank (see crawl.h, doc/CRAWL.md).
+ *
+ * One thread.  The loop claims a batch of due URLs, checks each against the
+ * Server blocks, the Allow/Disallow chain, MaxHops and the site's robots.txt
+ * (fetched first when unknown), hands the admitted ones to the fetcher, and
+ * turns every result into an outcome: postings and links in the rank's delta
+ * log, new URLs in urlword, the document in urlwordsNN.  Outcomes are kept
+ * in a pending batch that is stored in one transaction once the delta log is
+ * synced, so a URL is never marked indexed before its postings are durable.
+ */
+#include "config.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <nettle/md5.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zlib.h>
+
+#include "buf.h"
+#include "caps.h"
+#include "charset.h"
+#include "conf.h"
+#include "crawl.h"
+#include "db.h"
+#include "delta.h"
+#include "fetch.h"
+#include "html.h"
+#include "log.h"
+#include "robots.h"
+#include "seen.h"
+#include "tokenize.h"
+#include "url.h"
+#include "util.h"
+
+volatile int crawl_stop_requested;
+
+/* Outcomes stored per transaction, and how long one may wait. */
+#define PENDING_MAX 64
+#define PENDING_MAX_AGE 2.0
+/* URLs claimed per batch when ClaimBatchSize is 0. */
+#define CLAIM_DEFAULT 64
+/* Retry a URL after a network error (or a paused host) this much later,
+ * at most its Period. */
+#define RETRY_NET_ERROR 3600
+/* Entries of the rank's seen-set (URL hash -> url_id), 16 bytes each. */
+#define SEEN_MAX_ENTRIES (4u << 20)
+
+enum job_kind {
+	JOB_PAGE,          /* a claimed URL */
+	JOB_ROBOTS_ROW,    /* a claimed robots.txt URL: fetched for the site's rules */
+	JOB_ROBOTS_FETCH,  /* robots.txt fetched for a site, no row of ours */
+};
+
+struct site;
+
+struct job {
+	enum job_kind kind;
+	struct db_url row;           /* the claimed row (JOB_ROBOTS_FETCH: url only) */
+	struct site *site;
+	char fetch_url[MAX_URL_LEN + 1]; /* robots: the URL after redirects */
+	int hops;                    /* robots redirects followed */
+	bool head;                   /* CheckOnly */
+	struct job *next;            /* waiting for the site's robots.txt */
+};
+
+struct site {
+	char *key;                   /* "scheme://host[:port]/" */
+	unsigned site_id;
+	struct robots *robots;       /* NULL = not known yet */
+	double robots_until;         /* wall time when it must be fetched again */
+	bool robots_db_checked;      /* the robots table was looked at */
+	bool robots_fetching;
+	struct job *waiting;
+	struct site *hnext;
+};
+
+struct pending {
+	struct db_done d;
+	struct db_doc doc;
+	unsigned site_id;
+	char crc[33], last_modified[65], etag[129];
+	char *content_type, *charset, *title, *txt, *keywords, *description;
+	void *words;
+	uint32_t *hrefs;
+};
+
+/* One word of the document being indexed and its positions. */
+struct word_ent {
+	char word[MAX_WORD_LEN + 1];
+	uint8_t len;
+	uint32_t n, cap;
+	uint16_t *pos;
+};
+
+struct word_tab {
+	struct word_ent *ents;
+	size_t n, cap;
+	uint32_t *slots;             /* index + 1, 0 = empty */
+	size_t nslots;
+	uint64_t total;
+	bool full;
+};
+
+struct crawl {
+	const struct conf *c;
+	struct db *db;
+	const struct crawl_opts *o;
+	struct crawl_totals *t;
+	struct fetcher *f;
+	struct tokenizer *tok;
+	struct delta_writer *dw;
+	struct seen *seen;
+	struct site **sites;         /* hash by key */
+	size_t nsites_slots, nsites;
+	struct pending pend[PENDING_MAX];
+	size_t npend;
+	double pend_since;
+	struct word_tab words;
+	long docs;                   /* pages processed, for -n */
+	size_t in_hand;              /* jobs claimed and not finished */
+	bool failed;                 /* the rank cannot go on */
+	const char *agent;
+};
+
+/* ---- status texts ----------------------------------------------------------- */
+
+const char *crawl_status_text(int st)
+{
+	static const struct { int code; const char *name; } names[] = {
+		{ 0, "Not indexed yet" }, { 200, "OK" }, { 206, "Partial OK" },
+		{ 300, "Multiple Choices" }, { 301, "Moved Permanently" },
+		{ 302, "Moved Temporarily" }, { 303, "See Other" }, { 304, "Not Modified" },
+		{ 305, "Use Proxy" }, { 307, "Temporary Redirect" }, { 308, "Permanent Redirect" },
+		{ 400, "Bad Request" }, { 401, "Unauthorized" }, { 402, "Payment Required" },
+		{ 403, "Forbidden" }, { 404, "Not found" }, { 405, "Method Not Allowed" },
+		{ 406, "Not Acceptable" }, { 407, "Proxy Authentication Required" },
+		{ 408, "Request Timeout" }, { 409, "Conflict" }, { 410, "Gone" },
+		{ 411, "Length Required" }, { 412, "Precondition Failed" },
+		{ 413, "Request Entity Too Large" }, { 414, "Request-URI Too Long" },
+		{ 415, "Unsupported Media Type" }, { 429, "Too Many Requests" },
+		{ 500, "Internal Server Error" }, { 501, "Not Implemented" },
+		{ 502, "Bad Gateway" }, { 503, "Service Unavailable" },
+		{ 504, "Gateway Timeout" }, { 505, "HTTP Version not supported" },
+		{ CST_ROBOTS, "Disallowed by robots" },
+		{ CST_FILTERED, "Outside the crawl (Server, filters, MaxHops)" },
+		{ CST_TRAP, "Spider trap" }, { CST_TYPE, "Content type not indexed" }, { CST_BAD_URL, "Bad URL" },
+		{ CST_REDIRECT_LIMIT, "Redirect limit" }, { CST_DNS, "DNS error" },
+		{ CST_CONNECT, "Connection failed" }, { CST_TIMEOUT, "Timeout" },
+		{ CST_PROTOCOL, "Protocol error" }, { CST_DEFERRED, "Host paused, retry later" },
+		{ CST_ROBOTS_UNAVAILABLE, "robots.txt unavailable, retry later" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (names[i].code == st)
+			return names[i].name;
+	if (st >= 500 && st < 600)
+		return "Server error";
+	if (st >= 400 && st < 500)
+		return "Client error";
+	return "";
+}
+
+/* ---- small helpers ------------------------------------------------------------ */
+
+static uint64_t hash64(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static void md5_hex(const void *data, size_t len, char out[33])
+{
+	struct md5_ctx ctx;
+	uint8_t d[MD5_DIGEST_SIZE];
+
+	md5_init(&ctx);
+	md5_update(&ctx, len, data);
+	md5_digest(&ctx, sizeof(d), d);
+	for (int i = 0; i < MD5_DIGEST_SIZE; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+/* Copy s into a column of at most max bytes: cut on a UTF-8 boundary; NULL
+ * and over-long header values (a cut ETag would be a wrong one) become "". */
+static char *col_dup(const char *s, size_t max, bool cut_ok)
+{
+	size_t n;
+
+	if (!s)
+		return xstrdup("");
+	n = strlen(s);
+	if (n > max) {
+		if (!cut_ok)
+			return xstrdup("");
+		n = utf8_cut(s, n, max);
+	}
+	return xstrndup(s, n);
+}
+
+static void copy_header(char *dst, size_t size, const char *v)
+{
+	if (!v || strlen(v) >= size)
+		dst[0] = '\0';
+	else
+		strlcpy_(dst, v, size);
+}
+
+/* The media type of a Content-Type value, lowercase, without parameters. */
+static void media_type(const char *ctype, char *out, size_t size)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	if (!ctype)
+		return;
+	while (*ctype == ' ' || *ctype == '\t')
+		ctype++;
+	while (ctype[n] && ctype[n] != ';' && ctype[n] != ' ' && n + 1 < size) {
+		char ch = ctype[n];
+
+		out[n] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+		if ((unsigned char)out[n] < 0x21 || (unsigned char)out[n] > 0x7e)
+			out[n] = '_';
+		n++;
+	}
+	out[n] = '\0';
+}
+
+static bool is_html_type(const char *mt)
+{
+	return !strcmp(mt, "text/html") || !strcmp(mt, "application/xhtml+xml");
+}
+
+static bool is_text_type(const char *mt)
+{
+	return !strcmp(mt, "text/plain") || !strcmp(mt, "text/css") ||
+	       !strcmp(mt, "text/tab-separated-values");
+}
+
+static long period_of(const struct conf *c, const char *url)
+{
+	const struct conf_server_params *p = conf_params_for(c, url);
+
+	return p->period > 0 ? p->period : 7 * 86400;
+}
+
+/* ---- sites ------------------------------------------------------------------ */
+
+static struct site *site_get(struct crawl *cr, const char *key, unsigned site_id)
+{
+	uint64_t h = hash64(key, strlen(key));
+	struct site *s;
+
+	if (!cr->sites) {
+		cr->nsites_slots = 1024;
+		cr->sites = xcalloc(cr->nsites_slots, sizeof(*cr->sites));
+	}
+	for (s = cr->sites[h & (cr->nsites_slots - 1)]; s; s = s->hnext)
+		if (!strcmp(s->key, key))
+			return s;
+	if (!site_id && db_site_id(cr->db, key, &site_id))
+		return NULL;
+	s = xcalloc(1, sizeof(*s));
+	s->key = xstrdup(key);
+	s->site_id = site_id;
+	s->hnext = cr->sites[h & (cr->nsites_slots - 1)];
+	cr->sites[h & (cr->nsites_slots - 1)] = s;
+	if (++cr->nsites > cr->nsites_slots) {
+		size_t n = cr->nsites_slots * 2;
+		struct site **t = xcalloc(n, sizeof(*t));
+
+		for (size_t i = 0; i < cr->nsites_slots; i++)
+			for (struct site *x = cr->sites[i], *nx; x; x = nx) {
+				uint64_t hx = hash64(x->key, strlen(x->key));
+
+				nx = x->hnext;
+				x->hnext = t[hx & (n - 1)];
+				t[hx & (n - 1)] = x;
+			}
+		free(cr->sites);
+		cr->sites = t;
+		cr->nsites_slots = n;
+	}
+	return s;
+}
+
+static void sites_free(struct crawl *cr)
+{
+	for (size_t i = 0; i < cr->nsites_slots; i++)
+		for (struct site *s = cr->sites[i], *n; s; s = n) {
+			n = s->hnext;
+			/* URLs still waiting for robots.txt (a stop): their claims
+			 * are released with the others. */
+			for (struct job *j = s->waiting, *jn; j; j = jn) {
+				jn = j->next;
+				free(j);
+			}
+			robots_free(s->robots);
+			free(s->key);
+			free(s);
+		}
+	free(cr->sites);
+}
+
+/* ---- the pending batch ---------------------------------------------------------- */
+
+static void pending_clear(struct pending *p)
+{
+	free(p->content_type);
+	free(p->charset);
+	free(p->title);
+	free(p->txt);
+	free(p->keywords);
+	free(p->description);
+	free(p->words);
+	free(p->hrefs);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Make the delta records durable, then store the outcomes. */
+static int flush(struct crawl *cr)
+{
+	struct db_done d[PENDING_MAX];
+	int rc = 0;
+
+	if (!cr->npend)
+		return 0;
+	if (delta_sync(cr->dw)) {
+		cr->failed = true;
+		rc = error("the delta log %s cannot be written: stopping", delta_writer_path(cr->dw));
+	} else {
+		for (size_t i = 0; i < cr->npend; i++) {
+			d[i] = cr->pend[i].d;
+			if (d[i].doc_op == DB_DOC_PUT)
+				d[i].doc = &cr->pend[i].doc;
+		}
+		if (db_store_done(cr->db, cr->o->rank, d, cr->npend, NULL)) {
+			cr->failed = true;
+			rc = error("storing %zu crawled URL(s) failed: stopping", cr->npend);
+		}
+	}
+	for (size_t i = 0; i < cr->npend; i++)
+		pending_clear(&cr->pend[i]);
+	cr->npend = 0;
+	return rc;
+}
+
+/* A slot for the outcome of job j, filled with "unchanged" defaults. */
+static struct pending *pending_new(struct crawl *cr, const struct job *j)
+{
+	struct pending *p;
+
+	if (cr->npend == PENDING_MAX)
+		flush(cr);
+	if (!cr->npend)
+		cr->pend_since = now_monotonic();
+	p = &cr->pend[cr->npend++];
+	memset(p, 0, sizeof(*p));
+	p->site_id = j->row.site_id;
+	strlcpy_(p->crc, j->row.crc, sizeof(p->crc));
+	strlcpy_(p->last_modified, j->row.last_modified, sizeof(p->last_modified));
+	strlcpy_(p->etag, j->row.etag, sizeof(p->etag));
+	p->d.url_id = j->row.url_id;
+	p->d.status = j->row.status;
+	p->d.crc = p->crc;
+	p->d.last_modified = p->last_modified;
+	p->d.etag = p->etag;
+	p->d.last_index_time = (long)time(NULL);
+	p->d.next_index_time = (long)time(NULL) + period_of(cr->c, j->row.url);
+	p->d.origin = j->row.origin;
+	p->d.doc_op = DB_DOC_KEEP;
+	return p;
+}
+
+static void job_done(struct crawl *cr, struct job *j)
+{
+	if (cr->in_hand)
+		cr->in_hand--;
+	free(j);
+}
+
+/* The URL leaves the index: status st, deleted, a DEL record. */
+static void finish_dropped(struct crawl *cr, struct job *j, int st, const char *why)
+{
+	struct pending *p;
+
+	info("%s: %d %s (%s)", j->row.url, st, crawl_status_text(st), why);
+	cr->t->dropped++;
+	if (j->row.status == 200 && delta_add_del(cr->dw, j->row.url_id))
+		cr->failed = true;
+	p = pending_new(cr, j);
+	p->d.status = st;
+	p->d.deleted = true;
+	p->d.doc_op = j->row.status == 200 ? DB_DOC_DELETE : DB_DOC_KEEP;
+	job_done(cr, j);
+}
+
+/* Status only; the document (if any) stays as it is. */
+static void finish_status(struct crawl *cr, struct job *j, int st, long next_in)
+{
+	struct pending *p = pending_new(cr, j);
+
+	p->d.status = st;
+	if (next_in > 0)
+		p->d.next_index_time = (long)time(NULL) + next_in;
+	job_done(cr, j);
+}
+
+/* ---- admission ------------------------------------------------------------------ */
+
+/* May url (normalised) be crawled at all, by the config?  hops is the
+ * URL's depth.  0 or a CST_* status with *why. */
+static int admit(const struct conf *c, const char *url, int hops, bool from_outside_ok,
+		 const char **why)
+{
+	const struct conf_server *sv = conf_server_for(c, url);
+	const struct conf_server_params *p = sv ? &sv->p : &c->defaults;
+
+	if (!sv && !url_is_robots(url) && !from_outside_ok && c->delete_no_server) {
+		*why = "no Server covers it";
+		return CST_FILTERED;
+	}
+	if (hops > p->max_hops) {
+		*why = "more than MaxHops";
+		return CST_FILTERED;
+	}
+	switch (conf_filter_url(c, url)) {
+	case VERDICT_DISALLOW:
+		*why = "disallowed by the Allow/Disallow chain";
+		return CST_FILTERED;
+	default:
+		break;
+	}
+	if (url_trap_check(url, why))
+		return CST_TRAP;
+	return 0;
+}
+
+/* Resolve ref against base and admit it as a link of a page at depth hops
+ * whose URL is `from`.  The normalised URL goes to out.  0 or -1. */
+static int admit_link(const struct conf *c, const char *from, const char *base, const char *ref,
+		      int hops, struct buf *out)
+{
+	const struct conf_server_params *fp = conf_params_for(c, from);
+	const char *why = NULL;
+	int rc = url_resolve(base, ref, out, &why);
+
+	if (rc) {
+		if (rc != URL_NOT_CRAWLABLE)
+			debug("%s: link %.200s dropped: %s", from, ref, why ? why : "bad URL");
+		return -1;
+	}
+	if (!fp->follow_outside && !url_same_site(from, buf_str(out)) &&
+	    !conf_server_for(c, buf_str(out))) {
+		debug("%s: link %s dropped: outside every Server", from, buf_str(out));
+		return -1;
+	}
+	if (admit(c, buf_str(out), hops, fp->follow_outside, &why)) {
+		debug("%s: link %s dropped: %s", from, buf_str(out), why);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- links --------------------------------------------------------------------- */
+
+struct linkset {
+	struct db_link *v;
+	char **urls;
+	size_t n, cap;
+};
+
+static void linkset_add(struct linkset *ls, const char *url, unsigned site_id, int hops,
+			unsigned referrer)
+{
+	for (size_t i = 0; i < ls->n; i++)
+		if (!strcmp(ls->urls[i], url))
+			return;
+	if (ls->n == ls->cap) {
+		ls->cap = ls->cap ? 2 * ls->cap : 64;
+		ls->v = xrealloc(ls->v, ls->cap * sizeof(*ls->v));
+		ls->urls = xrealloc(ls->urls, ls->cap * sizeof(*ls->urls));
+	}
+	ls->urls[ls->n] = xstrdup(url);
+	memset(&ls->v[ls->n], 0, sizeof(ls->v[0]));
+	ls->v[ls->n].url = ls->urls[ls->n];
+	ls->v[ls->n].site_id = site_id;
+	ls->v[ls->n].hops = hops;
+	ls->v[ls->n].referrer = referrer;
+	ls->n++;
+}
+
+static void linkset_free(struct linkset *ls)
+{
+	for (size_t i = 0; i < ls->n; i++)
+		free(ls->urls[i]);
+	free(ls->urls);
+	free(ls->v);
+	memset(ls, 0, sizeof(*ls));
+}
+
+/* Add a normalised, admitted URL to ls with its site. */
+static void link_collect(struct crawl *cr, struct linkset *ls, const char *url, int hops,
+			 unsigned referrer)
+{
+	struct buf site = BUF_INIT(MAX_URL_LEN + 1);
+	struct site *s;
+
+	if (url_site(url, &site, NULL) == 0 && (s = site_get(cr, buf_str(&site), 0)))
+		linkset_add(ls, url, s->site_id, hops, referrer);
+	buf_free(&site);
+}
+
+/* Give every link of ls its url_id: from the seen-set, else one batch
+ * through the database.  Returns 0 or -1. */
+static int links_resolve(struct crawl *cr, struct linkset *ls)
+{
+	size_t unknown = 0;
+	long added;
+
+	for (size_t i = 0; i < ls->n; i++) {
+		uint32_t id = seen_get(cr->seen, ls->urls[i], strlen(ls->urls[i]));
+
+		ls->v[i].url_id = id;
+		if (!id)
+			unknown++;
+	}
+	if (!unknown)
+		return 0;
+	added = db_add_links(cr->db, ls->v, ls->n);
+	if (added < 0)
+		return -1;
+	cr->t->links_new += (uint64_t)added;
+	for (size_t i = 0; i < ls->n; i++) {
+		if (ls->v[i].url_id)
+			seen_put(cr->seen, ls->urls[i], strlen(ls->urls[i]), ls->v[i].url_id);
+		if (ls->v[i].added)
+			debug("new URL %s (hops %d)", ls->urls[i], ls->v[i].hops);
+	}
+	return 0;
+}
+
+/* ---- words ------------------------------------------------------------------------ */
+
+static void words_reset(struct word_tab *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		w->ents[i].n = 0;
+	w->n = 0;
+	w->total = 0;
+	w->full = false;
+	if (w->slots)
+		memset(w->slots, 0, w->nslots * sizeof(*w->slots));
+}
+
+static void words_free(struct word_tab *w)
+{
+	for (size_t i = 0; i < w->cap; i++)
+		free(w->ents[i].pos);
+	free(w->ents);
+	free(w->slots);
+	memset(w, 0, sizeof(*w));
+}
+
+static void words_rehash(struct word_tab *w, size_t nslots)
+{
+	free(w->slots);
+	w->nslots = nslots;
+	w->slots = xcalloc(nslots, sizeof(*w->slots));
+	for (size_t i = 0; i < w->n; i++) {
+		size_t h = (size_t)hash64(w->ents[i].word, w->ents[i].len) & (nslots - 1);
+
+		while (w->slots[h])
+			h = (h + 1) & (nslots - 1);
+		w->slots[h] = (uint32_t)i + 1;
+	}
+}
+
+static int word_emit(const char *word, size_t len, uint16_t pos, bool stop, void *arg)
+{
+	struct word_tab *w = arg;
+	struct word_ent *e;
+	size_t h;
+
+	if (stop || len > MAX_WORD_LEN)
+		return 0;
+	if (!w->slots)
+		words_rehash(w, 1024);
+	h = (size_t)hash64(word, len) & (w->nslots - 1);
+	while (w->slots[h]) {
+		e = &w->ents[w->slots[h] - 1];
+		if (e->len == len && !memcmp(e->word, word, len))
+			goto found;
+		h = (h + 1) & (w->nslots - 1);
+	}
+	if (w->n >= DELTA_MAX_DOC_WORDS) {
+		w->full = true;
+		return 0;
+	}
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 256;
+
+		w->ents = xrealloc(w->ents, cap * sizeof(*w->ents));
+		memset(w->ents + w->cap, 0, (cap - w->cap) * sizeof(*w->ents));
+		w->cap = cap;
+	}
+	e = &w->ents[w->n];
+	memcpy(e->word, word, len);
+	e->word[len] = '\0';
+	e->len = (uint8_t)len;
+	e->n = 0;
+	w->slots[h] = (uint32_t)++w->n;
+	if (2 * w->n > w->nslots)
+		words_rehash(w, 2 * w->nslots);
+found:
+	if (e->n == e->cap) {
+		e->cap = e->cap ? 2 * e->cap : 4;
+		e->pos = xrealloc(e->pos, e->cap * sizeof(*e->pos));
+	}
+	if (e->n < DELTA_MAX_WORD_POSITIONS + 1u)
+		e->pos[e->n++] = pos;
+	w->total++;
+	return 0;
+}
+
+struct text_ctx {
+	struct crawl *cr;
+	struct tok_doc td;
+};
+
+static void text_cb(enum section sec, const char *utf8, size_t len, void *arg)
+{
+	struct text_ctx *x = arg;
+
+	tok_run(x->cr->tok, &x->td, (int)sec, utf8, len, word_emit, &x->cr->words);
+}
+
+static int cmp_u16(const void *a, const void *b)
+{
+	uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Write the DOC record of the words collected.  Positions are sorted and
+ * made unique (saturated positions repeat).  Returns 0 or -1. */
+static int words_to_delta(struct crawl *cr, const struct job *j)
+{
+	struct word_tab *w = &cr->words;
+
+	if (delta_doc_begin(cr->dw, j->row.url_id, j->row.site_id, (uint64_t)time(NULL)))
+		return -1;
+	for (size_t i = 0; i < w->n; i++) {
+		struct word_ent *e = &w->ents[i];
+		size_t k = 0;
+
+		qsort(e->pos, e->n, sizeof(*e->pos), cmp_u16);
+		for (size_t m = 0; m < e->n; m++)
+			if (!k || e->pos[k - 1] != e->pos[m])
+				e->pos[k++] = e->pos[m];
+		if (k > DELTA_MAX_WORD_POSITIONS)
+			k = DELTA_MAX_WORD_POSITIONS;
+		if (delta_doc_word(cr->dw, e->word, e->len, e->pos, k)) {
+			delta_doc_abort(cr->dw);
+			return -1;
+		}
+	}
+	return delta_doc_end(cr->dw);
+}
+
+/* 4-byte LE length + zlib data (ASPseek's urlwordsNN.words). */
+static void *compress_text(const char *s, size_t len, size_t *out_len)
+{
+	uLongf n = compressBound((uLong)len);
+	unsigned char *p = xmalloc(n + 4);
+
+	if (compress2(p + 4, &n, (const Bytef *)s, (uLong)len, 6) != Z_OK) {
+		free(p);
+		*out_len = 0;
+		return NULL;
+	}
+	p[0] = (unsigned char)len;
+	p[1] = (unsigned char)(len >> 8);
+	p[2] = (unsigned char)(len >> 16);
+	p[3] = (unsigned char)(len >> 24);
+	*out_len = n + 4;
+	return p;
+}
+
+/* ---- robots.txt ---------------------------------------------------------------- */
+
+static void submit(struct crawl *cr, struct job *j);
+static void job_admit(struct crawl *cr, struct job *j);
+
+static void site_set_robots(struct crawl *cr, struct site *s, struct robots *r, int status)
+{
+	struct buf blob = BUF_INIT(MAX_ROBOTS_BYTES * 4);
+	double age = robots_max_age(r);
+	double delay = robots_crawl_delay_raw(r);
+	struct job *w;
+
+	robots_free(s->robots);
+	s->robots = r;
+	s->robots_until = now_wall() + age;
+	s->robots_fetching = false;
+	if (delay > ROBOTS_MAX_CRAWL_DELAY)
+		warning("%s: Crawl-delay %.0f s capped at %.0f s", s->key, delay,
+			ROBOTS_MAX_CRAWL_DELAY);
+	if (robots_serialize(r, &blob) == 0 &&
+	    db_robots_put(cr->db, s->site_id, status, (long)s->robots_until, blob.ptr, blob.len))
+		warning("%s: could not store robots.txt in the database", s->key);
+	buf_free(&blob);
+	/* The URLs that waited for these rules go on. */
+	w = s->waiting;
+	s->waiting = NULL;
+	while (w) {
+		struct job *n = w->next;
+
+		w->next = NULL;
+		job_admit(cr, w);
+		w = n;
+	}
+}
+
+/* Start fetching robots.txt of site s (internal: no row of ours). */
+static void robots_fetch(struct crawl *cr, struct site *s)
+{
+	struct job *j = xcalloc(1, sizeof(*j));
+
+	j->kind = JOB_ROBOTS_FETCH;
+	j->site = s;
+	snprintf(j->fetch_url, sizeof(j->fetch_url), "%srobots.txt", s->key);
+	strlcpy_(j->row.url, j->fetch_url, sizeof(j->row.url));
+	s->robots_fetching = true;
+	submit(cr, j);
+}
+
+/* The rules of site s are known and fresh: 1; being fetched: 0 (j waits
+ * on the site); -1 on a database error. */
+static int robots_ready(struct crawl *cr, struct site *s, struct job *j)
+{
+	if (s->robots && s->robots_until > now_wall())
+		return 1;
+	if (!s->robots_db_checked) {
+		void *blob = NULL;
+		size_t len = 0;
+		long expires = 0;
+		int status = 0, rc;
+
+		s->robots_db_checked = true;
+		rc = db_robots_get(cr->db, s->site_id, &blob, &len, &expires, &status);
+		if (rc < 0)
+			return -1;
+		if (rc == 1 && expires > (long)time(NULL) && blob) {
+			struct robots *r = robots_deserialize(blob, len);
+
+			if (r) {
+				robots_free(s->robots);
+				s->robots = r;
+				s->robots_until = (double)expires;
+				free(blob);
+				return 1;
+			}
+		}
+		free(blob);
+	}
+	j->next = s->waiting;
+	s->waiting = j;
+	if (!s->robots_fetching)
+		robots_fetch(cr, s);
+	return 0;
+}
+
+/* A robots.txt response (or failure) for site s; j is the robots job. */
+static void robots_result(struct crawl *cr, struct job *j, const struct fetch_result *r)
+{
+	struct site *s = j->site;
+	struct robots *rules = NULL;
+	int st = r->err == FETCH_ERR_NONE || r->err == FETCH_ERR_TOO_BIG ? (int)r->status : 0;
+	enum robots_policy pol = robots_status_policy(st, 0);
+	char mt[64];
+
+	if (pol == ROBOTS_POLICY_REDIRECT && r->location && j->hops < ROBOTS_MAX_REDIRECTS) {
+		struct buf next = BUF_INIT(MAX_URL_LEN + 1);
+
+		if (url_resolve(j->fetch_url, r->location, &next, NULL) == 0) {
+			debug("%s: robots.txt redirects to %s", s->key, buf_str(&next));
+			strlcpy_(j->fetch_url, buf_str(&next), sizeof(j->fetch_url));
+			j->hops++;
+			buf_free(&next);
+			submit(cr, j);
+			return;
+		}
+		buf_free(&next);
+	}
+	media_type(r->content_type, mt, sizeof(mt));
+	if (pol == ROBOTS_POLICY_PARSE && (!strcmp(mt, "text/html") || !strcmp(mt, "application/xhtml+xml"))) {
+		/* ASPseek: an HTML "robots.txt" is a soft-404 home page. */
+		warning("%s: robots.txt is %s, not text: taken as absent", s->key, mt);
+		rules = robots_allow_all();
+	} else if (pol == ROBOTS_POLICY_PARSE) {
+		rules = robots_parse(r->body.ptr ? r->body.ptr : "", r->body.len, cr->agent);
+		if (robots_warnings(rules) & ROBOTS_W_TRUNCATED)
+			warning("%s: robots.txt longer than %d bytes: the rest is ignored", s->key,
+				MAX_ROBOTS_BYTES);
+	} else {
+		rules = robots_from_status(st, 0);
+		if (robots_is_temporary(rules) && r->err)
+			warning("%s: robots.txt unavailable (%s: %s): the site is retried later",
+				s->key, fetch_err_name(r->err), r->reason);
+		else if (robots_is_temporary(rules))
+			warning("%s: robots.txt unavailable (status %ld): the site is retried later",
+				s->key, r->status);
+	}
+	info("%s: %ld robots.txt %s, %zu rule(s)", j->fetch_url, r->status,
+	     robots_policy_name(pol), robots_rule_count(rules));
+	if (j->kind == JOB_ROBOTS_ROW) {
+		struct pending *p = pending_new(cr, j);
+
+		p->d.status = st ? st : r->err == FETCH_ERR_DNS ? CST_DNS
+				: r->err == FETCH_ERR_TIMEOUT ? CST_TIMEOUT : CST_CONNECT;
+		p->d.next_index_time = (long)time(NULL) + (long)robots_max_age(rules);
+		cr->t->fetched += st != 0;
+	}
+	site_set_robots(cr, s, rules, st);
+	if (j->kind == JOB_ROBOTS_ROW)
+		job_done(cr, j);
+	else
+		free(j);
+}
+
+/* ---- fetching -------------------------------------------------------------------- */
+
+static void submit(struct crawl *cr, struct job *j)
+{
+	const struct conf_server_params *p = conf_params_for(cr->c, j->row.url);
+	bool robots_job = j->kind != JOB_PAGE;
+	bool conditional = !robots_job && !cr->o->force && j->row.status == 200;
+	double delay = p->min_delay;
+	struct fetch_req req = {
+		.url = robots_job ? j->fetch_url : j->row.url,
+		.user = j,
+		.if_modified_since = conditional && j->row.last_modified[0] ? j->row.last_modified : NULL,
+		.if_none_match = conditional && j->row.etag[0] ? j->row.etag : NULL,
+		.head = j->head,
+		.proxy = p->proxy,
+		.read_timeout = (double)p->read_timeout,
+		.max_size = robots_job ? MAX_ROBOTS_BYTES + 1 : 0,
+	};
+
+	if (j->site && j->site->robots && robots_crawl_delay(j->site->robots) > delay)
+		delay = robots_crawl_delay(j->site->robots);
+	req.host_delay = delay;
+	fetcher_add(cr->f, &req);
+}
+
+/* Decide what to do with a claimed (or waiting) job: drop, wait, fetch. */
+static void job_admit(struct crawl *cr, struct job *j)
+{
+	const char *why = NULL;
+	struct buf site = BUF_INIT(MAX_URL_LEN + 1);
+	const struct conf_server_params *p = conf_params_for(cr->c, j->row.url);
+	struct buf target = BUF_INIT(MAX_URL_LEN + 1);
+	int st, rc;
+
+	if (!j->site) {
+		rc = url_site(j->row.url, &site, &why);
+		if (rc) {
+			buf_free(&site);
+			buf_free(&target);
+			finish_dropped(cr, j, CST_BAD_URL, why ? why : "not http(s)");
+			return;
+		}
+		j->site = site_get(cr, buf_str(&site), j->row.site_id);
+		buf_free(&site);
+		if (!j->site) {
+			cr->failed = true;
+			job_done(cr, j);
+			buf_free(&target);
+			return;
+		}
+	}
+	if (url_is_robots(j->row.url)) {
+		j->kind = JOB_ROBOTS_ROW;
+		strlcpy_(j->fetch_url, j->row.url, sizeof(j->fetch_url));
+		j->site->robots_fetching = true;
+		buf_free(&target);
+		submit(cr, j);
+		return;
+	}
+	st = admit(cr->c, j->row.url, j->row.hops, !cr->c->delete_no_server, &why);
+	if (st) {
+		buf_free(&target);
+		finish_dropped(cr, j, st, why);
+		return;
+	}
+	if (p->robots) {
+		rc = robots_ready(cr, j->site, j);
+		if (rc < 0) {
+			cr->failed = true;
+			job_done(cr, j);
+		}
+		if (rc <= 0) {
+			buf_free(&target);
+			return;
+		}
+		if (robots_is_temporary(j->site->robots)) {
+			buf_free(&target);
+			finish_status(cr, j, CST_ROBOTS_UNAVAILABLE, ROBOTS_RETRY_SECONDS);
+			return;
+		}
+		if (url_request_target(j->row.url, &target, NULL) == 0 &&
+		    !robots_allowed(j->site->robots, buf_str(&target))) {
+			buf_free(&target);
+			finish_dropped(cr, j, CST_ROBOTS, "disallowed by robots.txt");
+			return;
+		}
+	}
+	buf_free(&target);
+	j->head = conf_filter_url(cr->c, j->row.url) == VERDICT_CHECKONLY;
+	submit(cr, j);
+}
+
+/* ---- a page response ----------------------------------------------------------- */
+
+/* A redirect of job j to ref (Location, META refresh, JS): admit and insert
+ * the target; returns its url_id or 0. */
+static unsigned redirect_target(struct crawl *cr, struct job *j, const char *ref,
+				const char **why)
+{
+	const struct conf_server_params *p = conf_params_for(cr->c, j->row.url);
+	struct buf to = BUF_INIT(MAX_URL_LEN + 1);
+	struct linkset ls = { 0 };
+	int hops = j->row.hops + (p->increment_hops_on_redirect ? 1 : 0);
+	unsigned id = 0;
+
+	*why = "target refused";
+	if (admit_link(cr->c, j->row.url, j->row.url, ref, hops, &to) == 0) {
+		if (!strcmp(buf_str(&to), j->row.url)) {
+			*why = "redirect to itself";
+		} else {
+			link_collect(cr, &ls, buf_str(&to), hops, j->row.url_id);
+			if (ls.n && links_resolve(cr, &ls) == 0)
+				id = ls.v[0].url_id;
+		}
+	}
+	linkset_free(&ls);
+	buf_free(&to);
+	return id;
+}
+
+static void page_redirect(struct crawl *cr, struct job *j, const struct fetch_result *r)
+{
+	struct pending *p;
+	const char *why = "no Location";
+	unsigned id = 0;
+
+	if (r->location && r->location[0])
+		id = redirect_target(cr, j, r->location, &why);
+	cr->t->redirects++;
+	if (!id) {
+		info("%s: %ld redirect to %.200s not followed (%s)", j->row.url, r->status,
+		     r->location ? r->location : "", why);
+		p = pending_new(cr, j);
+		p->d.status = !strcmp(why, "redirect to itself") ? CST_REDIRECT_LIMIT : (int)r->status;
+		p->d.redir = 0;
+		job_done(cr, j);
+		return;
+	}
+	info("%s: %ld redirect to url %u (%.200s)", j->row.url, r->status, id, r->location);
+	if (delta_add_redir(cr->dw, j->row.url_id, id))
+		cr->failed = true;
+	p = pending_new(cr, j);
+	p->d.status = (int)r->status;
+	p->d.redir = id;
+	job_done(cr, j);
+}
+
+/* Another origin with the same MD5 in the same site among the outcomes not
+ * stored yet. */
+static unsigned pending_origin(struct crawl *cr, unsigned site_id, const char *crc,
+			       unsigned url_id)
+{
+	for (size_t i = 0; i < cr->npend; i++) {
+		const struct pending *p = &cr->pend[i];
+
+		if (p->site_id == site_id && p->d.url_id != url_id && p->d.status == 200 &&
+		    p->d.origin == 1 && !p->d.deleted && !strcmp(p->crc, crc))
+			return p->d.url_id;
+	}
+	return 0;
+}
+
+static void page_content(struct crawl *cr, struct job *j, struct fetch_result *r)
+{
+	const struct conf_server_params *sp = conf_params_for(cr->c, j->row.url);
+	struct buf utf8 = BUF_INIT((size_t)MAX_DOC_BYTES * 2);
+	struct html_doc doc;
+	struct charset_info ci;
+	struct linkset ls = { 0 };
+	struct pending *p;
+	char mt[64], crc[33];
+	const char *body = r->body.ptr ? r->body.ptr : "";
+	size_t blen = r->body.len;
+	bool html, text, noindex = false, nofollow = false;
+	unsigned origin = 0, redir = 0;
+	const char *base;
+	struct buf basebuf = BUF_INIT(MAX_URL_LEN + 1), lk = BUF_INIT(MAX_URL_LEN + 1);
+	time_t lm;
+
+	media_type(r->content_type, mt, sizeof(mt));
+	if (!mt[0]) {
+		/* No Content-Type: sniff like a browser would for the two we parse. */
+		size_t k = 0;
+
+		while (k < blen && k < 512 && (body[k] == ' ' || body[k] == '\n' ||
+					       body[k] == '\r' || body[k] == '\t'))
+			k++;
+		strlcpy_(mt, k < blen && body[k] == '<' ? "text/html" : "text/plain", sizeof(mt));
+	}
+	html = is_html_type(mt);
+	text = is_text_type(mt);
+	md5_hex(body, blen, crc);
+	cr->t->bytes += blen;
+	if (!html && !text) {
+		/* Not a page: known as a URL, not as a document. */
+		info("%s: %ld %s not indexed, %zu bytes", j->row.url, r->status, mt, blen);
+		p = pending_new(cr, j);
+		p->d.status = CST_TYPE;
+		p->d.doc_op = j->row.status == 200 ? DB_DOC_DELETE : DB_DOC_KEEP;
+		if (j->row.status == 200 && delta_add_del(cr->dw, j->row.url_id))
+			cr->failed = true;
+		job_done(cr, j);
+		goto out_nodoc;
+	}
+
+	if (!cr->o->force && j->row.status == 200 && !strcmp(crc, j->row.crc)) {
+		info("%s: %ld unchanged (same MD5), %zu bytes", j->row.url, r->status, blen);
+		cr->t->unchanged++;
+		p = pending_new(cr, j);
+		p->d.status = 200;
+		job_done(cr, j);
+		goto out_nodoc;
+	}
+	if (r->truncated)
+		warning("%s: body truncated at %zu bytes (MaxDocSize): the prefix is indexed",
+			j->row.url, blen);
+
+	/* Exact duplicates: the first origin keeps the words. */
+	if (cr->c->clones) {
+		origin = pending_origin(cr, j->row.site_id, crc, j->row.url_id);
+		if (!origin && db_find_origin(cr->db, j->row.site_id, crc, j->row.url_id, &origin))
+			cr->failed = true;
+	}
+
+	memset(&doc, 0, sizeof(doc));
+	if (html || text) {
+		charset_to_utf8(body, blen, r->content_type, sp->charset,
+				html ? 0 : CHARSET_NO_META, &utf8, &ci);
+		if (ci.note[0])
+			debug("%s: charset %s (%s): %s", j->row.url, ci.name,
+			      charset_source_name(ci.source), ci.note);
+		if (html)
+			html_parse(buf_str(&utf8), utf8.len, &doc);
+		else
+			html_parse_text(buf_str(&utf8), utf8.len, &doc);
+		noindex = doc.robots & HTML_ROBOTS_NOINDEX;
+		nofollow = doc.robots & HTML_ROBOTS_NOFOLLOW;
+	} else {
+		memset(&ci, 0, sizeof(ci));
+	}
+
+	/* Links (also from clones and noindex pages: they are still pages of
+	 * the site), unless nofollow or Follow no. */
+	base = j->row.url;
+	if (doc.base && url_resolve(j->row.url, doc.base, &basebuf, NULL) == 0)
+		base = buf_str(&basebuf);
+	if (!nofollow && sp->follow && !origin) {
+		for (size_t i = 0; i < doc.nlinks; i++) {
+			if (doc.links[i].nofollow)
+				continue;
+			if (admit_link(cr->c, j->row.url, base, doc.links[i].url, j->row.hops + 1,
+				       &lk) == 0 && strcmp(buf_str(&lk), j->row.url))
+				link_collect(cr, &ls, buf_str(&lk), j->row.hops + 1, j->row.url_id);
+		}
+	}
+	if (links_resolve(cr, &ls))
+		cr->failed = true;
+	/* META refresh and script redirects go where a browser would go. */
+	{
+		const char *ref = doc.refresh_url ? doc.refresh_url : doc.js_redirect;
+		const char *why;
+
+		if (ref && !nofollow)
+			redir = redirect_target(cr, j, ref, &why);
+		if (redir) {
+			info("%s: %s redirect to url %u (%.200s)", j->row.url,
+			     doc.refresh_url ? "META refresh" : "script", redir, ref);
+			cr->t->redirects++;
+			if (delta_add_redir(cr->dw, j->row.url_id, redir))
+				cr->failed = true;
+		}
+	}
+
+	p = pending_new(cr, j);
+	strlcpy_(p->crc, crc, sizeof(p->crc));
+	copy_header(p->last_modified, sizeof(p->last_modified), r->last_modified);
+	copy_header(p->etag, sizeof(p->etag), r->etag);
+	p->d.status = 200;
+	p->d.redir = redir;
+	p->d.origin = origin ? 0 : 1;
+	p->content_type = col_dup(mt, 48, true);
+	p->charset = col_dup(html || text ? ci.name : "", 32, true);
+	p->title = col_dup(doc.title, MAX_TITLE_LEN, true);
+	p->txt = col_dup(doc.txt, MAX_TXT_LEN, true);
+	p->keywords = col_dup(doc.keywords, MAX_KEYWORDS_LEN, true);
+	p->description = col_dup(doc.description, MAX_DESCRIPTION_LEN, true);
+	p->doc.content_type = p->content_type;
+	p->doc.charset = p->charset;
+	p->doc.title = p->title;
+	p->doc.txt = p->txt;
+	p->doc.keywords = p->keywords;
+	p->doc.description = p->description;
+	p->doc.docsize = (unsigned)(r->content_length > 0 && !r->truncated ?
+				    (uint64_t)r->content_length : blen);
+	if (html || text)
+		p->words = compress_text(buf_str(&utf8), utf8.len, &p->doc.words_len);
+	p->doc.words = p->words;
+	p->d.doc_op = DB_DOC_PUT;
+	p->d.doc = NULL;
+
+	if (origin || noindex) {
+		/* A clone or a noindex page keeps no words. */
+		if (delta_add_del(cr->dw, j->row.url_id))
+			cr->failed = true;
+		if (origin) {
+			info("%s: 200 clone of url %u, %zu bytes", j->row.url, origin, blen);
+			cr->t->clones++;
+		} else {
+			info("%s: 200 META robots noindex: not indexed, %zu links", j->row.url, ls.n);
+			p->d.status = CST_ROBOTS;
+			p->d.deleted = true;
+			p->d.doc_op = DB_DOC_DELETE;
+			cr->t->dropped++;
+		}
+	} else {
+		struct text_ctx x = { .cr = cr };
+		size_t nh = 0;
+
+		words_reset(&cr->words);
+		tok_doc_reset(&x.td);
+		html_foreach_text(&doc, text_cb, &x);
+		if (words_to_delta(cr, j))
+			cr->failed = true;
+		p->doc.wordcount = (unsigned)cr->words.n;
+		p->doc.totalcount = (unsigned)(cr->words.total > 0xffffff ? 0xffffff : cr->words.total);
+		p->hrefs = xmalloc((ls.n ? ls.n : 1) * sizeof(uint32_t));
+		for (size_t i = 0; i < ls.n; i++)
+			if (ls.v[i].url_id)
+				p->hrefs[nh++] = ls.v[i].url_id;
+		qsort(p->hrefs, nh, sizeof(uint32_t), cmp_u32);
+		if (nh && delta_add_hrefs(cr->dw, j->row.url_id, p->hrefs, nh))
+			cr->failed = true;
+		for (size_t i = 0; i < nh; i++) { /* little-endian on disk */
+			uint32_t v = p->hrefs[i];
+			unsigned char *b = (unsigned char *)&p->hrefs[i];
+
+			b[0] = (unsigned char)v;
+			b[1] = (unsigned char)(v >> 8);
+			b[2] = (unsigned char)(v >> 16);
+			b[3] = (unsigned char)(v >> 24);
+		}
+		p->doc.hrefs = p->hrefs;
+		p->doc.hrefs_len = nh * sizeof(uint32_t);
+		lm = r->last_modified ? curl_getdate(r->last_modified, NULL) : -1;
+		if (lm > 0 && delta_add_lastmod(cr->dw, j->row.url_id, (uint64_t)lm))
+			cr->failed = true;
+		cr->t->indexed++;
+		info("%s: %ld indexed, %zu bytes, %s, %zu words, %zu links%s", j->row.url,
+		     r->status, blen, mt, cr->words.n, nh, r->truncated ? ", truncated" : "");
+	}
+	job_done(cr, j);
+	html_doc_free(&doc);
+out_nodoc:
+	linkset_free(&ls);
+	buf_free(&utf8);
+	buf_free(&basebuf);
+	buf_free(&lk);
+}
+
+static int net_status(enum fetch_err e)
+{
+	switch (e) {
+	case FETCH_ERR_DNS: return CST_DNS;
+	case FETCH_ERR_CONNECT: return CST_CONNECT;
+	case FETCH_ERR_TIMEOUT: return CST_TIMEOUT;
+	case FETCH_ERR_DEFERRED: return CST_DEFERRED;
+	case FETCH_ERR_URL: return CST_BAD_URL;
+	default: return CST_PROTOCOL;
+	}
+}
+
+static void page_result(struct crawl *cr, struct job *j, struct fetch_result *r)
+{
+	const struct conf_server_params *sp = conf_params_for(cr->c, j->row.url);
+	long period = period_of(cr->c, j->row.url);
+	long retry = period < RETRY_NET_ERROR ? period : RETRY_NET_ERROR;
+	long st = r->status;
+
+	cr->docs++;
+	cr->t->wire_bytes += r->wire_bytes;
+	if (r->err == FETCH_ERR_URL) {
+		finish_dropped(cr, j, CST_BAD_URL, r->reason);
+		return;
+	}
+	if (r->err != FETCH_ERR_NONE && r->err != FETCH_ERR_TOO_BIG) {
+		long next = r->err == FETCH_ERR_DEFERRED ? (long)r->retry_in + 1 : retry;
+
+		warning("%s: %s (%s): retried in %ld s", j->row.url, fetch_err_name(r->err),
+			r->reason, next);
+		cr->t->errors++;
+		finish_status(cr, j, net_status(r->err), next);
+		return;
+	}
+	cr->t->fetched++;
+	if (st == 304) {
+		info("%s: 304 not modified", j->row.url);
+		cr->t->unchanged++;
+		finish_status(cr, j, j->row.status == 200 ? 200 : 304, 0);
+		return;
+	}
+	if (st == 301 || st == 302 || st == 303 || st == 307 || st == 308) {
+		page_redirect(cr, j, r);
+		return;
+	}
+	if (st >= 200 && st < 300) {
+		if (j->head) {
+			info("%s: %ld (CheckOnly: HEAD)", j->row.url, st);
+			finish_status(cr, j, (int)st, 0);
+			return;
+		}
+		page_content(cr, j, r);
+		return;
+	}
+	cr->t->errors++;
+	if ((st == 404 || st == 410) && sp->delete_bad) {
+		finish_dropped(cr, j, (int)st, "DeleteBad");
+		return;
+	}
+	if (st == 429 || st == 503) {
+		long next = r->retry_after > 0 ? r->retry_after : retry;
+
+		warning("%s: %ld %s: retried in %ld s", j->row.url, st, crawl_status_text((int)st),
+			next);
+		finish_status(cr, j, (int)st, next);
+		return;
+	}
+	info("%s: %ld %s", j->row.url, st, crawl_status_text((int)st));
+	finish_status(cr, j, (int)st, 0);
+}
+
+static void on_done(struct fetch_result *r, void *arg)
+{
+	struct crawl *cr = arg;
+	struct job *j = r->user;
+
+	if (r->err == FETCH_ERR_ABORTED) {
+		/* Stopping: the claim is released at the end. */
+		if (j->kind == JOB_ROBOTS_FETCH)
+			free(j);
+		else
+			job_done(cr, j);
+		return;
+	}
+	if (j->kind != JOB_PAGE)
+		robots_result(cr, j, r);
+	else
+		page_result(cr, j, r);
+}
+
+/* ---- the loop -------------------------------------------------------------------- */
+
+static void on_signal(int sig)
+{
+	UNUSED(sig);
+	crawl_stop_requested = 1;
+}
+
+static int claim_more(struct crawl *cr)
+{
+	long batch = cr->c->claim_batch > 0 ? cr->c->claim_batch : CLAIM_DEFAULT;
+	struct db_url *rows;
+	int n;
+
+	if (cr->o->max_docs > 0 && cr->docs + (long)cr->in_hand + batch > cr->o->max_docs)
+		batch = cr->o->max_docs - cr->docs - (long)cr->in_hand;
+	if (batch <= 0)
+		return 0;
+	rows = xmalloc((size_t)batch * sizeof(*rows));
+	n = db_claim_urls(cr->db, cr->o->rank, (int)batch, cr->c->lease_time > 0 ?
+			  cr->c->lease_time : 900, rows);
+	if (n < 0) {
+		cr->failed = true;
+	} else {
+		for (int i = 0; i < n; i++) {
+			struct job *j = xcalloc(1, sizeof(*j));
+
+			j->kind = JOB_PAGE;
+			j->row = rows[i];
+			seen_put(cr->seen, j->row.url, strlen(j->row.url), j->row.url_id);
+			cr->in_hand++;
+			job_admit(cr, j);
+		}
+	}
+	free(rows);
+	return n;
+}
+
+int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
+	      struct crawl_totals *t)
+{
+	struct fetch_opts fo = {
+		.max_transfers = 64,
+		.min_delay = c->defaults.min_delay,
+		.read_timeout = (double)c->defaults.read_timeout,
+		.max_doc_size = (size_t)c->max_doc_size,
+		.dns_cache_timeout = c->address_expiry,
+		.user_agent = c->user_agent,
+		.headers = (const char *const *)c->http_headers,
+		.n_headers = c->n_http_headers,
+	};
+	struct crawl cr = { .c = c, .db = db, .o = o, .t = t };
+	struct sigaction sa, old_term, old_int;
+	struct buf err = BUF_INIT(1024);
+	struct delta_seg *segs = NULL;
+	size_t nsegs = 0;
+	double started = now_monotonic();
+	int rc = 0;
+	bool exhausted = false;
+	double next_claim = 0;
+
+	memset(t, 0, sizeof(*t));
+	cr.agent = c->user_agent ? c->user_agent : "mpseek";
+	cr.tok = tok_new(c->min_word_length, c->max_word_length);
+	for (size_t i = 0; i < c->n_stopword_files; i++)
+		if (tok_load_stopwords(cr.tok, c->stopword_files[i]))
+			warning("stopword file %s not fully loaded", c->stopword_files[i]);
+	cr.seen = seen_new(SEEN_MAX_ENTRIES);
+
+	/* What a crashed earlier run of this rank left: torn delta tails and
+	 * claims. */
+	if (delta_list(c->data_dir, &segs, &nsegs, &err) == 0) {
+		for (size_t i = 0; i < nsegs; i++)
+			if (segs[i].rank == o->rank && delta_repair(segs[i].path, &err) == 1)
+				warning("%s", buf_str(&err));
+		delta_list_free(segs, nsegs);
+	}
+	if (db_release_claims(db, o->rank) < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (mkdir_p(c->data_dir)) {
+		rc = -1;
+		goto out;
+	}
+	cr.dw = delta_open(c->data_dir, o->rank, &err);
+	if (!cr.dw) {
+		rc = error("cannot open a delta log: %s", buf_str(&err));
+		goto out;
+	}
+	cr.f = fetcher_new(&fo);
+	if (!cr.f) {
+		rc = -1;
+		goto out;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGINT, &sa, &old_int);
+
+	info("rank %d crawling into %s", o->rank, delta_writer_path(cr.dw));
+	while (!crawl_stop_requested && !cr.failed) {
+		if (o->max_seconds > 0 && now_monotonic() - started > o->max_seconds) {
+			info("time limit of %.0f s reached", o->max_seconds);
+			break;
+		}
+		if (o->max_docs > 0 && cr.docs >= o->max_docs && !cr.in_hand) {
+			info("document limit of %ld reached", o->max_docs);
+			break;
+		}
+		/* Refill below half the transfers; after an empty claim, not
+		 * again for half a second (each claim is a transaction). */
+		if (cr.in_hand <= fo.max_transfers / 2 && now_monotonic() >= next_claim) {
+			exhausted = claim_more(&cr) == 0;
+			if (exhausted)
+				next_claim = now_monotonic() + 0.5;
+		}
+		if (!fetcher_pending(cr.f)) {
+			/* Nothing in flight: store what is pending (its links are
+			 * already in urlword), then stop if no claim brings more. */
+			flush(&cr);
+			if (claim_more(&cr) == 0 && !fetcher_pending(cr.f))
+				break;
+			continue;
+		}
+		if (fetcher_run(cr.f, 0.5, on_done, &cr) < 0) {
+			rc = error("the fetcher failed");
+			break;
+		}
+		if (cr.npend && (cr.npend >= PENDING_MAX ||
+				 now_monotonic() - cr.pend_since > PENDING_MAX_AGE))
+			flush(&cr);
+	}
+	if (crawl_stop_requested)
+		info("signal received: stopping, releasing the URLs in hand");
+	fetcher_cancel_all(cr.f, on_done, &cr);
+	flush(&cr);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGINT, &old_int, NULL);
+	if (db_release_claims(db, o->rank) < 0)
+		rc = -1;
+	if (cr.failed)
+		rc = -1;
+	info("rank %d done: %llu fetched, %llu indexed, %llu unchanged, %llu clones, "
+	     "%llu redirects, %llu errors, %llu dropped, %llu new URLs, %.1f MB in %.1f s",
+	     o->rank, (unsigned long long)t->fetched, (unsigned long long)t->indexed,
+	     (unsigned long long)t->unchanged, (unsigned long long)t->clones,
+	     (unsigned long long)t->redirects, (unsigned long long)t->errors,
+	     (unsigned long long)t->dropped, (unsigned long long)t->links_new,
+	     (double)t->bytes / 1e6, now_monotonic() - started);
+out:
+	fetcher_free(cr.f);
+	if (cr.dw && delta_close(cr.dw))
+		rc = -1;
+	sites_free(&cr);
+	words_free(&cr.words);
+	seen_free(cr.seen);
+	tok_free(cr.tok);
+	buf_free(&err);
+	return rc;
+}
