@@ -114,6 +114,7 @@ struct crawl {
 	struct tokenizer *tok;
 	struct delta_writer *dw;
 	struct seen *seen;
+	struct seen *redir_depth;    /* url_id -> redirects that led to it */
 	struct site **sites;         /* hash by key */
 	size_t nsites_slots, nsites;
 	struct pending pend[PENDING_MAX];
@@ -964,24 +965,56 @@ static unsigned redirect_target(struct crawl *cr, struct job *j, const char *ref
 	return id;
 }
 
+/* How many redirects led to url_id in this run (0 = none known). */
+static uint32_t redirect_depth(const struct crawl *cr, unsigned url_id)
+{
+	return seen_get(cr->redir_depth, (const char *)&url_id, sizeof(url_id));
+}
+
+/* Count one more hop for the target of a redirect from j; false when the
+ * chain is longer than RedirectLoopLimit. */
+static bool redirect_allowed(struct crawl *cr, const struct job *j, const char **why)
+{
+	const struct conf_server_params *p = conf_params_for(cr->c, j->row.url);
+	uint32_t d = redirect_depth(cr, j->row.url_id) + 1;
+
+	if ((long)d > p->redirect_loop_limit) {
+		*why = "RedirectLoopLimit reached";
+		return false;
+	}
+	return true;
+}
+
+static void note_redirect(struct crawl *cr, const struct job *j, unsigned target)
+{
+	uint32_t d = redirect_depth(cr, j->row.url_id) + 1;
+
+	seen_put(cr->redir_depth, (const char *)&target, sizeof(target), d);
+}
+
 static void page_redirect(struct crawl *cr, struct job *j, const struct fetch_result *r)
 {
 	struct pending *p;
 	const char *why = "no Location";
 	unsigned id = 0;
+	bool limit = false;
 
-	if (r->location && r->location[0])
+	if (!redirect_allowed(cr, j, &why))
+		limit = true;
+	else if (r->location && r->location[0])
 		id = redirect_target(cr, j, r->location, &why);
 	cr->t->redirects++;
 	if (!id) {
 		info("%s: %ld redirect to %.200s not followed (%s)", j->row.url, r->status,
 		     r->location ? r->location : "", why);
 		p = pending_new(cr, j);
-		p->d.status = !strcmp(why, "redirect to itself") ? CST_REDIRECT_LIMIT : (int)r->status;
+		p->d.status = limit || !strcmp(why, "redirect to itself") ? CST_REDIRECT_LIMIT
+									 : (int)r->status;
 		p->d.redir = 0;
 		job_done(cr, j);
 		return;
 	}
+	note_redirect(cr, j, id);
 	info("%s: %ld redirect to url %u (%.200s)", j->row.url, r->status, id, r->location);
 	if (delta_add_redir(cr->dw, j->row.url_id, id))
 		cr->failed = true;
@@ -1106,9 +1139,10 @@ static void page_content(struct crawl *cr, struct job *j, struct fetch_result *r
 		const char *ref = doc.refresh_url ? doc.refresh_url : doc.js_redirect;
 		const char *why;
 
-		if (ref && !nofollow)
+		if (ref && !nofollow && redirect_allowed(cr, j, &why))
 			redir = redirect_target(cr, j, ref, &why);
 		if (redir) {
+			note_redirect(cr, j, redir);
 			info("%s: %s redirect to url %u (%.200s)", j->row.url,
 			     doc.refresh_url ? "META refresh" : "script", redir, ref);
 			cr->t->redirects++;
@@ -1361,6 +1395,7 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 		if (tok_load_stopwords(cr.tok, c->stopword_files[i]))
 			warning("stopword file %s not fully loaded", c->stopword_files[i]);
 	cr.seen = seen_new(SEEN_MAX_ENTRIES);
+	cr.redir_depth = seen_new(SEEN_MAX_ENTRIES / 16);
 
 	/* What a crashed earlier run of this rank left: torn delta tails and
 	 * claims. */
@@ -1451,6 +1486,7 @@ out:
 	sites_free(&cr);
 	words_free(&cr.words);
 	seen_free(cr.seen);
+	seen_free(cr.redir_depth);
 	tok_free(cr.tok);
 	buf_free(&err);
 	return rc;

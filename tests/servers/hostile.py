@@ -32,7 +32,8 @@ ENDPOINTS (all GET and HEAD; HEAD sends the same headers without a body)
 
 Plain pages
   /                         index linking every endpoint (crawling it meets
-                            every trap)
+                            every trap); on the crawl-case hosts below, a
+                            page linking that case's paths only
   /site/  /site/pN.html     a small well-behaved site: N = 1..5, each page
                             titled "Site page N" with the unique word
                             site{N}word and the shared word hostile, linked
@@ -172,6 +173,21 @@ Conditional GET
 
 META robots
   /meta-robots/noindex  /meta-robots/nofollow  /meta-robots/none
+
+Probes (what robots.txt variants allow or not): 200 "Probe PATH" pages
+  /private/...  /after-500k/...  /typo/...  /not-for-mpseek/...  /junkNNNNNN/...
+
+Crawl cases (tests/integration/crawl-hostile.sh): each case is a host of
+its own, so a crawler config gives it a Server (a site) of its own.
+http://CASE.localhost:PORT/ links only the paths of CASES[CASE] (see the
+table in the code: redirects, statuses, statuses-keep, big, bombs,
+slow-body, slow-headers, trickle, silent, traps-cal, traps-calendar,
+traps-loop, traps-soft404, dups, cond); http://robots-VARIANT.localhost:PORT/
+links the probe paths above (and its /robots.txt is VARIANT);
+http://busy429.localhost:PORT/ answers 429 with Retry-After: 3600 and
+http://busy503.localhost:PORT/ 503 with an HTTP-date Retry-After an hour
+ahead (their other paths behave as usual).  Other loopback addresses
+(127.0.0.2 ... 127.0.0.9) also accept binds on Linux: --bind 127.0.0.2.
 """
 
 import argparse
@@ -336,10 +352,66 @@ INDEX = """/site/ /target /text /binary /no-content-type /echo /sleep/1 /links
     "visual bogus bom-conflict invalid-utf8 quoted-meta").split()]
 
 
+def host_label(h):
+    """The virtual host's label: for NAME.localhost the whole NAME (it may
+    hold dots: robots-delay-0.2.localhost), else the first label."""
+    name = h.host.rsplit(":", 1)[0] if not h.host.endswith("]") else h.host
+    return name[:-len(".localhost")] if name.endswith(".localhost") else name.split(".")[0]
+
+
+# Start pages of the crawl cases: http://NAME.localhost:PORT/ links to the
+# paths of CASES[NAME] only, so that a crawler test can give each case its
+# own Server (a site of its own) and meet only that case.
+CASES = {
+    "redirects": """/redirect/chain/3 /redirect/chain/30 /redirect/loop /redirect/self
+        /redirect/relative /redirect/empty /redirect/file /redirect/ftp /redirect/disallowed
+        /redirect/code/301 /meta-refresh /js-redirect""".split(),
+    "statuses": "/status/404 /status/410 /status/500 /target".split(),
+    "statuses-keep": "/status/404 /status/410 /target".split(),
+    "big": """/big/300000 /big/300000?close=1 /big/300000?chunked=1 /big/100000
+        /endless /target""".split(),
+    "bombs": "/gzip-bomb /deflate-bomb /gzip/small /target".split(),
+    "slow-body": ["/slow"],
+    "slow-headers": ["/slow/headers"],
+    "trickle": ["/trickle?bps=400"],
+    "silent": ["/silent?s=120"],
+    "traps-cal": ["/cal?y=2000"],
+    "traps-calendar": ["/calendar/2000/06"],
+    "traps-loop": ["/loop/a/"],
+    "traps-soft404": ["/soft404/start"],
+    "dups": "/dup/a /dup/b /dup/c /dup/d /dup/e".split(),
+    "cond": "/lastmod /lastmod/weak /lastmod/future /etag/changing".split(),
+}
+
+# The start page of every robots-VARIANT host: paths that the variants
+# allow or disallow (served by /probe-like routes below).
+ROBOTS_PROBE = """/site/p1.html /private/p.html /after-500k/p.html /junk000001/p.html
+    /typo/p.html /not-for-mpseek/p.html""".split()
+
+
 @route(r"/")
 def index(h, m):
+    label = host_label(h)
+    if label == "busy429":
+        return h.reply(429, html("Too many requests", "<p>slow down</p>"),
+                       headers=[("Retry-After", "3600")])
+    if label == "busy503":
+        when = email.utils.formatdate(time.time() + 3600, usegmt=True)
+        return h.reply(503, html("Busy", "<p>come back in an hour</p>"),
+                       headers=[("Retry-After", when)])
+    paths = CASES.get(label) or (ROBOTS_PROBE if label.startswith("robots-") else None)
+    if paths:
+        items = "\n".join('<li><a href="%s">%s</a></li>' % (p, p) for p in paths)
+        return h.reply(200, html("Case %s" % label, "<p>crawl case %s</p><ul>\n%s\n</ul>"
+                                 % (label, items)))
     items = "\n".join('<li><a href="%s">%s</a></li>' % (p, p) for p in INDEX)
     h.reply(200, html("hostile index", "<ul>\n%s\n</ul>" % items))
+
+
+@route(r"/(private|after-500k|typo|not-for-mpseek|junk\d{6})/.*")
+def probe(h, m):
+    path = h.path.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    h.reply(200, html("Probe %s" % path, "<p>probe page %s: probeword</p>" % m.group(1)))
 
 
 SITE_N = 5
@@ -877,8 +949,7 @@ def robots_variant(h, name):
 
 @route(r"/robots\.txt")
 def robots(h, m):
-    name = h.host.rsplit(":", 1)[0] if not h.host.endswith("]") else h.host
-    label = name[:-len(".localhost")] if name.endswith(".localhost") else name.split(".")[0]
+    label = host_label(h)
     if label.startswith("robots-"):
         return robots_variant(h, label[len("robots-"):])
     port = h.server.server_address[1]
