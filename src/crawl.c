@@ -828,8 +828,13 @@ static void robots_result(struct crawl *cr, struct job *j, const struct fetch_re
 			warning("%s: robots.txt unavailable (status %ld): the site is retried later",
 				s->key, r->status);
 	}
-	info("%s: %ld robots.txt %s, %zu rule(s)", j->fetch_url, r->status,
-	     robots_policy_name(pol), robots_rule_count(rules));
+	if (strcmp(j->fetch_url, j->row.url))
+		info("%s: %ld robots.txt %s, %zu rule(s) (after %d redirect(s), last %s)",
+		     j->row.url, r->status, robots_policy_name(pol), robots_rule_count(rules),
+		     j->hops, j->fetch_url);
+	else
+		info("%s: %ld robots.txt %s, %zu rule(s)", j->fetch_url, r->status,
+		     robots_policy_name(pol), robots_rule_count(rules));
 	if (j->kind == JOB_ROBOTS_ROW) {
 		struct pending *p = pending_new(cr, j);
 
@@ -1010,6 +1015,8 @@ static void page_redirect(struct crawl *cr, struct job *j, const struct fetch_re
 		p = pending_new(cr, j);
 		p->d.status = limit || !strcmp(why, "redirect to itself") ? CST_REDIRECT_LIMIT
 									 : (int)r->status;
+		/* A URL that only leads back to itself or too far leaves the crawl. */
+		p->d.deleted = p->d.status == CST_REDIRECT_LIMIT;
 		p->d.redir = 0;
 		job_done(cr, j);
 		return;

@@ -715,6 +715,16 @@ static enum fetch_err classify(struct xfer *x, CURLcode cc)
 		/* The same code for every phase: tell them apart by what finished. */
 		curl_easy_getinfo(x->easy, CURLINFO_NAMELOOKUP_TIME_T, &ns);
 		curl_easy_getinfo(x->easy, CURLINFO_CONNECT_TIME_T, &ct);
+		{
+			/* A kept-alive connection has no DNS or connect phase
+			 * (both times 0): a timeout there is a slow server. */
+			long conns = -1, hdr = 0;
+
+			curl_easy_getinfo(x->easy, CURLINFO_NUM_CONNECTS, &conns);
+			curl_easy_getinfo(x->easy, CURLINFO_HEADER_SIZE, &hdr);
+			if (conns == 0 || hdr > 0)
+				return FETCH_ERR_TIMEOUT;
+		}
 		if (ns == 0)
 			return FETCH_ERR_DNS;
 		if (ct == 0)

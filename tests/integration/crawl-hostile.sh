@@ -21,16 +21,7 @@ command -v python3 >/dev/null 2>&1 || tap_skip_all "python3 not found"
 
 # Known gaps of the crawler: test name -> reason (the evidence is in the
 # report of the crawl tests; each TODO shows as "not ok ... # TODO").
-timeout_611="a timeout on a reused keep-alive connection is classed 'connect' (611): fetch.c tells the phases apart by CURLINFO_CONNECT_TIME, which is 0 on a reused connection"
-deleted_604="status 604 is stored with deleted 0 (the contract: deleted=1 for 600-604)"
 declare -A TODO=(
-	["/slow: timeout (612), kept, retried later"]=$timeout_611
-	["/slow/headers: timeout (612), kept, retried later"]=$timeout_611
-	["/trickle?bps=400: timeout (612), kept, retried later"]=$timeout_611
-	["/silent?s=120: timeout (612), kept, retried later"]=$timeout_611
-	["chain of 30: one URL marked 604, deleted"]=$deleted_604
-	["redirect to itself: 604, deleted, requested once"]=$deleted_604
-	["a log line with the URL and the status for every response"]="a redirected robots.txt is logged under the last hop's URL (robots/hop/1: 301), never under its own row's URL (robots.txt, status 301)"
 )
 
 T=$(tmp_dir)
