@@ -113,8 +113,9 @@ struct db_link {
 	bool added;               /* out: the row is new */
 };
 
-/* Insert the URLs that are not known yet (index_status 0, due now) with one
- * multi-row INSERT, then look every url_id up with one SELECT.  Returns the
+/* Fill in the url_id of every link whose url_id is 0: one SELECT by
+ * url_hash for the known ones, one multi-row INSERT of the rest
+ * (index_status 0, due now) and one SELECT of their ids.  Returns the
  * number of new rows, or -1. */
 long db_add_links(struct db *db, struct db_link *links, size_t n);
 

@@ -64,6 +64,7 @@ struct job {
 	char fetch_url[MAX_URL_LEN + 1]; /* robots: the URL after redirects */
 	int hops;                    /* robots redirects followed */
 	bool head;                   /* CheckOnly */
+	const struct conf_server_params *p; /* its Server block (job_params()) */
 	struct job *next;            /* waiting for the site's robots.txt */
 };
 
@@ -189,21 +190,13 @@ static void md5_hex(const void *data, size_t len, char out[33])
 		snprintf(out + 2 * i, 3, "%02x", d[i]);
 }
 
-/* Copy s into a column of at most max bytes: cut on a UTF-8 boundary; NULL
- * and over-long header values (a cut ETag would be a wrong one) become "". */
-static char *col_dup(const char *s, size_t max, bool cut_ok)
+/* Copy s into a column of at most max bytes, cut on a UTF-8 boundary;
+ * NULL becomes "". */
+static char *col_dup(const char *s, size_t max)
 {
-	size_t n;
-
 	if (!s)
 		return xstrdup("");
-	n = strlen(s);
-	if (n > max) {
-		if (!cut_ok)
-			return xstrdup("");
-		n = utf8_cut(s, n, max);
-	}
-	return xstrndup(s, n);
+	return xstrndup(s, utf8_cut(s, strlen(s), max));
 }
 
 static void copy_header(char *dst, size_t size, const char *v)
@@ -246,11 +239,20 @@ static bool is_text_type(const char *mt)
 	       !strcmp(mt, "text/tab-separated-values");
 }
 
-static long period_of(const struct conf *c, const char *url)
+/* The parameters of the job's URL: its Server block or the defaults,
+ * looked up once per job. */
+static const struct conf_server_params *job_params(const struct conf *c, struct job *j)
 {
-	const struct conf_server_params *p = conf_params_for(c, url);
+	if (!j->p)
+		j->p = conf_params_for(c, j->row.url);
+	return j->p;
+}
 
-	return p->period > 0 ? p->period : 7 * 86400;
+static long job_period(const struct conf *c, struct job *j)
+{
+	long period = job_params(c, j)->period;
+
+	return period > 0 ? period : 7 * 86400;
 }
 
 /* ---- sites ------------------------------------------------------------------ */
@@ -355,7 +357,7 @@ static int flush(struct crawl *cr)
 }
 
 /* A slot for the outcome of job j, filled with "unchanged" defaults. */
-static struct pending *pending_new(struct crawl *cr, const struct job *j)
+static struct pending *pending_new(struct crawl *cr, struct job *j)
 {
 	struct pending *p;
 
@@ -375,7 +377,7 @@ static struct pending *pending_new(struct crawl *cr, const struct job *j)
 	p->d.last_modified = p->last_modified;
 	p->d.etag = p->etag;
 	p->d.last_index_time = (long)time(NULL);
-	p->d.next_index_time = (long)time(NULL) + period_of(cr->c, j->row.url);
+	p->d.next_index_time = (long)time(NULL) + job_period(cr->c, j);
 	p->d.origin = j->row.origin;
 	p->d.doc_op = DB_DOC_KEEP;
 	return p;
@@ -445,12 +447,11 @@ static int admit(const struct conf *c, const char *url, int hops, bool from_outs
 	return 0;
 }
 
-/* Resolve ref against base and admit it as a link of a page at depth hops
- * whose URL is `from`.  The normalised URL goes to out.  0 or -1. */
-static int admit_link(const struct conf *c, const char *from, const char *base, const char *ref,
-		      int hops, struct buf *out)
+/* Resolve ref against base and admit it as a link at depth hops of the page
+ * `from`, whose parameters are fp.  The normalised URL goes to out.  0 or -1. */
+static int admit_link(const struct conf *c, const struct conf_server_params *fp,
+		      const char *from, const char *base, const char *ref, int hops, struct buf *out)
 {
-	const struct conf_server_params *fp = conf_params_for(c, from);
 	const char *why = NULL;
 	int rc = url_resolve(base, ref, out, &why);
 
@@ -810,7 +811,7 @@ static void robots_result(struct crawl *cr, struct job *j, const struct fetch_re
 		buf_free(&next);
 	}
 	media_type(r->content_type, mt, sizeof(mt));
-	if (pol == ROBOTS_POLICY_PARSE && (!strcmp(mt, "text/html") || !strcmp(mt, "application/xhtml+xml"))) {
+	if (pol == ROBOTS_POLICY_PARSE && is_html_type(mt)) {
 		/* ASPseek: an HTML "robots.txt" is a soft-404 home page. */
 		warning("%s: robots.txt is %s, not text: taken as absent", s->key, mt);
 		rules = robots_allow_all();
@@ -854,7 +855,7 @@ static void robots_result(struct crawl *cr, struct job *j, const struct fetch_re
 
 static void submit(struct crawl *cr, struct job *j)
 {
-	const struct conf_server_params *p = conf_params_for(cr->c, j->row.url);
+	const struct conf_server_params *p = job_params(cr->c, j);
 	bool robots_job = j->kind != JOB_PAGE;
 	bool conditional = !robots_job && !cr->o->force && j->row.status == 200;
 	double delay = p->min_delay;
@@ -880,7 +881,7 @@ static void job_admit(struct crawl *cr, struct job *j)
 {
 	const char *why = NULL;
 	struct buf site = BUF_INIT(MAX_URL_LEN + 1);
-	const struct conf_server_params *p = conf_params_for(cr->c, j->row.url);
+	const struct conf_server_params *p = job_params(cr->c, j);
 	struct buf target = BUF_INIT(MAX_URL_LEN + 1);
 	int st, rc;
 
@@ -949,14 +950,14 @@ static void job_admit(struct crawl *cr, struct job *j)
 static unsigned redirect_target(struct crawl *cr, struct job *j, const char *ref,
 				const char **why)
 {
-	const struct conf_server_params *p = conf_params_for(cr->c, j->row.url);
+	const struct conf_server_params *p = job_params(cr->c, j);
 	struct buf to = BUF_INIT(MAX_URL_LEN + 1);
 	struct linkset ls = { 0 };
 	int hops = j->row.hops + (p->increment_hops_on_redirect ? 1 : 0);
 	unsigned id = 0;
 
 	*why = "target refused";
-	if (admit_link(cr->c, j->row.url, j->row.url, ref, hops, &to) == 0) {
+	if (admit_link(cr->c, p, j->row.url, j->row.url, ref, hops, &to) == 0) {
 		if (!strcmp(buf_str(&to), j->row.url)) {
 			*why = "redirect to itself";
 		} else {
@@ -978,9 +979,9 @@ static uint32_t redirect_depth(const struct crawl *cr, unsigned url_id)
 
 /* Count one more hop for the target of a redirect from j; false when the
  * chain is longer than RedirectLoopLimit. */
-static bool redirect_allowed(struct crawl *cr, const struct job *j, const char **why)
+static bool redirect_allowed(struct crawl *cr, struct job *j, const char **why)
 {
-	const struct conf_server_params *p = conf_params_for(cr->c, j->row.url);
+	const struct conf_server_params *p = job_params(cr->c, j);
 	uint32_t d = redirect_depth(cr, j->row.url_id) + 1;
 
 	if ((long)d > p->redirect_loop_limit) {
@@ -1048,7 +1049,7 @@ static unsigned pending_origin(struct crawl *cr, unsigned site_id, const char *c
 
 static void page_content(struct crawl *cr, struct job *j, struct fetch_result *r)
 {
-	const struct conf_server_params *sp = conf_params_for(cr->c, j->row.url);
+	const struct conf_server_params *sp = job_params(cr->c, j);
 	struct buf utf8 = BUF_INIT((size_t)MAX_DOC_BYTES * 2);
 	struct html_doc doc;
 	struct charset_info ci;
@@ -1134,7 +1135,7 @@ static void page_content(struct crawl *cr, struct job *j, struct fetch_result *r
 		for (size_t i = 0; i < doc.nlinks; i++) {
 			if (doc.links[i].nofollow)
 				continue;
-			if (admit_link(cr->c, j->row.url, base, doc.links[i].url, j->row.hops + 1,
+			if (admit_link(cr->c, sp, j->row.url, base, doc.links[i].url, j->row.hops + 1,
 				       &lk) == 0 && strcmp(buf_str(&lk), j->row.url))
 				link_collect(cr, &ls, buf_str(&lk), j->row.hops + 1, j->row.url_id);
 		}
@@ -1165,12 +1166,12 @@ static void page_content(struct crawl *cr, struct job *j, struct fetch_result *r
 	p->d.status = 200;
 	p->d.redir = redir;
 	p->d.origin = origin ? 0 : 1;
-	p->content_type = col_dup(mt, 48, true);
-	p->charset = col_dup(html || text ? ci.name : "", 32, true);
-	p->title = col_dup(doc.title, MAX_TITLE_LEN, true);
-	p->txt = col_dup(doc.txt, MAX_TXT_LEN, true);
-	p->keywords = col_dup(doc.keywords, MAX_KEYWORDS_LEN, true);
-	p->description = col_dup(doc.description, MAX_DESCRIPTION_LEN, true);
+	p->content_type = col_dup(mt, 48);
+	p->charset = col_dup(html || text ? ci.name : "", 32);
+	p->title = col_dup(doc.title, MAX_TITLE_LEN);
+	p->txt = col_dup(doc.txt, MAX_TXT_LEN);
+	p->keywords = col_dup(doc.keywords, MAX_KEYWORDS_LEN);
+	p->description = col_dup(doc.description, MAX_DESCRIPTION_LEN);
 	p->doc.content_type = p->content_type;
 	p->doc.charset = p->charset;
 	p->doc.title = p->title;
@@ -1258,8 +1259,8 @@ static int net_status(enum fetch_err e)
 
 static void page_result(struct crawl *cr, struct job *j, struct fetch_result *r)
 {
-	const struct conf_server_params *sp = conf_params_for(cr->c, j->row.url);
-	long period = period_of(cr->c, j->row.url);
+	const struct conf_server_params *sp = job_params(cr->c, j);
+	long period = job_period(cr->c, j);
 	long retry = period < RETRY_NET_ERROR ? period : RETRY_NET_ERROR;
 	long st = r->status;
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # run.sh - build every fuzz target tests/fuzz/fuzz-NAME.c with libFuzzer
 # (clang -fsanitize=fuzzer,address,undefined) and run it for FUZZ_SECONDS
-# (default 10) on a scratch copy of its seed corpus tests/fuzz/corpus/NAME/.
+# (default 10) on a scratch copy of its seeds: tests/fuzz/corpus/NAME/ and
+# the unit tests' data files tests/data/NAME/.
 # One TAP test point per target: it builds, and the run finds no crash.
 # Run a target longer by hand:  FUZZ_SECONDS=600 FUZZ_ONLY=url tests/fuzz/run.sh
 set -u
@@ -51,7 +52,10 @@ for t in $targets; do
 		sed 's/^/# /' "$work/ld.err"; ok 1 "fuzz-$name builds"; continue
 	fi
 	mkdir -p "$work/corpus-$name"
-	[ -d "$top/tests/fuzz/corpus/$name" ] && cp -r "$top/tests/fuzz/corpus/$name/." "$work/corpus-$name/"
+	# Seeds: the fuzz corpus and the unit tests' data files of the same parser.
+	for seeds in "$top/tests/fuzz/corpus/$name" "$top/tests/data/$name"; do
+		[ -d "$seeds" ] && cp -r "$seeds/." "$work/corpus-$name/"
+	done
 	(cd "$work" && ASAN_OPTIONS=detect_leaks=1 "./fuzz-$name" -max_total_time="$secs" \
 		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "corpus-$name" >"$work/$name.log" 2>&1)
 	rc=$?

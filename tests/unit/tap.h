@@ -155,4 +155,27 @@ static inline int tap_lines(const char *name,
 	return count;
 }
 
+/* A whole file, NUL-terminated (malloc'd; *len its size), or NULL. */
+static inline char *tap_slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	char *p = NULL;
+	long n;
+
+	if (!fp)
+		return NULL;
+	if (fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) >= 0 && fseek(fp, 0, SEEK_SET) == 0) {
+		p = malloc((size_t)n + 1);
+		if (p && fread(p, 1, (size_t)n, fp) != (size_t)n) {
+			free(p);
+			p = NULL;
+		} else if (p) {
+			p[n] = '\0';
+			*len = (size_t)n;
+		}
+	}
+	fclose(fp);
+	return p;
+}
+
 #endif

@@ -21,28 +21,6 @@
 #include "tap.h"
 #include "util.h"
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	char *p = NULL;
-	long n;
-
-	if (!fp)
-		return NULL;
-	if (fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) >= 0 && fseek(fp, 0, SEEK_SET) == 0) {
-		p = malloc((size_t)n + 1);
-		if (p && fread(p, 1, (size_t)n, fp) != (size_t)n) {
-			free(p);
-			p = NULL;
-		} else if (p) {
-			p[n] = '\0';
-			*len = (size_t)n;
-		}
-	}
-	fclose(fp);
-	return p;
-}
-
 /* A byte field: inline (already unescaped) or "@file". Caller frees *tofree. */
 static const char *field_bytes(const char *f, size_t flen, size_t *len, char **tofree)
 {
@@ -50,7 +28,7 @@ static const char *field_bytes(const char *f, size_t flen, size_t *len, char **t
 	if (f[0] == '@') {
 		char rel[512];
 		snprintf(rel, sizeof(rel), "charset/%s", f + 1);
-		*tofree = slurp(tap_data(rel), len);
+		*tofree = tap_slurp(tap_data(rel), len);
 		if (!ok(*tofree != NULL, "read %s", rel)) {
 			*len = 0;
 			return "";
@@ -223,7 +201,7 @@ int main(int argc, char **argv)
 		struct charset_info info;
 		struct buf out = BUF_INIT(64 << 20);
 		size_t len = 0;
-		char *data = slurp(argv[1], &len);
+		char *data = tap_slurp(argv[1], &len);
 		if (!data) {
 			perror(argv[1]);
 			return 1;

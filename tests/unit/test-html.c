@@ -31,28 +31,6 @@
 
 static const char *const kinds[] = { "a", "area", "frame", "iframe" };
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	char *p = NULL;
-	long n;
-
-	if (!fp)
-		return NULL;
-	if (fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) >= 0 && fseek(fp, 0, SEEK_SET) == 0) {
-		p = malloc((size_t)n + 1);
-		if (p && fread(p, 1, (size_t)n, fp) != (size_t)n) {
-			free(p);
-			p = NULL;
-		} else if (p) {
-			p[n] = '\0';
-			*len = (size_t)n;
-		}
-	}
-	fclose(fp);
-	return p;
-}
-
 static void print_escaped(const char *s)
 {
 	for (; *s; s++) {
@@ -263,7 +241,7 @@ static void run_file(const char *dir, const char *file)
 	c.doc = &doc;
 	c.links_total = -1;
 	snprintf(rel, sizeof(rel), "%s/%s", dir, file);
-	data = slurp(tap_data(rel), &len);
+	data = tap_slurp(tap_data(rel), &len);
 	if (!ok(data != NULL, "%s: read", file))
 		return;
 	if (file[base] != '.') /* ".txt" is one byte shorter than ".html" */
@@ -418,7 +396,7 @@ int main(int argc, char **argv)
 	if (argc > 1) {
 		struct html_doc doc;
 		size_t len = 0;
-		char *data = slurp(argv[1], &len);
+		char *data = tap_slurp(argv[1], &len);
 		if (!data) {
 			perror(argv[1]);
 			return 1;
