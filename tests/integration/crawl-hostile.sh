@@ -242,8 +242,11 @@ check "disallowed paths are never requested" \
 		v == "robots-big" && $6 ~ /^\/junk/ { print $4 $6 }
 		v == "robots-agents" && $6 ~ /^\/not-for-mpseek\// { print $4 $6 }
 		v ~ /^robots-(500|timeout|disallow-all)$/ && $6 != "/robots.txt" { print $4 $6 }' "$T/run1.req")" ""
+# Start to start: the server's end-of-response time can trail the moment the
+# client saw the response complete (the fetcher's clock starts there), by
+# 20 ms on a loaded machine; starts are ordered by the client alone.
 gaps=$(awk -F'\t' -v h="robots-delay-0.2.localhost:$P" '$4 == h' "$T/run1.req" | sort -t"$(printf '\t')" -k1,1n |
-	awk -F'\t' 'NR > 1 { printf "%.2f ", $1 - e } { e = $2 }')
+	awk -F'\t' 'NR > 1 { printf "%.2f ", $1 - s } { s = $1 }')
 checkok "Crawl-delay 0.2: gaps between requests >= 0.2 s ($gaps)" \
 	"$(echo "$gaps" | awk '{ for (i = 1; i <= NF; i++) if ($i < 0.195) bad = 1 } END { if (!bad && NF >= 3) print 1 }')"
 
