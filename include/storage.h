@@ -1,0 +1,148 @@
+/* storage.h - the CompactStorage inverted index and its generations.
+ *
+ * One module (src/storage.c) owns every byte of the index on disk; the merge
+ * writes it, searchd and `mpseek-index --check` read it.  It does not know
+ * the database, the delta log or MPI.  Byte layouts: doc/FORMATS.md,
+ * "CompactStorage".
+ *
+ * Generations (SPEC §3.2): the live index is DataDir/index/current, a
+ * symlink to DataDir/index/gen-<N> (N decimal, 8 digits).  A new generation
+ * is built in DataDir/index/gen-<N+1>.tmp, fsynced, renamed to gen-<N+1>,
+ * and published by renaming a fresh symlink over `current` -- one atomic
+ * rename(2), so a reader sees the old index or the new one, never half.
+ * Files a new generation does not change (ranks after a merge-only run, the
+ * postings after a PageRank-only run) are hard links of the old ones.
+ *
+ * Inside a generation:
+ *   FORMAT        text: format version, generation, counts (checked first)
+ *   NNw/words     the dictionary of partition NN: word k has word_id NN+100k
+ *   NNw/ind       per word of the partition: end offset into sites, site
+ *                 count, URL count, total count (entry k for word_id NN+100k)
+ *   NNw/sites     per word: (site_id, end offset into urls), by site_id
+ *   NNw/urls      per site: (url_id, count, count x 16-bit position), by url_id
+ *   docinfo       per url_id: site_id, words per section, last-modified
+ *   ranks         PageRank (pagerank.c; read through ranks.h)
+ *   citations/    the link graph for link: queries (pagerank.c)
+ * A word's partition is delta_partition(word) (delta.h), fixed forever, and
+ * word ids are dense per partition, so word_id mod 100 is the partition as
+ * in ASPseek, and a merge assigns new ids without asking anybody.
+ */
+#ifndef MPSEEK_STORAGE_H
+#define MPSEEK_STORAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "delta.h"
+
+struct buf;
+
+#define STORAGE_FORMAT_VERSION 1
+#define STORAGE_PARTITIONS DELTA_PARTITIONS
+
+/* Sections of a position (2 top bits), as tokenize.h. */
+#define STORAGE_SECTIONS 4
+
+/* ---- generations --------------------------------------------------------- */
+
+/* The generation `current` points to: 1 and *gen, 0 when there is no index
+ * yet, -1 on error (reason in err, if not NULL, else logged). */
+int storage_current(const char *data_dir, uint64_t *gen, struct buf *err);
+/* "DataDir/index/gen-00000007" for gen 7: malloc'd, caller frees. */
+char *storage_gen_path(const char *data_dir, uint64_t gen);
+/* Publish a finished generation directory (made by storage_writer_finish()
+ * or storage_gen_clone()): fsync, rename gen-<N>.tmp to gen-<N>, swap
+ * `current`, then remove generations older than the previous one (searchd
+ * may still read the previous one).  Returns 0 or -1. */
+int storage_gen_publish(const char *data_dir, uint64_t gen, struct buf *err);
+/* Start generation `current + 1` as a copy of `current` made of hard links
+ * (for a run that replaces only some files, e.g. ranks).  *gen and *dir
+ * (malloc'd, the .tmp directory) are set.  Returns 0 or -1. */
+int storage_gen_clone(const char *data_dir, uint64_t *gen, char **dir, struct buf *err);
+/* Remove gen-*.tmp directories a crashed run left behind.  Returns 0 or -1. */
+int storage_gen_cleanup(const char *data_dir, struct buf *err);
+
+/* ---- reading (mmap; thread-safe after open) ------------------------------ */
+
+struct storage;
+
+/* Open the generation `current` points to (or the directory `gen_dir` with
+ * storage_open_dir()) read-only.  Checks FORMAT and the size and header of
+ * every file before trusting anything; every later offset read is bounds
+ * checked too, so a damaged file gives an error, never a crash.  Returns 0
+ * and a handle (close with storage_close()), or -1 with the reason in err. */
+int storage_open(const char *data_dir, struct storage **out, struct buf *err);
+int storage_open_dir(const char *gen_dir, struct storage **out, struct buf *err);
+void storage_close(struct storage *s); /* accepts NULL */
+uint64_t storage_generation(const struct storage *s);
+const char *storage_dir(const struct storage *s); /* borrowed */
+
+struct storage_word {
+	uint32_t word_id;
+	uint32_t n_sites;
+	uint32_t n_urls;
+	uint64_t total;            /* occurrences over all URLs */
+};
+
+/* Look a (folded) word up: 1 and *w, 0 when the index does not have it, -1
+ * on a damaged file. */
+int storage_word(const struct storage *s, const char *word, size_t len, struct storage_word *w);
+/* Every word that starts with prefix (len bytes, may be 0), in byte order
+ * within each partition, partitions in order; cb returns 0 to go on, 1 to
+ * stop.  At most `max` words are passed.  Returns the number passed or -1. */
+long storage_words_prefix(const struct storage *s, const char *prefix, size_t len, size_t max,
+			  int (*cb)(void *arg, const char *word, size_t len,
+				    const struct storage_word *w),
+			  void *arg);
+/* The word of word_id, borrowed from the mapping (not NUL-terminated), or
+ * NULL. */
+const char *storage_word_text(const struct storage *s, uint32_t word_id, size_t *len);
+
+/* Postings of one word: sites in site_id order, then the URLs of each site
+ * in url_id order.  A cursor borrows the mapping; it holds no other
+ * resources and needs no close. */
+struct storage_cursor {
+	const struct storage *s;
+	const uint8_t *sites, *sites_end;   /* the word's (site_id, end) pairs */
+	const uint8_t *urls, *urls_end;     /* the current site's URL records */
+	const uint8_t *urls_base;           /* the partition's urls file */
+	size_t urls_size;
+	uint32_t site_id;
+	uint16_t pos[16384 * STORAGE_SECTIONS]; /* decoded positions of the current URL */
+	int err;                            /* set when a bound check failed */
+};
+/* 1 when the word has postings (cursor set before its first site), 0 when
+ * it has none, -1 on a damaged file. */
+int storage_postings(const struct storage *s, uint32_t word_id, struct storage_cursor *c);
+/* Next site: 1 and *site_id, 0 at the end, -1 on damage. */
+int storage_next_site(struct storage_cursor *c, uint32_t *site_id);
+/* Next URL of the current site: 1 with *url_id and the positions (sorted,
+ * in c->pos, *n_pos of them), 0 at the end of the site, -1 on damage. */
+int storage_next_url(struct storage_cursor *c, uint32_t *url_id, uint32_t *n_pos);
+/* Skip the current site's URLs to the first url_id >= target (postings are
+ * sorted): as storage_next_url(). */
+int storage_seek_url(struct storage_cursor *c, uint32_t target, uint32_t *url_id,
+		     uint32_t *n_pos);
+
+/* Per-document facts the merge knows, for ranking and filters. */
+struct storage_doc {
+	uint32_t site_id;          /* 0: not in the index (never indexed, deleted, clone) */
+	uint16_t len[STORAGE_SECTIONS]; /* positions used per section (words incl. stopwords) */
+	uint64_t last_modified;    /* unix time, 0 = unknown */
+};
+/* 1 and *d for an indexed url_id, 0 for one that is not, -1 on damage. */
+int storage_doc(const struct storage *s, uint32_t url_id, struct storage_doc *d);
+/* Number of indexed documents and the mean words per section (BM25). */
+uint64_t storage_n_docs(const struct storage *s);
+double storage_avg_len(const struct storage *s, int section);
+/* The highest url_id with a docinfo entry. */
+uint32_t storage_max_url_id(const struct storage *s);
+
+/* Verify every file of the generation (structure, offsets, sort orders,
+ * counts, docinfo); each problem is one line "file: offset N: what" in
+ * report.  Returns 0 when all is well, 1 when damage was found, -1 when the
+ * check itself could not run. */
+int storage_check(const char *gen_dir, struct buf *report);
+
+#endif
