@@ -1533,7 +1533,7 @@ struct checker {
 	struct buf *out;
 	long problems;
 	long in_file;           /* problems reported for the current file */
-	const char *file;       /* "07w/urls" */
+	char file[32];          /* "07w/urls" */
 };
 
 static void bad(struct checker *k, uint64_t off, const char *fmt, ...)
@@ -1557,9 +1557,9 @@ static void bad(struct checker *k, uint64_t off, const char *fmt, ...)
 
 static void check_file(struct checker *k, const char *file)
 {
-	if (k->file && !strcmp(k->file, file))
+	if (!strcmp(k->file, file))
 		return;
-	k->file = file;
+	snprintf(k->file, sizeof(k->file), "%s", file);
 	k->in_file = 0;
 }
 
