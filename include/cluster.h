@@ -6,6 +6,9 @@
 #ifndef MPSEEK_CLUSTER_H
 #define MPSEEK_CLUSTER_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 /* MPI_Init_thread(FUNNELED).  Returns 0 or -1. */
 int cluster_init(int *argc, char ***argv);
 void cluster_finalize(void);
@@ -21,5 +24,18 @@ void cluster_bcast_int(int *v);
 int cluster_agree(int status);
 /* End the whole job with an exit code (a rank that cannot go on). */
 void cluster_abort(int code) __attribute__((noreturn));
+
+/* --- merge: moving data between ranks (polled, no busy waiting) ------- */
+
+/* Every rank passes n bytes; all get everything, rank by rank: *all
+ * (malloc'd, caller frees) and *lens[r] (malloc'd array of cluster_size()
+ * byte counts).  Without MPI (or with one rank) a copy of mine.  Returns 0
+ * or -1. */
+int cluster_allgather_bytes(const void *mine, size_t n, unsigned char **all, size_t **lens);
+/* Element-wise sum of n counters over all ranks, in place. */
+int cluster_sum_u64(uint64_t *v, int n);
+/* Send the file `send_path` to rank `to` while receiving the file that rank
+ * `from` sends into `recv_path` (created), in chunks.  Returns 0 or -1. */
+int cluster_exchange_file(const char *send_path, int to, const char *recv_path, int from);
 
 #endif

@@ -8,6 +8,8 @@
 #define MPSEEK_DB_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "caps.h"
@@ -178,5 +180,32 @@ int db_server_answers(const char *socket_path, char **why);
 /* CREATE DATABASE IF NOT EXISTS `name` (utf8mb4) on that server; name must
  * be [A-Za-z0-9_]+ and at most 64 bytes.  Returns 0 or -1. */
 int db_server_create_database(const char *socket_path, const char *name);
+
+/* --- merge: the wordurl mirror of the index dictionary ------------------ *
+ *
+ * wordurl holds one row per word that has postings in the index, with its
+ * word_id (as the index assigns it) and counts.  The merge brings it up to
+ * date in one transaction and records which generation it describes. */
+
+/* The generation wordurl describes (mpseek_meta 'wordurl_gen'), 0 if none. */
+int db_wordurl_gen(struct db *db, uint64_t *gen);
+
+struct db_wordurl {
+	uint32_t word_id;
+	const char *word;         /* not NUL-terminated */
+	size_t len;
+	uint32_t urlcount;        /* 0: the word left the index (row deleted) */
+	uint32_t totalcount;
+};
+/* One transaction: with full, empty the table first (rows with urlcount 0
+ * are then skipped); insert or update each row by word_id, delete the rows
+ * of words that left; record gen.  Returns 0 or -1. */
+int db_wordurl_apply(struct db *db, const struct db_wordurl *v, size_t n, bool full, uint64_t gen);
+/* Every row in word_id order (streamed); fn returns 0 to go on, else that
+ * value is returned.  Returns 0, fn's value, or -1. */
+int db_wordurl_each(struct db *db,
+		    int (*fn)(void *arg, uint32_t word_id, const char *word, size_t len,
+			      uint32_t urlcount, uint32_t totalcount),
+		    void *arg);
 
 #endif

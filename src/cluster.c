@@ -6,8 +6,11 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "cluster.h"
@@ -94,4 +97,129 @@ void cluster_abort(int code)
 	if (initialised)
 		MPI_Abort(MPI_COMM_WORLD, code);
 	exit(code);
+}
+
+/* --- merge: moving data between ranks ------------------------------------ */
+
+int cluster_allgather_bytes(const void *mine, size_t n, unsigned char **all, size_t **lens)
+{
+	MPI_Request req;
+	int *cnt, *disp;
+	long long *ns;
+	size_t total = 0;
+	int rc = 0;
+
+	*lens = xcalloc((size_t)n_ranks, sizeof(**lens));
+	if (!initialised || n_ranks == 1) {
+		*all = xmalloc(n ? n : 1);
+		if (n)
+			memcpy(*all, mine, n);
+		(*lens)[0] = n;
+		return 0;
+	}
+	ns = xcalloc((size_t)n_ranks, sizeof(*ns));
+	cnt = xcalloc((size_t)n_ranks, sizeof(*cnt));
+	disp = xcalloc((size_t)n_ranks, sizeof(*disp));
+	long long me = (long long)n;
+	MPI_Iallgather(&me, 1, MPI_LONG_LONG, ns, 1, MPI_LONG_LONG, MPI_COMM_WORLD, &req);
+	wait_polled(&req);
+	for (int r = 0; r < n_ranks; r++) {
+		if (total + (size_t)ns[r] > INT_MAX) {
+			rc = error("allgather: %zu bytes is more than one MPI call moves",
+				   total + (size_t)ns[r]);
+			break;
+		}
+		cnt[r] = (int)ns[r];
+		disp[r] = (int)total;
+		(*lens)[r] = (size_t)ns[r];
+		total += (size_t)ns[r];
+	}
+	*all = xmalloc(total ? total : 1);
+	if (!rc) {
+		MPI_Iallgatherv(mine, (int)n, MPI_BYTE, *all, cnt, disp, MPI_BYTE, MPI_COMM_WORLD,
+				&req);
+		wait_polled(&req);
+	}
+	free(ns);
+	free(cnt);
+	free(disp);
+	return rc;
+}
+
+int cluster_sum_u64(uint64_t *v, int n)
+{
+	MPI_Request req;
+	uint64_t *out;
+
+	if (!initialised || n_ranks == 1)
+		return 0;
+	out = xcalloc((size_t)n, sizeof(*out));
+	MPI_Iallreduce(v, out, n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD, &req);
+	wait_polled(&req);
+	memcpy(v, out, (size_t)n * sizeof(*v));
+	free(out);
+	return 0;
+}
+
+#define XFER_CHUNK (4 << 20)
+#define XFER_TAG 77
+
+int cluster_exchange_file(const char *send_path, int to, const char *recv_path, int from)
+{
+	FILE *in = fopen(send_path, "rb"), *out = fopen(recv_path, "wb");
+	char *sbuf = xmalloc(XFER_CHUNK), *rbuf = xmalloc(XFER_CHUNK);
+	int send_done = 0, recv_done = 0, rc = 0;
+
+	if (!in || !out) {
+		rc = error_errno("exchange: cannot open %s or %s", send_path, recv_path);
+		/* Keep the protocol going so the peer does not hang: send an empty file. */
+	}
+	/* Each chunk is a message; a short (possibly empty) chunk ends the file. */
+	while (!send_done || !recv_done) {
+		MPI_Request req[2];
+		MPI_Status st;
+		int nreq = 0, got = 0;
+		size_t k = 0;
+
+		if (!send_done) {
+			k = in && !rc ? fread(sbuf, 1, XFER_CHUNK, in) : 0;
+			MPI_Isend(sbuf, (int)k, MPI_BYTE, to, XFER_TAG, MPI_COMM_WORLD, &req[nreq++]);
+		}
+		if (!recv_done)
+			MPI_Irecv(rbuf, XFER_CHUNK, MPI_BYTE, from, XFER_TAG, MPI_COMM_WORLD,
+				  &req[nreq++]);
+		for (int i = 0; i < nreq; i++) {
+			if (!send_done && i == 0) {
+				wait_polled(&req[i]);
+				continue;
+			}
+			int done = 0;
+			long ns = 1000000;
+			for (;;) {
+				MPI_Test(&req[i], &done, &st);
+				if (done)
+					break;
+				struct timespec ts = { 0, ns };
+				nanosleep(&ts, NULL);
+				if (ns < 20000000)
+					ns *= 2;
+			}
+			MPI_Get_count(&st, MPI_BYTE, &got);
+		}
+		if (!send_done && k < XFER_CHUNK)
+			send_done = 1;
+		if (!recv_done) {
+			if (out && got > 0 && fwrite(rbuf, 1, (size_t)got, out) != (size_t)got)
+				rc = error_errno("exchange: cannot write %s", recv_path);
+			if (got < XFER_CHUNK)
+				recv_done = 1;
+		}
+	}
+	if (in)
+		fclose(in);
+	if (out && fclose(out) != 0)
+		rc = error_errno("exchange: cannot write %s", recv_path);
+	free(sbuf);
+	free(rbuf);
+	return rc;
 }

@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <mysql.h>
 #include <mysqld_error.h>
 #include <errmsg.h>
@@ -1679,4 +1680,115 @@ long db_expire_all(struct db *db)
 			     " AND deleted = 0", NULL);
 
 	return rc ? -1 : (long)mysql_affected_rows(db->my);
+}
+
+/* --- merge: the wordurl mirror of the index dictionary -------------------- */
+
+int db_wordurl_gen(struct db *db, uint64_t *gen)
+{
+	long long v = 0;
+	bool found;
+	int rc = sql_row(db, "SELECT CAST(value AS UNSIGNED) FROM mpseek_meta"
+			     " WHERE name = 'wordurl_gen'", &v, 1, &found);
+
+	*gen = found && v > 0 ? (uint64_t)v : 0;
+	return rc ? -1 : 0;
+}
+
+struct wordurl_ctx {
+	const struct db_wordurl *v;
+	size_t n;
+	bool full;
+	uint64_t gen;
+};
+
+/* Statements of at most this many bytes (max_allowed_packet is 16 MiB by
+ * default; stay well below). */
+#define WORDURL_SQL (1u << 20)
+
+static int wordurl_body(struct db *db, void *arg)
+{
+	struct wordurl_ctx *x = arg;
+	struct buf ins = BUF_INIT(WORDURL_SQL + 4096), del = BUF_INIT(WORDURL_SQL + 4096);
+	int rc = 0;
+
+	if (x->full)
+		rc = sql_run(db, "DELETE FROM wordurl", NULL);
+	for (size_t i = 0; i <= x->n && !rc; i++) {
+		const struct db_wordurl *w = i < x->n ? &x->v[i] : NULL;
+
+		if (w && w->urlcount) {
+			if (!ins.len)
+				buf_adds(&ins, "INSERT INTO wordurl (word, word_id, urlcount, totalcount)"
+					       " VALUES ");
+			else
+				buf_addc(&ins, ',');
+			if (buf_addc(&ins, '(') || add_quoted(db, &ins, w->word, w->len) ||
+			    buf_printf(&ins, ",%u,%u,%u)", w->word_id, w->urlcount, w->totalcount))
+				rc = error("wordurl: statement too large");
+		} else if (w && !x->full) {
+			buf_printf(&del, "%s%u", del.len ? "," : "DELETE FROM wordurl WHERE word_id IN (",
+				   w->word_id);
+		}
+		if (!rc && ins.len && (!w || ins.len >= WORDURL_SQL)) {
+			buf_adds(&ins, " ON DUPLICATE KEY UPDATE word = VALUES(word),"
+				       " urlcount = VALUES(urlcount), totalcount = VALUES(totalcount)");
+			rc = sql_run(db, buf_str(&ins), NULL);
+			buf_reset(&ins);
+		}
+		if (!rc && del.len && (!w || del.len >= WORDURL_SQL)) {
+			buf_addc(&del, ')');
+			rc = sql_run(db, buf_str(&del), NULL);
+			buf_reset(&del);
+		}
+	}
+	if (!rc) {
+		char sql[160];
+
+		snprintf(sql, sizeof(sql), "INSERT INTO mpseek_meta (name, value) VALUES"
+			 " ('wordurl_gen', '%" PRIu64 "') ON DUPLICATE KEY UPDATE value = VALUES(value)",
+			 x->gen);
+		rc = sql_run(db, sql, NULL);
+	}
+	buf_free(&ins);
+	buf_free(&del);
+	return rc;
+}
+
+int db_wordurl_apply(struct db *db, const struct db_wordurl *v, size_t n, bool full, uint64_t gen)
+{
+	struct wordurl_ctx x = { v, n, full, gen };
+
+	return in_transaction(db, "updating wordurl", wordurl_body, &x);
+}
+
+int db_wordurl_each(struct db *db,
+		    int (*fn)(void *arg, uint32_t word_id, const char *word, size_t len,
+			      uint32_t urlcount, uint32_t totalcount),
+		    void *arg)
+{
+	MYSQL_RES *res = NULL;
+	MYSQL_ROW row = NULL;
+	static const char sql[] = "SELECT word_id, word, urlcount, totalcount FROM wordurl"
+				  " ORDER BY word_id";
+	int rc = 0;
+
+	if (ensure_connected(db))
+		return -1;
+	/* Streamed (mysql_use_result): the table may be large. */
+	if (mysql_real_query(db->my, sql, sizeof(sql) - 1) ||
+	    !(res = mysql_use_result(db->my)))
+		return error("wordurl: %s", mysql_error(db->my));
+	while (!rc && (row = mysql_fetch_row(res))) {
+		unsigned long *len = mysql_fetch_lengths(res);
+
+		rc = fn(arg, (uint32_t)strtoul(row[0], NULL, 10), row[1], len[1],
+			(uint32_t)strtoul(row[2], NULL, 10), (uint32_t)strtoul(row[3], NULL, 10));
+	}
+	if (!rc && mysql_errno(db->my))
+		rc = error("wordurl: %s", mysql_error(db->my));
+	while (row && mysql_fetch_row(res))
+		; /* drain after an early stop */
+	mysql_free_result(res);
+	return rc;
 }

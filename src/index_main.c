@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +18,12 @@
 #include "db.h"
 #include "dbserver.h"
 #include "log.h"
+#include "merge.h"
+#include "storage.h"
 #include "util.h"
 
-enum verb { VERB_INDEX, VERB_STATS, VERB_DB_START, VERB_DB_STOP, VERB_DB_STATUS, VERB_CHECK_CONF };
+enum verb { VERB_INDEX, VERB_STATS, VERB_DB_START, VERB_DB_STOP, VERB_DB_STATUS, VERB_CHECK_CONF,
+	    VERB_MERGE, VERB_CHECK_INDEX, VERB_DUMP_INDEX };
 
 struct options {
 	enum verb verb;
@@ -47,6 +51,9 @@ static void usage(FILE *fp)
 		"  -m              no conditional GET; re-parse pages even when unchanged\n"
 		"  -n N            stop after N documents (per crawling rank)\n"
 		"  -t SECONDS      stop claiming URLs after SECONDS\n"
+		"  -D              merge only: merge the delta logs into a new index generation\n"
+		"      --check     verify the live index (structure, offsets, orders, counts, wordurl)\n"
+		"      --dump-index print every posting: word<TAB>url_id<TAB>positions\n"
 		"  -v              verbose (debug log)\n"
 		"      --seed      create/check the schema and insert the Server URLs; no crawl\n"
 		"      --check-config  parse the config, report errors and exit\n"
@@ -69,6 +76,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "db-start", no_argument, NULL, 1 },
 		{ "db-stop", no_argument, NULL, 2 },
 		{ "db-status", no_argument, NULL, 3 },
+		{ "check", no_argument, NULL, 5 },
+		{ "dump-index", no_argument, NULL, 6 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -76,9 +85,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->log_level = -1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "Sqamn:t:vhV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "SqamDn:t:vhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'S': o->verb = VERB_STATS; break;
+		case 'D': o->verb = VERB_MERGE; break;
+		case 5: o->verb = VERB_CHECK_INDEX; break;
+		case 6: o->verb = VERB_DUMP_INDEX; break;
 		case 'q': o->quick = true; break;
 		case 'a': o->expire = true; break;
 		case 'm': o->force = true; break;
@@ -146,6 +158,23 @@ static int run_local(const struct options *o, const struct conf *c)
 		return dbserver_stop(c->data_dir);
 	case VERB_DB_STATUS:
 		return dbserver_running(c->data_dir) ? 0 : 1;
+	case VERB_DUMP_INDEX:
+		return merge_dump(c, stdout);
+	case VERB_CHECK_INDEX: {
+		int k;
+
+		/* wordurl is checked too when the database answers. */
+		if ((c->db.set || dbserver_running(c->data_dir)) &&
+		    (db_open(c, 10, &db) || db_schema_check(db, false))) {
+			db_close(db);
+			db = NULL;
+		}
+		if (!db)
+			warning("--check: no database: wordurl is not checked");
+		k = merge_check(c, db, stdout);
+		db_close(db);
+		return k == 0 ? 0 : k > 0 ? 1 : -1;
+	}
 	case VERB_STATS:
 		if (!c->db.set && !dbserver_running(c->data_dir))
 			return error("the embedded database of %s is not running (start it with "
@@ -162,6 +191,36 @@ out:
 	return rc;
 }
 
+/* The merge of every rank's deltas into a new generation, published by
+ * rank 0; the consumed deltas go only after the switch.  Collective. */
+static int run_merge(const struct conf *c, struct db *db)
+{
+	struct buf err = BUF_INIT(4096);
+	uint64_t gen = 0;
+	char *dir = NULL;
+	int rc, published = 0;
+
+	rc = merge_run(c, db, &gen, &dir);
+	if (!rc && cluster_rank() == 0) {
+		/* PageRank writes ranks and citations/ into dir here. */
+		rc = storage_gen_publish(c->data_dir, gen, &err);
+		if (rc)
+			error("merge: %s", buf_str(&err));
+		else
+			info("merge: generation %" PRIu64 " is live", gen);
+	}
+	rc = cluster_agree(rc);
+	if (!rc) {
+		published = 1;
+		merge_crash_point("after-publish");
+	}
+	if (merge_finish(c, published))
+		rc = -1;
+	free(dir);
+	buf_free(&err);
+	return cluster_agree(rc);
+}
+
 /* The crawl job: every rank connects; rank 0 checks the schema and seeds. */
 static int run_index(const struct options *o, const struct conf *c)
 {
@@ -172,7 +231,7 @@ static int run_index(const struct options *o, const struct conf *c)
 		rc = -1;
 	if (cluster_rank() == 0 && !rc) {
 		rc = db_schema_check(db, true);
-		if (!rc && !o->quick) {
+		if (!rc && !o->quick && o->verb != VERB_MERGE) {
 			n = db_seed_servers(db, c);
 			if (n < 0)
 				rc = -1;
@@ -200,7 +259,7 @@ static int run_index(const struct options *o, const struct conf *c)
 		goto out;
 	info("rank %d of %d connected and ready", cluster_rank(), cluster_size());
 	/* Alone, rank 0 crawls; in a job, the workers do. */
-	if (!o->seed_only && (cluster_size() == 1 || cluster_rank() != 0)) {
+	if (!o->seed_only && o->verb != VERB_MERGE && (cluster_size() == 1 || cluster_rank() != 0)) {
 		struct crawl_opts co = {
 			.max_docs = o->max_docs, .force = o->force, .max_seconds = o->max_seconds,
 			.rank = cluster_rank(),
@@ -210,6 +269,9 @@ static int run_index(const struct options *o, const struct conf *c)
 		rc = crawl_run(c, db, &co, &t);
 	}
 	rc = cluster_agree(rc);
+	/* After the crawl, all ranks merge what they wrote (-D: only that). */
+	if (!rc && !o->seed_only)
+		rc = run_merge(c, db);
 out:
 	db_close(db);
 	return rc;
@@ -234,7 +296,7 @@ int main(int argc, char **argv)
 	buf_free(&err);
 	log_set_level(o.log_level >= 0 ? (enum log_level)o.log_level : (enum log_level)c->debug_level);
 
-	if (o.verb != VERB_INDEX) {
+	if (o.verb != VERB_INDEX && o.verb != VERB_MERGE) {
 		rc = run_local(&o, c);
 		conf_free(c);
 		return rc == 0 ? 0 : 1;

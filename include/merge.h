@@ -1,0 +1,47 @@
+/* merge.h - the merge: delta logs + the live index -> a new generation.
+ *
+ * Runs on every rank of mpseek-index (or alone): each rank reads its own
+ * delta segments, the postings travel to the owners of their partitions,
+ * each owner writes its partitions, and rank 0 writes docinfo and FORMAT and
+ * brings wordurl up to date.  Nothing is published here: the caller lets
+ * PageRank add its files and then publishes with storage_gen_publish().
+ * Semantics and crash behaviour: doc/MERGE.md.
+ */
+#ifndef MPSEEK_MERGE_H
+#define MPSEEK_MERGE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct conf;
+struct db;
+
+/* Merge every delta segment under DataDir/deltas with the generation
+ * `current` into DataDir/index/gen-<N>.tmp (complete, FORMAT written,
+ * unpublished).  Collective: every rank calls it.  On 0, *gen is N and
+ * *gen_dir the directory (malloc'd, caller frees; the same on every rank).
+ * db is used by rank 0 only (wordurl).  Returns 0 or -1 (all ranks agree). */
+int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir);
+
+/* After the generation of the last merge_run() was published: remove the
+ * delta segments this rank consumed (fsynced directory).  Before the
+ * publish they must stay: a crash then reruns the merge from them.  Frees
+ * the merge's state; call it (with published=false) also when the run
+ * failed.  Returns 0 or -1. */
+int merge_finish(const struct conf *c, int published);
+
+/* `mpseek-index --check`: storage_check() of the live generation plus
+ * wordurl against its dictionary.  Problems go to out, one per line.
+ * Returns 0 when all is well, 1 when damage was found, -1 when the check
+ * could not run. */
+int merge_check(const struct conf *c, struct db *db, FILE *out);
+
+/* `mpseek-index --dump-index`: every posting of the live generation as
+ * "word<TAB>url_id<TAB>pos,pos,..." (positions as 16-bit values), sorted by
+ * word bytes then url_id.  Returns 0 or -1. */
+int merge_dump(const struct conf *c, FILE *out);
+
+/* Test hook: when MPSEEK_MERGE_CRASH_AT equals `point`, _exit(99) here. */
+void merge_crash_point(const char *point);
+
+#endif

@@ -1,0 +1,1554 @@
+/* merge.c - deltas + the live generation -> a new CompactStorage generation
+ * (merge.h), spread over the ranks; --check and --dump-index.
+ *
+ * Owns the merge's order of records, the external sort of postings, the
+ * partition ownership and wordurl's counts.  The bytes of the index belong
+ * to storage.c, the delta format to delta.c, MPI to cluster.c.  Design and
+ * crash behaviour: doc/MERGE.md.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "caps.h"
+#include "cluster.h"
+#include "conf.h"
+#include "db.h"
+#include "delta.h"
+#include "log.h"
+#include "merge.h"
+#include "storage.h"
+#include "util.h"
+
+#define MIN_SORT_BUFFER (1u << 20)  /* DeltaBufferSize below this is raised */
+#define FANIN 64                    /* runs merged at once */
+#define ORD_SEG_SHIFT 40            /* ord = segment index << 40 | offset */
+#define REC_FIXED 12                /* part u8, wlen u8, site u32, url u32, npos u16 */
+#define MAX_REC (REC_FIXED + MAX_WORD_LEN + 2 * 65535)
+#define UREC_SIZE 36                /* url u32, type u8, pad 3, ord u64, val u64, site u32, len 4 x u16 */
+
+_Static_assert(REC_FIXED == 1 + 1 + 4 + 4 + 2, "run record layout");
+_Static_assert(UREC_SIZE == 4 + 1 + 3 + 8 + 8 + 4 + 8, "url record layout");
+_Static_assert(MAX_WORD_LEN <= 255, "word length fits a byte");
+
+void merge_crash_point(const char *point)
+{
+	const char *at = getenv("MPSEEK_MERGE_CRASH_AT");
+
+	if (at && !strcmp(at, point)) {
+		warning("MPSEEK_MERGE_CRASH_AT=%s: exiting here", point);
+		_exit(99);
+	}
+}
+
+/* ---- packing ----------------------------------------------------------- */
+
+static void put16(unsigned char *p, uint16_t v) { p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8); }
+static void put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+static void put64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+static uint16_t get16(const unsigned char *p) { return (uint16_t)(p[0] | (unsigned)p[1] << 8); }
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static uint64_t get64(const unsigned char *p) { return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32; }
+
+static int wordcmp(const unsigned char *a, size_t al, const unsigned char *b, size_t bl)
+{
+	int c = memcmp(a, b, al < bl ? al : bl);
+	return c ? c : (al > bl) - (al < bl);
+}
+
+/* ---- state kept between merge_run() and merge_finish() ------------------ */
+
+static struct {
+	char **consumed;        /* segment paths this rank read */
+	size_t n_consumed;
+	char *scratch;
+} M;
+
+/* ---- segments and their global order ------------------------------------ */
+
+struct seg {
+	char *path;
+	uint64_t created;
+	uint32_t rank, seq;
+	uint32_t gidx;          /* place in the global (created, rank, seq) order */
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const unsigned char *x = a, *y = b;
+	uint64_t cx = get64(x), cy = get64(y);
+	uint32_t rx = get32(x + 8), ry = get32(y + 8), sx = get32(x + 12), sy = get32(y + 12);
+
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	return sx < sy ? -1 : sx > sy;
+}
+
+/* The segments this rank reads (those of ranks r with r mod size == me),
+ * each with its index in the order of all ranks' segments. */
+static int list_segments(const struct conf *c, struct seg **out, size_t *n_out)
+{
+	struct delta_seg *ds = NULL;
+	size_t nd = 0, n = 0, total = 0, *lens = NULL;
+	struct seg *s = NULL;
+	unsigned char *keys = NULL, *all = NULL;
+	struct buf err = BUF_INIT(4096);
+	int me = cluster_rank(), size = cluster_size(), rc = 0;
+
+	*out = NULL;
+	*n_out = 0;
+	if (delta_list(c->data_dir, &ds, &nd, &err)) {
+		rc = error("%s", buf_str(&err));
+		nd = 0;
+	}
+	s = xcalloc(nd ? nd : 1, sizeof(*s));
+	keys = xmalloc(16 * (nd ? nd : 1));
+	for (size_t i = 0; i < nd; i++) {
+		struct delta_reader *r;
+
+		if (ds[i].rank % size != me)
+			continue;
+		/* The header's creation time (delta_list() gives 0 when unreadable). */
+		r = delta_reader_open(ds[i].path, &err);
+		if (!r) {
+			rc = error("%s", buf_str(&err));
+			continue;
+		}
+		s[n].created = delta_reader_created(r);
+		delta_reader_close(r);
+		s[n].path = xstrdup(ds[i].path);
+		s[n].rank = (uint32_t)ds[i].rank;
+		s[n].seq = ds[i].seq;
+		put64(keys + 16 * n, s[n].created);
+		put32(keys + 16 * n + 8, s[n].rank);
+		put32(keys + 16 * n + 12, s[n].seq);
+		n++;
+	}
+	delta_list_free(ds, nd);
+	if (cluster_allgather_bytes(keys, 16 * n, &all, &lens))
+		rc = -1;
+	for (int r = 0; r < size; r++)
+		total += lens[r];
+	total /= 16;
+	qsort(all, total, 16, cmp_key);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char *hit = bsearch(keys + 16 * i, all, total, 16, cmp_key);
+		s[i].gidx = hit ? (uint32_t)((size_t)(hit - all) / 16) : 0;
+	}
+	/* Read in global order (the fold below needs no more than that). */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && s[j].gidx < s[j - 1].gidx; j--) {
+			struct seg t = s[j];
+			s[j] = s[j - 1];
+			s[j - 1] = t;
+		}
+	if (total >= (1u << (64 - ORD_SEG_SHIFT)))
+		rc = error("merge: %zu delta segments (at most %u)", total, 1u << (64 - ORD_SEG_SHIFT));
+	free(keys);
+	free(all);
+	free(lens);
+	buf_free(&err);
+	*out = s;
+	*n_out = n;
+	return rc;
+}
+
+static void segs_free(struct seg *s, size_t n)
+{
+	for (size_t i = 0; s && i < n; i++)
+		free(s[i].path);
+	free(s);
+}
+
+/* ---- URL states: which record of each URL wins -------------------------- */
+
+enum { U_DOC = 1, U_DEL = 2, U_LASTMOD = 3 };
+
+struct urec {
+	uint32_t url;
+	uint8_t type;
+	uint64_t ord;
+	uint64_t val;           /* DOC: time; LASTMOD: last-modified */
+	uint32_t site;
+	uint16_t len[STORAGE_SECTIONS];
+};
+
+/* The outcome for one URL the deltas speak of. */
+#define ST_TOUCHED 1    /* a DOC or DEL: every old posting of the URL goes */
+#define ST_INDEXED 2    /* a DOC won: its postings are the URL's postings */
+#define ST_LASTMOD 4    /* last-modified set by the deltas */
+struct ust {
+	uint32_t url;
+	uint8_t flags;
+	uint64_t win_ord;
+	uint64_t win_time;
+	uint32_t site;
+	uint16_t len[STORAGE_SECTIONS];
+	uint64_t lastmod;
+};
+
+static void urec_pack(unsigned char *p, const struct urec *u)
+{
+	memset(p, 0, UREC_SIZE);
+	put32(p, u->url);
+	p[4] = u->type;
+	put64(p + 8, u->ord);
+	put64(p + 16, u->val);
+	put32(p + 24, u->site);
+	for (int s = 0; s < STORAGE_SECTIONS; s++)
+		put16(p + 28 + 2 * s, u->len[s]);
+}
+
+static void urec_unpack(const unsigned char *p, struct urec *u)
+{
+	u->url = get32(p);
+	u->type = p[4];
+	u->ord = get64(p + 8);
+	u->val = get64(p + 16);
+	u->site = get32(p + 24);
+	for (int s = 0; s < STORAGE_SECTIONS; s++)
+		u->len[s] = get16(p + 28 + 2 * s);
+}
+
+static int cmp_urec(const void *a, const void *b)
+{
+	const struct urec *x = a, *y = b;
+
+	if (x->url != y->url)
+		return x->url < y->url ? -1 : 1;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+/* Fold each URL's records in (created, rank, seq, offset) order: the newest
+ * DOC or DEL wins; between DOCs of different segments a later DOC time wins
+ * (two ranks indexed the URL after a lease expired: FORMATS.md). */
+static struct ust *fold(struct urec *r, size_t n, size_t *n_out)
+{
+	struct ust *u = xcalloc(n ? n : 1, sizeof(*u));
+	size_t k = 0;
+
+	qsort(r, n, sizeof(*r), cmp_urec);
+	for (size_t i = 0; i < n; i++) {
+		struct ust *s;
+
+		if (!k || u[k - 1].url != r[i].url) {
+			u[k].url = r[i].url;
+			k++;
+		}
+		s = &u[k - 1];
+		switch (r[i].type) {
+		case U_DOC:
+			if ((s->flags & ST_INDEXED) &&
+			    (s->win_ord >> ORD_SEG_SHIFT) != (r[i].ord >> ORD_SEG_SHIFT) &&
+			    s->win_time > r[i].val)
+				break;
+			s->flags = ST_TOUCHED | ST_INDEXED;
+			s->win_ord = r[i].ord;
+			s->win_time = r[i].val;
+			s->site = r[i].site;
+			memcpy(s->len, r[i].len, sizeof(s->len));
+			s->lastmod = 0;
+			break;
+		case U_DEL:
+			s->flags = ST_TOUCHED;
+			s->win_ord = r[i].ord;
+			s->lastmod = 0;
+			break;
+		case U_LASTMOD:
+			s->flags |= ST_LASTMOD;
+			s->lastmod = r[i].val;
+			break;
+		}
+	}
+	*n_out = k;
+	return u;
+}
+
+static const struct ust *ust_find(const struct ust *u, size_t n, uint32_t url)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (u[mid].url < url)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && u[lo].url == url ? &u[lo] : NULL;
+}
+
+/* Pass 1: the URL records of this rank's segments. */
+static int read_urecs(struct seg *s, size_t n, struct urec **out, size_t *n_out)
+{
+	struct urec *r = NULL;
+	size_t k = 0, cap = 0;
+	struct buf err = BUF_INIT(4096);
+	int rc = 0;
+
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct delta_reader *d = delta_reader_open(s[i].path, &err);
+		struct delta_rec rec;
+		int got;
+
+		if (!d) {
+			rc = error("%s", buf_str(&err));
+			break;
+		}
+		while ((got = delta_next(d, &rec)) > 0) {
+			struct urec u = { .url = rec.url_id,
+					  .ord = (uint64_t)s[i].gidx << ORD_SEG_SHIFT | rec.offset };
+
+			if (rec.type == DELTA_DOC) {
+				u.type = U_DOC;
+				u.val = rec.time;
+				u.site = rec.site_id;
+				for (uint32_t w = 0; w < rec.n_words; w++)
+					for (uint32_t j = 0; j < rec.words[w].n_pos; j++) {
+						uint16_t p = rec.words[w].pos[j];
+						unsigned sec = p >> 14, at = (p & 0x3fffu) + 1;
+						if (u.len[sec] < at)
+							u.len[sec] = (uint16_t)at;
+					}
+			} else if (rec.type == DELTA_DEL) {
+				u.type = U_DEL;
+			} else if (rec.type == DELTA_LASTMOD) {
+				u.type = U_LASTMOD;
+				u.val = rec.time;
+			} else {
+				continue; /* HREFS, REDIR: the link graph's (pagerank) */
+			}
+			if (k == cap) {
+				cap = cap ? 2 * cap : 4096;
+				r = xrealloc(r, cap * sizeof(*r));
+			}
+			r[k++] = u;
+		}
+		if (got < 0)
+			rc = error("merge: %s", delta_reader_msg(d));
+		else if (delta_reader_torn(d) >= 0)
+			warning("merge: %s", delta_reader_msg(d));
+		delta_reader_close(d);
+	}
+	buf_free(&err);
+	*out = r;
+	*n_out = k;
+	return rc;
+}
+
+/* All ranks' URL records to every rank, folded. */
+static int gather_states(struct urec *mine, size_t n, struct ust **out, size_t *n_out)
+{
+	unsigned char *p = xmalloc(n ? n * UREC_SIZE : 1), *all = NULL;
+	size_t *lens = NULL, total = 0;
+	struct urec *r;
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		urec_pack(p + i * UREC_SIZE, &mine[i]);
+	rc = cluster_allgather_bytes(p, n * UREC_SIZE, &all, &lens);
+	free(p);
+	for (int k = 0; k < cluster_size(); k++)
+		total += lens[k];
+	total /= UREC_SIZE;
+	r = xmalloc((total ? total : 1) * sizeof(*r));
+	for (size_t i = 0; i < total; i++)
+		urec_unpack(all + i * UREC_SIZE, &r[i]);
+	free(all);
+	free(lens);
+	*out = fold(r, total, n_out);
+	free(r);
+	return rc;
+}
+
+/* ---- the external sort of postings --------------------------------------- */
+
+struct sorter {
+	const char *dir;
+	unsigned char *arena;
+	size_t cap, used;
+	size_t *idx;
+	size_t n, idx_cap;
+	char **runs;
+	size_t n_runs, next_name;
+	uint64_t spilled;       /* bytes written to runs */
+};
+
+static int cmp_rec(const unsigned char *a, const unsigned char *b)
+{
+	int c;
+
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	c = wordcmp(a + REC_FIXED, a[1], b + REC_FIXED, b[1]);
+	if (c)
+		return c;
+	if (get32(a + 2) != get32(b + 2))
+		return get32(a + 2) < get32(b + 2) ? -1 : 1;
+	return get32(a + 6) < get32(b + 6) ? -1 : get32(a + 6) > get32(b + 6);
+}
+
+static struct sorter *sort_ctx;
+
+static int cmp_idx(const void *a, const void *b)
+{
+	return cmp_rec(sort_ctx->arena + *(const size_t *)a, sort_ctx->arena + *(const size_t *)b);
+}
+
+static size_t rec_size(const unsigned char *p)
+{
+	return REC_FIXED + p[1] + 2 * (size_t)get16(p + 10);
+}
+
+static char *run_name(struct sorter *s)
+{
+	return xasprintf("%s/run-%06zu", s->dir, s->next_name++);
+}
+
+static int sorter_spill(struct sorter *s)
+{
+	char *path;
+	FILE *fp;
+	int rc = 0;
+
+	if (!s->n)
+		return 0;
+	sort_ctx = s;
+	qsort(s->idx, s->n, sizeof(*s->idx), cmp_idx);
+	sort_ctx = NULL;
+	path = run_name(s);
+	fp = fopen(path, "wb");
+	if (!fp) {
+		rc = error_errno("merge: cannot create %s", path);
+		free(path);
+		return rc;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		const unsigned char *r = s->arena + s->idx[i];
+		size_t len = rec_size(r);
+
+		if (fwrite(r, 1, len, fp) != len) {
+			rc = error_errno("merge: cannot write %s", path);
+			break;
+		}
+		s->spilled += len;
+	}
+	if (fclose(fp) != 0 && !rc)
+		rc = error_errno("merge: cannot write %s", path);
+	s->runs = xrealloc(s->runs, (s->n_runs + 1) * sizeof(*s->runs));
+	s->runs[s->n_runs++] = path;
+	s->n = s->used = 0;
+	return rc;
+}
+
+static int sorter_add(struct sorter *s, unsigned part, const char *word, size_t wlen,
+		      uint32_t site, uint32_t url, const uint16_t *pos, uint32_t npos)
+{
+	size_t len = REC_FIXED + wlen + 2 * (size_t)npos;
+	unsigned char *p;
+
+	if (s->used + len > s->cap && sorter_spill(s))
+		return -1;
+	if (s->n == s->idx_cap) {
+		s->idx_cap = s->idx_cap ? 2 * s->idx_cap : 65536;
+		s->idx = xrealloc(s->idx, s->idx_cap * sizeof(*s->idx));
+	}
+	p = s->arena + s->used;
+	p[0] = (unsigned char)part;
+	p[1] = (unsigned char)wlen;
+	put32(p + 2, site);
+	put32(p + 6, url);
+	put16(p + 10, (uint16_t)npos);
+	memcpy(p + REC_FIXED, word, wlen);
+	for (uint32_t i = 0; i < npos; i++)
+		put16(p + REC_FIXED + wlen + 2 * i, pos[i]);
+	s->idx[s->n++] = s->used;
+	s->used += len;
+	return 0;
+}
+
+/* A sorted stream of records from a file. */
+struct run {
+	FILE *fp;
+	unsigned char *rec;     /* current record, MAX_REC bytes */
+	int has;
+};
+
+static int run_next(struct run *r)
+{
+	size_t extra;
+
+	r->has = 0;
+	if (fread(r->rec, 1, REC_FIXED, r->fp) != REC_FIXED)
+		return ferror(r->fp) ? error_errno("merge: cannot read a run") : 0;
+	extra = r->rec[1] + 2 * (size_t)get16(r->rec + 10);
+	if (r->rec[1] < 1 || r->rec[1] > MAX_WORD_LEN || get16(r->rec + 10) == 0 ||
+	    fread(r->rec + REC_FIXED, 1, extra, r->fp) != extra)
+		return error("merge: a run file is damaged");
+	r->has = 1;
+	return 1;
+}
+
+/* k-way merge of files into fn(rec) calls, in order.  Returns 0 or -1. */
+static int merge_files(char **paths, size_t n, int (*fn)(void *arg, const unsigned char *rec),
+		       void *arg)
+{
+	struct run *r = xcalloc(n ? n : 1, sizeof(*r));
+	size_t *heap = xmalloc((n ? n : 1) * sizeof(*heap)), hn = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < n && !rc; i++) {
+		r[i].fp = fopen(paths[i], "rb");
+		r[i].rec = xmalloc(MAX_REC);
+		if (!r[i].fp) {
+			rc = error_errno("merge: cannot open %s", paths[i]);
+			break;
+		}
+		setvbuf(r[i].fp, NULL, _IOFBF, 1 << 16);
+		if (run_next(&r[i]) < 0)
+			rc = -1;
+	}
+	/* A binary heap of the runs that have a record, smallest first. */
+#define LESS(a, b) (cmp_rec(r[a].rec, r[b].rec) < 0 || \
+		    (cmp_rec(r[a].rec, r[b].rec) == 0 && (a) < (b)))
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (!r[i].has)
+			continue;
+		size_t j = hn++;
+		heap[j] = i;
+		while (j && LESS(heap[j], heap[(j - 1) / 2])) {
+			size_t t = heap[j];
+			heap[j] = heap[(j - 1) / 2];
+			heap[(j - 1) / 2] = t;
+			j = (j - 1) / 2;
+		}
+	}
+	while (hn && !rc) {
+		size_t top = heap[0], j = 0;
+
+		rc = fn(arg, r[top].rec);
+		if (rc)
+			break;
+		if (run_next(&r[top]) < 0) {
+			rc = -1;
+			break;
+		}
+		if (!r[top].has)
+			heap[0] = heap[--hn];
+		for (;;) {
+			size_t a = 2 * j + 1, b = a + 1, m = j;
+			if (a < hn && LESS(heap[a], heap[m]))
+				m = a;
+			if (b < hn && LESS(heap[b], heap[m]))
+				m = b;
+			if (m == j)
+				break;
+			size_t t = heap[j];
+			heap[j] = heap[m];
+			heap[m] = t;
+			j = m;
+		}
+	}
+#undef LESS
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].fp)
+			fclose(r[i].fp);
+		free(r[i].rec);
+	}
+	free(r);
+	free(heap);
+	return rc;
+}
+
+static int write_rec(void *arg, const unsigned char *rec)
+{
+	size_t len = rec_size(rec);
+
+	return fwrite(rec, 1, len, (FILE *)arg) == len ? 0 : error_errno("merge: cannot write a run");
+}
+
+/* Merge runs FANIN at a time until at most FANIN are left. */
+static int sorter_reduce(struct sorter *s)
+{
+	while (s->n_runs > FANIN) {
+		size_t k = s->n_runs < 2 * FANIN ? s->n_runs - FANIN + 1 : FANIN;
+		char *path = run_name(s);
+		FILE *fp = fopen(path, "wb");
+		int rc;
+
+		if (!fp) {
+			free(path);
+			return error_errno("merge: cannot create a run");
+		}
+		rc = merge_files(s->runs, k, write_rec, fp);
+		if (fclose(fp) != 0)
+			rc = -1;
+		for (size_t i = 0; i < k; i++) {
+			unlink(s->runs[i]);
+			free(s->runs[i]);
+		}
+		memmove(s->runs, s->runs + k, (s->n_runs - k) * sizeof(*s->runs));
+		s->n_runs -= k;
+		s->runs[s->n_runs++] = path;
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* Pass 2: the postings of the winning DOCs of this rank's segments. */
+static int read_postings(struct seg *segs, size_t n, const struct ust *u, size_t nu,
+			 struct sorter *s)
+{
+	struct buf err = BUF_INIT(4096);
+	int rc = 0;
+
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct delta_reader *d = delta_reader_open(segs[i].path, &err);
+		struct delta_rec rec;
+		int got;
+
+		if (!d) {
+			rc = error("%s", buf_str(&err));
+			break;
+		}
+		while (!rc && (got = delta_next(d, &rec)) > 0) {
+			uint64_t ord = (uint64_t)segs[i].gidx << ORD_SEG_SHIFT | rec.offset;
+			const struct ust *st;
+
+			if (rec.type != DELTA_DOC)
+				continue;
+			st = ust_find(u, nu, rec.url_id);
+			if (!st || !(st->flags & ST_INDEXED) || st->win_ord != ord)
+				continue;
+			for (uint32_t w = 0; w < rec.n_words && !rc; w++)
+				rc = sorter_add(s, delta_partition(rec.words[w].word, rec.words[w].len),
+						rec.words[w].word, rec.words[w].len, rec.site_id,
+						rec.url_id, rec.words[w].pos, rec.words[w].n_pos);
+		}
+		if (!rc && got < 0)
+			rc = error("merge: %s", delta_reader_msg(d));
+		delta_reader_close(d);
+	}
+	buf_free(&err);
+	if (!rc)
+		rc = sorter_spill(s);
+	if (!rc)
+		rc = sorter_reduce(s);
+	return rc;
+}
+
+/* ---- building one partition ---------------------------------------------- */
+
+struct new_word {
+	char word[MAX_WORD_LEN];
+	uint8_t len;
+	uint32_t id;            /* k within the partition */
+	uint64_t off;           /* first posting in the partition's temp file */
+	uint32_t n;             /* postings */
+};
+
+struct part_build {
+	unsigned part;
+	FILE *tmp;              /* (site u32, url u32, npos u16, pos...) per posting */
+	char *tmp_path;
+	struct new_word *w;
+	size_t n, cap;
+	uint64_t off;
+	/* stats */
+	uint64_t words, live, postings;
+};
+
+/* One record of the partition being collected. */
+static int collect(struct part_build *b, const unsigned char *rec)
+{
+	size_t wl = rec[1], np = get16(rec + 10);
+	struct new_word *w;
+
+	if (!b->n || wordcmp((const unsigned char *)b->w[b->n - 1].word, b->w[b->n - 1].len,
+			     rec + REC_FIXED, wl)) {
+		if (b->n == b->cap) {
+			b->cap = b->cap ? 2 * b->cap : 1024;
+			b->w = xrealloc(b->w, b->cap * sizeof(*b->w));
+		}
+		w = &b->w[b->n++];
+		memcpy(w->word, rec + REC_FIXED, wl);
+		w->len = (uint8_t)wl;
+		w->off = b->off;
+		w->n = 0;
+	}
+	w = &b->w[b->n - 1];
+	w->n++;
+	if (fwrite(rec + 2, 1, 10, b->tmp) != 10 ||
+	    fwrite(rec + REC_FIXED + wl, 1, 2 * np, b->tmp) != 2 * np)
+		return error_errno("merge: cannot write %s", b->tmp_path);
+	b->off += 10 + 2 * np;
+	return 0;
+}
+
+/* Sites and URLs of one word: the old postings without the URLs the deltas
+ * touched, merged with the new ones, in (site, url) order. */
+static int write_word(struct storage_part_writer *pw, const struct storage *old, uint32_t old_id,
+		      bool has_old, const struct new_word *nw, FILE *tmp, const uint8_t *touched,
+		      uint32_t touched_max, struct storage_cursor *c, uint16_t *npos_buf,
+		      uint32_t *urls, uint64_t *total)
+{
+	uint32_t o_site = 0, o_url = 0, o_n = 0, cur_site = 0;
+	int o_has = 0, rc = 0;
+	uint32_t left = nw ? nw->n : 0;
+	unsigned char h[10];
+	uint32_t n_site = 0, n_url = 0, n_n = 0;
+	int n_has = 0;
+	bool site_open = false;
+
+	if (has_old && storage_postings(old, old_id, c) < 0)
+		return error("merge: the old index is damaged (word_id %u)", old_id);
+	if (nw && fseeko(tmp, (off_t)nw->off, SEEK_SET) < 0)
+		return error_errno("merge: seek");
+
+	/* Next old posting that survives. */
+#define OLD_NEXT()                                                                          \
+	do {                                                                                \
+		int k_;                                                                     \
+		o_has = 0;                                                                  \
+		if (!has_old)                                                               \
+			break;                                                              \
+		for (;;) {                                                                  \
+			k_ = storage_next_url(c, &o_url, &o_n);                             \
+			if (k_ < 0)                                                         \
+				return error("merge: the old index is damaged (word_id %u)", \
+					     old_id);                                       \
+			if (k_ == 0) {                                                      \
+				k_ = storage_next_site(c, &o_site);                         \
+				if (k_ < 0)                                                 \
+					return error("merge: the old index is damaged "     \
+						     "(word_id %u)", old_id);               \
+				if (k_ == 0)                                                \
+					break;                                              \
+				continue;                                                   \
+			}                                                                   \
+			if (o_url <= touched_max && (touched[o_url >> 3] & (1u << (o_url & 7)))) \
+				continue;                                                   \
+			o_has = 1;                                                          \
+			break;                                                              \
+		}                                                                           \
+	} while (0)
+#define NEW_NEXT()                                                                          \
+	do {                                                                                \
+		n_has = 0;                                                                  \
+		if (!left)                                                                  \
+			break;                                                              \
+		if (fread(h, 1, 10, tmp) != 10)                                             \
+			return error("merge: temp file short");                             \
+		n_site = get32(h);                                                          \
+		n_url = get32(h + 4);                                                       \
+		n_n = get16(h + 8);                                                         \
+		if (fread(npos_buf, 2, n_n, tmp) != n_n)                                    \
+			return error("merge: temp file short");                             \
+		for (uint32_t i_ = 0; i_ < n_n; i_++)                                       \
+			npos_buf[i_] = get16((const unsigned char *)&npos_buf[i_]);         \
+		left--;                                                                     \
+		n_has = 1;                                                                  \
+	} while (0)
+
+	OLD_NEXT();
+	NEW_NEXT();
+	while (!rc && (o_has || n_has)) {
+		bool take_new = n_has && (!o_has || n_site < o_site ||
+					  (n_site == o_site && n_url <= o_url));
+		uint32_t site = take_new ? n_site : o_site;
+
+		if (!site_open || site != cur_site) {
+			rc = storage_part_site(pw, site);
+			cur_site = site;
+			site_open = true;
+		}
+		if (rc)
+			break;
+		if (take_new) {
+			if (o_has && n_site == o_site && n_url == o_url)
+				OLD_NEXT(); /* cannot happen: touched URLs are filtered */
+			rc = storage_part_url(pw, n_url, npos_buf, n_n);
+			*total += n_n;
+			NEW_NEXT();
+		} else {
+			rc = storage_part_url(pw, o_url, c->pos, o_n);
+			*total += o_n;
+			OLD_NEXT();
+		}
+		(*urls)++;
+	}
+#undef OLD_NEXT
+#undef NEW_NEXT
+	return rc;
+}
+
+struct build_ctx {
+	const char *gen_dir;
+	const char *scratch;
+	const struct storage *old;
+	const uint8_t *touched;
+	uint32_t touched_max;
+	struct storage_cursor *cursor;
+	uint16_t *pos;
+	int me, size;
+	struct part_build b;
+	int cur;                /* partition being collected, -1 none */
+	int next;               /* next partition this rank must build */
+	uint64_t stats[3];      /* words, live words, postings */
+};
+
+static int build_part(struct build_ctx *x)
+{
+	struct part_build *b = &x->b;
+	struct storage_part_writer *pw = NULL;
+	struct buf err = BUF_INIT(4096);
+	uint32_t n_old = x->old ? storage_part_words(x->old, b->part) : 0, n_new = 0;
+	int32_t *by_k = NULL;
+	int rc = 0;
+
+	if (b->tmp && fflush(b->tmp) != 0)
+		return error_errno("merge: %s", b->tmp_path);
+	/* Ids: old words keep theirs; new words get the next ones in byte order. */
+	for (size_t i = 0; i < b->n; i++) {
+		uint32_t id;
+		int k = x->old ? storage_word_id(x->old, b->w[i].word, b->w[i].len, &id) : 0;
+
+		if (k < 0)
+			return error("merge: the old dictionary of %02uw is damaged", b->part);
+		b->w[i].id = k ? id / STORAGE_PARTITIONS : n_old + n_new++;
+	}
+	by_k = xmalloc(((size_t)n_old + n_new + 1) * sizeof(*by_k));
+	for (size_t k = 0; k < (size_t)n_old + n_new; k++)
+		by_k[k] = -1;
+	for (size_t i = 0; i < b->n; i++)
+		by_k[b->w[i].id] = (int32_t)i;
+	if (storage_part_begin(x->gen_dir, b->part, &pw, &err)) {
+		rc = error("%s", buf_str(&err));
+		goto out;
+	}
+	for (uint32_t k = 0; k < n_old + n_new && !rc; k++) {
+		const struct new_word *nw = by_k[k] >= 0 ? &b->w[by_k[k]] : NULL;
+		uint32_t old_id = k * STORAGE_PARTITIONS + b->part, urls = 0;
+		uint64_t total = 0;
+		const char *text;
+		size_t len;
+
+		if (k < n_old) {
+			text = storage_word_text(x->old, old_id, &len);
+			if (!text) {
+				rc = error("merge: the old dictionary of %02uw is damaged", b->part);
+				break;
+			}
+		} else {
+			text = nw->word;
+			len = nw->len;
+		}
+		rc = storage_part_word(pw, text, len);
+		if (!rc)
+			rc = write_word(pw, x->old, old_id, k < n_old, nw, b->tmp, x->touched,
+					x->touched_max, x->cursor, x->pos, &urls, &total);
+		b->words++;
+		if (urls)
+			b->live++;
+		b->postings += urls;
+	}
+	if (rc) {
+		storage_part_abort(pw);
+		goto out;
+	}
+	if (storage_part_finish(pw, &err))
+		rc = error("%s", buf_str(&err));
+	x->stats[0] += b->words;
+	x->stats[1] += b->live;
+	x->stats[2] += b->postings;
+out:
+	free(by_k);
+	buf_free(&err);
+	return rc;
+}
+
+static void part_reset(struct build_ctx *x, unsigned part)
+{
+	struct part_build *b = &x->b;
+
+	if (b->tmp)
+		fclose(b->tmp);
+	if (b->tmp_path)
+		unlink(b->tmp_path);
+	free(b->tmp_path);
+	b->tmp = NULL;
+	b->tmp_path = NULL;
+	b->n = 0;
+	b->off = 0;
+	b->words = b->live = b->postings = 0;
+	b->part = part;
+}
+
+static int part_open(struct build_ctx *x, unsigned part)
+{
+	part_reset(x, part);
+	x->b.tmp_path = xasprintf("%s/part-%02u", x->scratch, part);
+	x->b.tmp = fopen(x->b.tmp_path, "w+b");
+	if (!x->b.tmp)
+		return error_errno("merge: cannot create %s", x->b.tmp_path);
+	x->cur = (int)part;
+	return 0;
+}
+
+/* Build every owned partition up to (not including) `upto` that has not
+ * been built: the ones without new postings still carry the old ones. */
+static int build_until(struct build_ctx *x, int upto)
+{
+	int rc = 0;
+
+	while (!rc && x->next < upto) {
+		if (x->next % x->size == x->me) {
+			if (x->cur != x->next)
+				rc = part_open(x, (unsigned)x->next);
+			if (!rc)
+				rc = build_part(x);
+			x->cur = -1;
+		}
+		x->next++;
+	}
+	return rc;
+}
+
+static int on_rec(void *arg, const unsigned char *rec)
+{
+	struct build_ctx *x = arg;
+	int part = rec[0];
+
+	if (part != x->cur) {
+		if (build_until(x, part))
+			return -1;
+		if (part_open(x, (unsigned)part))
+			return -1;
+		x->next = part; /* built when the next partition (or the end) comes */
+	}
+	return collect(&x->b, rec);
+}
+
+/* ---- docinfo and wordurl (rank 0) ---------------------------------------- */
+
+static int write_docinfo(const char *gen_dir, const struct storage *old, const struct ust *u,
+			 size_t nu, struct storage_format *f)
+{
+	struct storage_docinfo_writer *w;
+	struct buf err = BUF_INIT(4096);
+	uint32_t old_max = old ? storage_max_url_id(old) : 0;
+	uint32_t max = old_max;
+	size_t j = 0;
+	int rc = 0;
+
+	if (nu && u[nu - 1].url > max)
+		max = u[nu - 1].url;
+	if (storage_docinfo_begin(gen_dir, &w, &err)) {
+		rc = error("%s", buf_str(&err));
+		goto out;
+	}
+	for (uint64_t url = 1; url <= max && !rc; url++) {
+		struct storage_doc d = { 0 };
+		int have = old && url <= old_max ? storage_doc(old, (uint32_t)url, &d) : 0;
+
+		while (j < nu && u[j].url < url)
+			j++;
+		if (j < nu && u[j].url == url) {
+			if (u[j].flags & ST_INDEXED) {
+				d.site_id = u[j].site;
+				memcpy(d.len, u[j].len, sizeof(d.len));
+				d.last_modified = u[j].lastmod;
+				have = 1;
+			} else if (u[j].flags & ST_TOUCHED) {
+				have = 0;
+			} else if (have) {
+				d.last_modified = u[j].lastmod;
+			}
+		}
+		if (have > 0 && d.site_id)
+			rc = storage_docinfo_put(w, (uint32_t)url, &d);
+	}
+	if (rc) {
+		storage_docinfo_abort(w);
+		goto out;
+	}
+	if (storage_docinfo_finish(w, &f->n_docs, f->sum_len, &f->max_url_id, &err))
+		rc = error("%s", buf_str(&err));
+out:
+	buf_free(&err);
+	return rc;
+}
+
+/* wordurl := the dictionary's live words.  A diff against the old
+ * generation when wordurl describes it, else the whole table. */
+static int update_wordurl(struct db *db, const struct storage *old, const char *gen_dir,
+			  uint64_t gen, uint64_t old_gen)
+{
+	struct storage *s = NULL;
+	struct buf err = BUF_INIT(4096);
+	struct db_wordurl *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t db_gen;
+	bool full;
+	int rc = 0;
+
+	if (db_wordurl_gen(db, &db_gen))
+		return -1;
+	full = !old || db_gen != old_gen;
+	if (storage_open_dir(gen_dir, &s, &err)) {
+		rc = error("%s", buf_str(&err));
+		goto out;
+	}
+	for (unsigned p = 0; p < STORAGE_PARTITIONS; p++) {
+		uint32_t nw = storage_part_words(s, p);
+
+		for (uint32_t k = 0; k < nw; k++) {
+			uint32_t id = k * STORAGE_PARTITIONS + p;
+			struct storage_word w, o = { 0 };
+			int had = !full && k < storage_part_words(old, p) ?
+				storage_word_info(old, id, &o) : 0;
+
+			if (storage_word_info(s, id, &w) != 1 || had < 0) {
+				rc = error("merge: cannot read word %u back", id);
+				goto out;
+			}
+			if (full ? !w.n_urls :
+			    (had == 1 && o.n_urls == w.n_urls && o.total == w.total) ||
+			    (had != 1 && !w.n_urls))
+				continue;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 65536;
+				v = xrealloc(v, cap * sizeof(*v));
+			}
+			v[n].word_id = id;
+			v[n].word = storage_word_text(s, id, &v[n].len);
+			v[n].urlcount = w.n_urls;
+			v[n].totalcount = (uint32_t)w.total;
+			if (!v[n].word) {
+				rc = error("merge: cannot read word %u back", id);
+				goto out;
+			}
+			n++;
+		}
+	}
+	info("merge: wordurl: %zu row(s) to write (%s)", n, full ? "whole table" : "changes");
+	rc = db_wordurl_apply(db, v, n, full, gen);
+out:
+	free(v);
+	storage_close(s);
+	buf_free(&err);
+	return rc;
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+/* Records of the merged local stream go to the file of their owner. */
+struct split {
+	FILE **f;
+	int size;
+};
+
+static int split_rec(void *arg, const unsigned char *rec)
+{
+	struct split *sp = arg;
+
+	return write_rec(sp->f[rec[0] % sp->size], rec);
+}
+
+static int rm_scratch(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *p = xasprintf("%s/%s", dir, e->d_name);
+		unlink(p);
+		free(p);
+	}
+	closedir(d);
+	return rmdir(dir);
+}
+
+int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir)
+{
+	int me = cluster_rank(), size = cluster_size(), rc = 0, k;
+	struct buf err = BUF_INIT(4096);
+	uint64_t cur = 0, g = 0;
+	struct storage *old = NULL;
+	struct seg *segs = NULL;
+	size_t n_segs = 0, n_urec = 0, n_ust = 0;
+	struct urec *urec = NULL;
+	struct ust *ust = NULL;
+	struct sorter sorter = { 0 };
+	struct build_ctx x = { .cur = -1 };
+	uint8_t *touched = NULL;
+	uint32_t touched_max = 0;
+	char *dir = NULL, *index_dir = xasprintf("%s/index", c->data_dir);
+	double t0 = now_monotonic();
+	int igen[2];
+
+	*gen = 0;
+	*gen_dir = NULL;
+	merge_finish(c, 0);
+	/* Rank 0 decides the generation; the others follow. */
+	if (me == 0) {
+		if (mkdir_p(index_dir) || storage_gen_cleanup(c->data_dir, &err)) {
+			rc = error("merge: %s", buf_str(&err));
+		} else {
+			k = storage_current(c->data_dir, &cur, &err);
+			if (k < 0)
+				rc = error("merge: %s", buf_str(&err));
+			g = k > 0 ? cur + 1 : 1;
+		}
+	}
+	igen[0] = (int)(g & 0x7fffffff);
+	cluster_bcast_int(&igen[0]);
+	g = (uint64_t)igen[0];
+	cur = g - 1;
+	if (cluster_agree(rc))
+		goto fail;
+	dir = xasprintf("%s/gen-%08" PRIu64 ".tmp", index_dir, g);
+	if (me == 0 && mkdir(dir, 0755) < 0 && errno != EEXIST)
+		rc = error_errno("merge: cannot create %s", dir);
+	if (cluster_agree(rc))
+		goto fail;
+	if (cur > 0) {
+		char *od = storage_gen_path(c->data_dir, cur);
+
+		if (storage_open_dir(od, &old, &err))
+			rc = error("merge: the live index cannot be read: %s", buf_str(&err));
+		free(od);
+	}
+	/* Every rank needs the generation directory: a shared DataDir. */
+	if (!rc && access(dir, W_OK) != 0)
+		rc = error("merge: %s is not visible on rank %d: the merge needs the ranks to share "
+			   "DataDir (doc/MERGE.md)", dir, me);
+	M.scratch = xasprintf("%s/merge-r%d", index_dir, me);
+	rm_scratch(M.scratch);
+	if (!rc && mkdir(M.scratch, 0755) < 0)
+		rc = error_errno("merge: cannot create %s", M.scratch);
+	if (cluster_agree(rc))
+		goto fail;
+
+	/* 1. Which record of each URL wins, over all ranks' segments. */
+	rc = list_segments(c, &segs, &n_segs);
+	if (!rc)
+		rc = read_urecs(segs, n_segs, &urec, &n_urec);
+	if (cluster_agree(rc))
+		goto fail;
+	rc = gather_states(urec, n_urec, &ust, &n_ust);
+	free(urec);
+	urec = NULL;
+	if (cluster_agree(rc))
+		goto fail;
+	info("merge: %zu segment(s) here, %zu URL(s) changed in all", n_segs, n_ust);
+
+	/* 2. The winning postings, sorted in runs of DeltaBufferSize. */
+	sorter.dir = M.scratch;
+	sorter.cap = (size_t)c->delta_buffer_size * 1024;
+	if (sorter.cap < MIN_SORT_BUFFER)
+		sorter.cap = MIN_SORT_BUFFER;
+	sorter.arena = xmalloc(sorter.cap + MAX_REC);
+	rc = read_postings(segs, n_segs, ust, n_ust, &sorter);
+	free(sorter.arena);
+	sorter.arena = NULL;
+	free(sorter.idx);
+	sorter.idx = NULL;
+	if (cluster_agree(rc))
+		goto fail;
+	merge_crash_point("after-runs");
+
+	/* 3. The postings of each partition to its owner (partition p belongs
+	 * to rank p mod size): split the sorted runs per owner, exchange. */
+	{
+		char **mine = xcalloc((size_t)size, sizeof(*mine));
+		FILE **outf = xcalloc((size_t)size, sizeof(*outf));
+
+		for (int r = 0; r < size; r++) {
+			mine[r] = xasprintf("%s/to-%d", M.scratch, r);
+			outf[r] = fopen(mine[r], "wb");
+			if (!outf[r])
+				rc = error_errno("merge: cannot create %s", mine[r]);
+		}
+		if (!rc) {
+			struct split sp = { outf, size };
+
+			rc = merge_files(sorter.runs, sorter.n_runs, split_rec, &sp);
+		}
+		for (int r = 0; r < size; r++)
+			if (outf[r] && fclose(outf[r]) != 0)
+				rc = error_errno("merge: cannot write %s", mine[r]);
+		for (size_t i = 0; i < sorter.n_runs; i++) {
+			unlink(sorter.runs[i]);
+			free(sorter.runs[i]);
+		}
+		free(sorter.runs);
+		sorter.runs = NULL;
+		if (cluster_agree(rc)) {
+			for (int r = 0; r < size; r++)
+				free(mine[r]);
+			free(mine);
+			free(outf);
+			goto fail;
+		}
+		char **from = xcalloc((size_t)size, sizeof(*from));
+		for (int r = 0; r < size; r++)
+			from[r] = xasprintf("%s/from-%d", M.scratch, r);
+		if (rename(mine[me], from[me]) < 0)
+			rc = error_errno("merge: rename %s", mine[me]);
+		for (int step = 1; step < size && !rc; step++) {
+			int to = (me + step) % size, fr = (me - step + size) % size;
+
+			rc = cluster_exchange_file(mine[to], to, from[fr], fr);
+			unlink(mine[to]);
+		}
+		if (!cluster_agree(rc)) {
+			/* 4. Build the owned partitions from the merged streams. */
+			touched_max = n_ust ? ust[n_ust - 1].url : 0;
+			touched = xcalloc((size_t)touched_max / 8 + 1, 1);
+			for (size_t i = 0; i < n_ust; i++)
+				if (ust[i].flags & ST_TOUCHED)
+					touched[ust[i].url >> 3] |= (uint8_t)(1u << (ust[i].url & 7));
+			x.gen_dir = dir;
+			x.scratch = M.scratch;
+			x.old = old;
+			x.touched = touched;
+			x.touched_max = touched_max;
+			x.cursor = xmalloc(sizeof(*x.cursor));
+			x.pos = xmalloc(65536 * sizeof(*x.pos));
+			x.me = me;
+			x.size = size;
+			rc = merge_files(from, (size_t)size, on_rec, &x);
+			if (!rc && x.cur >= 0) {
+				x.next = x.cur;
+				rc = build_until(&x, x.cur + 1);
+			}
+			if (!rc)
+				rc = build_until(&x, STORAGE_PARTITIONS);
+			part_reset(&x, 0);
+			free(x.b.w);
+			free(x.cursor);
+			free(x.pos);
+		} else {
+			rc = -1;
+		}
+		for (int r = 0; r < size; r++) {
+			unlink(from[r]);
+			free(from[r]);
+			free(mine[r]);
+		}
+		free(from);
+		free(mine);
+		free(outf);
+	}
+	if (cluster_agree(rc))
+		goto fail;
+	merge_crash_point("after-partitions");
+
+	/* 5. Rank 0: docinfo, FORMAT, the files kept, wordurl. */
+	cluster_sum_u64(x.stats, 3);
+	if (me == 0) {
+		struct storage_format f = { .generation = g, .words = x.stats[0],
+					    .live_words = x.stats[1], .postings = x.stats[2] };
+
+		rc = write_docinfo(dir, old, ust, n_ust, &f);
+		merge_crash_point("after-docinfo");
+		if (!rc && old) {
+			const char *keep[] = { "ranks", "citations" };
+
+			for (size_t i = 0; i < ARRAY_SIZE(keep) && !rc; i++)
+				if (storage_gen_link(storage_dir(old), dir, keep[i], &err))
+					rc = error("merge: %s", buf_str(&err));
+		}
+		if (!rc && storage_format_write(dir, &f, &err))
+			rc = error("merge: %s", buf_str(&err));
+		merge_crash_point("after-format");
+		if (!rc && db)
+			rc = update_wordurl(db, old, dir, g, cur);
+		merge_crash_point("after-wordurl");
+		if (!rc)
+			info("merge: generation %" PRIu64 ": %" PRIu64 " docs, %" PRIu64 " words (%"
+			     PRIu64 " live), %" PRIu64 " postings, %.2f s", g, f.n_docs, f.words,
+			     f.live_words, f.postings, now_monotonic() - t0);
+	}
+	if (cluster_agree(rc))
+		goto fail;
+	M.consumed = xcalloc(n_segs ? n_segs : 1, sizeof(*M.consumed));
+	for (size_t i = 0; i < n_segs; i++)
+		M.consumed[M.n_consumed++] = xstrdup(segs[i].path);
+	*gen = g;
+	*gen_dir = dir;
+	dir = NULL;
+	goto out;
+fail:
+	rc = -1;
+out:
+	if (M.scratch)
+		rm_scratch(M.scratch);
+	if (sorter.runs) {
+		for (size_t i = 0; i < sorter.n_runs; i++) {
+			unlink(sorter.runs[i]);
+			free(sorter.runs[i]);
+		}
+		free(sorter.runs);
+	}
+	free(sorter.arena);
+	free(sorter.idx);
+	free(touched);
+	free(ust);
+	free(urec);
+	segs_free(segs, n_segs);
+	storage_close(old);
+	free(dir);
+	free(index_dir);
+	buf_free(&err);
+	return rc;
+}
+
+int merge_finish(const struct conf *c, int published)
+{
+	int rc = 0;
+	char *dir = xasprintf("%s/deltas", c->data_dir);
+
+	for (size_t i = 0; i < M.n_consumed; i++) {
+		if (published && unlink(M.consumed[i]) < 0 && errno != ENOENT)
+			rc = error_errno("merge: cannot remove %s", M.consumed[i]);
+		free(M.consumed[i]);
+	}
+	if (published && M.n_consumed) {
+		int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0) {
+			fsync(fd);
+			close(fd);
+		}
+	}
+	free(M.consumed);
+	M.consumed = NULL;
+	M.n_consumed = 0;
+	free(M.scratch);
+	M.scratch = NULL;
+	free(dir);
+	return rc;
+}
+
+/* ---- --check and --dump-index ------------------------------------------- */
+
+struct wcheck {
+	const struct storage *s;
+	FILE *out;
+	long problems;
+	uint64_t rows;
+};
+
+static int wordurl_row(void *arg, uint32_t word_id, const char *word, size_t len,
+		       uint32_t urlcount, uint32_t totalcount)
+{
+	struct wcheck *w = arg;
+	struct storage_word sw;
+	size_t tl;
+	const char *t = storage_word_text(w->s, word_id, &tl);
+
+	w->rows++;
+	if (!t || tl != len || memcmp(t, word, len)) {
+		fprintf(w->out, "wordurl: word_id %u '%.*s' (partition %u): the index has %s'%.*s'"
+			" (%u words in partition %u)\n", word_id, (int)len, word,
+			delta_partition(word, len), t ? "" : "no such id ", t ? (int)tl : 0,
+			t ? t : "", storage_part_words(w->s, word_id % STORAGE_PARTITIONS),
+			word_id % STORAGE_PARTITIONS);
+		w->problems++;
+	} else if (storage_word_info(w->s, word_id, &sw) != 1 || sw.n_urls != urlcount ||
+		   sw.total != totalcount) {
+		fprintf(w->out, "wordurl: word_id %u '%.*s': urlcount %u totalcount %u, the index "
+			"has %u and %" PRIu64 "\n", word_id, (int)len, word, urlcount, totalcount,
+			sw.n_urls, sw.total);
+		w->problems++;
+	}
+	return w->problems > 100;
+}
+
+int merge_check(const struct conf *c, struct db *db, FILE *out)
+{
+	struct buf rep = BUF_INIT(16u << 20), err = BUF_INIT(4096);
+	struct storage *s = NULL;
+	uint64_t g, live = 0, db_gen = 0;
+	char *dir;
+	int k = storage_current(c->data_dir, &g, &err), rc;
+
+	if (k <= 0) {
+		fprintf(out, "%s\n", k < 0 ? buf_str(&err) : "no index generation yet");
+		buf_free(&err);
+		buf_free(&rep);
+		return k < 0 ? -1 : 1;
+	}
+	dir = storage_gen_path(c->data_dir, g);
+	rc = storage_check(dir, &rep);
+	fputs(buf_str(&rep), out);
+	if (rc == 0 && db) {
+		struct wcheck w = { .out = out };
+
+		if (storage_open_dir(dir, &s, &err)) {
+			fprintf(out, "%s\n", buf_str(&err));
+			rc = 1;
+		} else if (db_wordurl_gen(db, &db_gen) == 0 && db_gen != g) {
+			fprintf(out, "wordurl: describes generation %" PRIu64 ", the index is %" PRIu64
+				"\n", db_gen, g);
+			rc = 1;
+		} else {
+			struct storage_format f;
+
+			w.s = s;
+			if (db_wordurl_each(db, wordurl_row, &w) < 0)
+				rc = -1;
+			storage_format_read(dir, &f, &err);
+			live = f.live_words;
+			if (rc >= 0 && w.rows != live) {
+				fprintf(out, "wordurl: %" PRIu64 " rows, the index has %" PRIu64
+					" words with postings\n", w.rows, live);
+				w.problems++;
+			}
+			if (rc >= 0 && w.problems)
+				rc = 1;
+		}
+	}
+	if (rc == 0)
+		fprintf(out, "%s: ok\n", dir);
+	storage_close(s);
+	free(dir);
+	buf_free(&rep);
+	buf_free(&err);
+	return rc;
+}
+
+struct dump_word {
+	uint32_t id;
+	const char *text;
+	size_t len;
+};
+
+static int cmp_dump(const void *a, const void *b)
+{
+	const struct dump_word *x = a, *y = b;
+
+	return wordcmp((const unsigned char *)x->text, x->len, (const unsigned char *)y->text,
+		       y->len);
+}
+
+struct dump_post {
+	uint32_t url;
+	uint32_t n;
+	uint64_t off;           /* into the positions buffer */
+};
+
+static int cmp_post(const void *a, const void *b)
+{
+	const struct dump_post *x = a, *y = b;
+
+	return x->url < y->url ? -1 : x->url > y->url;
+}
+
+int merge_dump(const struct conf *c, FILE *out)
+{
+	struct storage *s = NULL;
+	struct buf err = BUF_INIT(4096);
+	struct dump_word *w = NULL;
+	struct storage_cursor *cur = xmalloc(sizeof(*cur));
+	struct dump_post *p = NULL;
+	uint16_t *pos = NULL;
+	size_t nw = 0, pcap = 0, poscap = 0;
+	int rc = 0;
+
+	if (storage_open(c->data_dir, &s, &err)) {
+		rc = error("%s", buf_str(&err));
+		goto out;
+	}
+	for (unsigned part = 0; part < STORAGE_PARTITIONS; part++)
+		nw += storage_part_words(s, part);
+	w = xcalloc(nw ? nw : 1, sizeof(*w));
+	nw = 0;
+	for (unsigned part = 0; part < STORAGE_PARTITIONS; part++)
+		for (uint32_t k = 0; k < storage_part_words(s, part); k++) {
+			w[nw].id = k * STORAGE_PARTITIONS + part;
+			w[nw].text = storage_word_text(s, w[nw].id, &w[nw].len);
+			if (!w[nw].text) {
+				rc = error("dump: word %u is damaged", w[nw].id);
+				goto out;
+			}
+			nw++;
+		}
+	qsort(w, nw, sizeof(*w), cmp_dump);
+	for (size_t i = 0; i < nw && !rc; i++) {
+		uint32_t site, url, n;
+		size_t np = 0, used = 0;
+
+		if (storage_postings(s, w[i].id, cur) < 0) {
+			rc = error("dump: word %u is damaged", w[i].id);
+			break;
+		}
+		while (storage_next_site(cur, &site) == 1)
+			while (storage_next_url(cur, &url, &n) == 1) {
+				if (np == pcap) {
+					pcap = pcap ? 2 * pcap : 1024;
+					p = xrealloc(p, pcap * sizeof(*p));
+				}
+				if (used + n > poscap) {
+					poscap = 2 * (used + n);
+					pos = xrealloc(pos, poscap * sizeof(*pos));
+				}
+				memcpy(pos + used, cur->pos, n * sizeof(*pos));
+				p[np].url = url;
+				p[np].n = n;
+				p[np].off = used;
+				used += n;
+				np++;
+			}
+		if (cur->err) {
+			rc = error("dump: word %u is damaged", w[i].id);
+			break;
+		}
+		qsort(p, np, sizeof(*p), cmp_post);
+		for (size_t j = 0; j < np; j++) {
+			fprintf(out, "%.*s\t%u\t", (int)w[i].len, w[i].text, p[j].url);
+			for (uint32_t q = 0; q < p[j].n; q++)
+				fprintf(out, q ? ",%u" : "%u", pos[p[j].off + q]);
+			fputc('\n', out);
+		}
+	}
+	if (fflush(out) != 0)
+		rc = error_errno("dump: write");
+out:
+	free(w);
+	free(p);
+	free(pos);
+	free(cur);
+	storage_close(s);
+	buf_free(&err);
+	return rc;
+}

@@ -1,0 +1,175 @@
+/* index-tool.c - the brute-force oracle of the merge tests: tokenize stored
+ * document texts the way the crawler does (src/crawl.c: html_parse or
+ * html_parse_text, html_foreach_text, tok_run with the config's word lengths
+ * and stopwords, positions sorted and unique, capped at 65535 per word).
+ *
+ * Usage: index-tool tokens CONFIG < lines
+ * Each input line is "url_id<TAB>content_type<TAB>HEX" where HEX is the
+ * urlwordsNN.words column (4-byte LE length + zlib data).  Output: one line
+ * per (word, document), "word<TAB>url_id<TAB>pos,pos,...", as
+ * `mpseek-index --dump-index` prints them (unsorted).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "buf.h"
+#include "conf.h"
+#include "delta.h"
+#include "html.h"
+#include "log.h"
+#include "tokenize.h"
+#include "util.h"
+
+struct ent {
+	char word[MAX_WORD_LEN + 1];
+	uint16_t *pos;
+	size_t n, cap;
+};
+
+struct doc_words {
+	struct ent *e;
+	size_t n, cap;
+};
+
+static int emit(const char *word, size_t len, uint16_t pos, bool stop, void *arg)
+{
+	struct doc_words *d = arg;
+	struct ent *e = NULL;
+
+	if (stop || len > MAX_WORD_LEN)
+		return 0;
+	for (size_t i = 0; i < d->n; i++)
+		if (strlen(d->e[i].word) == len && !memcmp(d->e[i].word, word, len)) {
+			e = &d->e[i];
+			break;
+		}
+	if (!e) {
+		if (d->n == d->cap) {
+			d->cap = d->cap ? 2 * d->cap : 64;
+			d->e = xrealloc(d->e, d->cap * sizeof(*d->e));
+		}
+		e = &d->e[d->n++];
+		memset(e, 0, sizeof(*e));
+		memcpy(e->word, word, len);
+	}
+	if (e->n == e->cap) {
+		e->cap = e->cap ? 2 * e->cap : 8;
+		e->pos = xrealloc(e->pos, e->cap * sizeof(*e->pos));
+	}
+	e->pos[e->n++] = pos;
+	return 0;
+}
+
+struct text_ctx {
+	const struct tokenizer *t;
+	struct tok_doc td;
+	struct doc_words *d;
+};
+
+static void text_cb(enum section sec, const char *utf8, size_t len, void *arg)
+{
+	struct text_ctx *x = arg;
+
+	tok_run(x->t, &x->td, (int)sec, utf8, len, emit, x->d);
+}
+
+static int cmp16(const void *a, const void *b)
+{
+	uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int hexval(int c)
+{
+	return c <= '9' ? c - '0' : (c | 32) - 'a' + 10;
+}
+
+int main(int argc, char **argv)
+{
+	struct conf *c = NULL;
+	struct buf err = BUF_INIT(4096);
+	struct tokenizer *t;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (argc != 3 || strcmp(argv[1], "tokens")) {
+		fprintf(stderr, "usage: index-tool tokens CONFIG < lines\n");
+		return 2;
+	}
+	if (conf_load(argv[2], CONF_INDEXER, &c, &err)) {
+		fprintf(stderr, "%s\n", buf_str(&err));
+		return 2;
+	}
+	t = tok_new(c->min_word_length, c->max_word_length);
+	for (size_t i = 0; i < c->n_stopword_files; i++)
+		tok_load_stopwords(t, c->stopword_files[i]);
+	while ((n = getline(&line, &cap, stdin)) > 0) {
+		char *f1 = strchr(line, '\t'), *f2 = f1 ? strchr(f1 + 1, '\t') : NULL;
+		unsigned long url = strtoul(line, NULL, 10);
+		size_t hl, bl;
+		unsigned char *bin;
+		uLongf tl;
+		char *text;
+		struct html_doc doc;
+		struct doc_words d = { 0 };
+		struct text_ctx x = { .t = t, .d = &d };
+
+		if (!f2)
+			continue;
+		*f1 = *f2 = '\0';
+		f2++;
+		hl = strcspn(f2, "\r\n");
+		bl = hl / 2;
+		if (bl < 4)
+			continue;
+		bin = xmalloc(bl);
+		for (size_t i = 0; i < bl; i++)
+			bin[i] = (unsigned char)(hexval(f2[2 * i]) << 4 | hexval(f2[2 * i + 1]));
+		tl = (uLongf)bin[0] | (uLongf)bin[1] << 8 | (uLongf)bin[2] << 16 | (uLongf)bin[3] << 24;
+		text = xmalloc(tl + 1);
+		if (uncompress((Bytef *)text, &tl, bin + 4, (uLong)(bl - 4)) != Z_OK) {
+			fprintf(stderr, "url %lu: bad zlib data\n", url);
+			free(bin);
+			free(text);
+			continue;
+		}
+		text[tl] = '\0';
+		memset(&doc, 0, sizeof(doc));
+		if (!strcmp(f1 + 1, "text/html") || !strcmp(f1 + 1, "application/xhtml+xml"))
+			html_parse(text, tl, &doc);
+		else
+			html_parse_text(text, tl, &doc);
+		tok_doc_reset(&x.td);
+		html_foreach_text(&doc, text_cb, &x);
+		for (size_t i = 0; i < d.n; i++) {
+			struct ent *e = &d.e[i];
+			size_t k = 0;
+
+			qsort(e->pos, e->n, sizeof(*e->pos), cmp16);
+			for (size_t m = 0; m < e->n; m++)
+				if (!k || e->pos[k - 1] != e->pos[m])
+					e->pos[k++] = e->pos[m];
+			if (k > DELTA_MAX_WORD_POSITIONS)
+				k = DELTA_MAX_WORD_POSITIONS;
+			printf("%s\t%lu\t", e->word, url);
+			for (size_t m = 0; m < k; m++)
+				printf(m ? ",%u" : "%u", e->pos[m]);
+			putchar('\n');
+			free(e->pos);
+		}
+		free(d.e);
+		html_doc_free(&doc);
+		free(bin);
+		free(text);
+	}
+	free(line);
+	tok_free(t);
+	conf_free(c);
+	buf_free(&err);
+	return 0;
+}
