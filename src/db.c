@@ -1712,7 +1712,11 @@ static int wordurl_body(struct db *db, void *arg)
 	struct buf ins = BUF_INIT(WORDURL_SQL + 4096), del = BUF_INIT(WORDURL_SQL + 4096);
 	int rc = 0;
 
-	if (x->full)
+	/* word_id 0 is a word (partition 0, k 0): without this mode an
+	 * AUTO_INCREMENT column turns an inserted 0 into a new id. */
+	rc = sql_run(db, "SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_AUTO_VALUE_ON_ZERO')",
+		     NULL);
+	if (!rc && x->full)
 		rc = sql_run(db, "DELETE FROM wordurl", NULL);
 	for (size_t i = 0; i <= x->n && !rc; i++) {
 		const struct db_wordurl *w = i < x->n ? &x->v[i] : NULL;
