@@ -95,6 +95,45 @@ tap_ok "$([ "$n50" = 50 ] && [ "$bad" = 0 ] && echo 1)" "50 chosen words: postin
 tap_is "$(SQL 'SELECT COUNT(*) FROM wordurl')" "$(cut -f1 "$T/dump.txt" | uniq | wc -l)" \
 	"wordurl has one row per word of the index"
 
+# ---- incremental: edit the site, recrawl, merge into the existing index;
+# the result equals a fresh crawl of the new state (postings by URL)
+cat >"$T/site/changing.html" <<'HTML'
+<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>Changing page v2</title></head>
+<body>
+<p>changingword version two, with a <a href="added.html">new page</a>.</p>
+</body></html>
+HTML
+cat >"$T/site/added.html" <<'HTML'
+<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>Added later</title></head>
+<body><p>addedword appears only in the second state.</p></body></html>
+HTML
+rm -f "$T/site/team.html"
+mpi_no_leak_check timeout 300 "$idx" -a "$conf" >"$T/recrawl.out" 2>"$T/recrawl.log"
+tap_is "$?" 0 "recrawl of the edited site and merge into the existing index"
+write_conf "$T/fresh.conf" fresh "MinDelay 0" "ReadTimeOut 5" "MaxHops 6" "DeleteBad yes" \
+	"Robots yes" "Server $WEB_URL"
+mpi_no_leak_check timeout 300 "$idx" "$T/fresh.conf" >"$T/fresh.out" 2>"$T/fresh.log"
+tap_is "$?" 0 "fresh crawl of the edited site"
+# by_url DB CONF: the dump with url_id replaced by the URL, sorted.
+by_url() {
+	mdb_sql "SELECT url_id, url FROM urlword" "$1" >"$T/urls-$1"
+	"$idx" --dump-index "$2" | awk -F'\t' -v OFS='\t' -v m="$T/urls-$1" '
+		BEGIN { while ((getline l < m) > 0) { split(l, f, "\t"); u[f[1]] = f[2] } }
+		{ $2 = u[$2]; print }' | LC_ALL=C sort
+}
+by_url site "$conf" >"$T/inc.txt"
+by_url fresh "$T/fresh.conf" >"$T/fresh.txt"
+tap_ok "$([ -s "$T/inc.txt" ] && cmp -s "$T/inc.txt" "$T/fresh.txt" && echo 1)" \
+	"incremental index = fresh index ($(wc -l <"$T/inc.txt") postings)"
+cmp -s "$T/inc.txt" "$T/fresh.txt" || diff "$T/inc.txt" "$T/fresh.txt" | head -6 | sed 's/^/# /'
+tap_ok "$(grep -q '^addedword' "$T/inc.txt" && ! grep -q 'team\.html' "$T/inc.txt" && \
+	grep -q '^two	.*changing\.html' "$T/inc.txt" && ! grep -q '^one	.*changing\.html' "$T/inc.txt" && echo 1)" \
+	"the added page is in, the removed page and the changed page's old words are out"
+"$idx" --check "$conf" >"$T/check3.out" 2>&1
+tap_is "$?" 0 "--check passes after the incremental merge"
+
 # ---- a flipped byte is reported with its file
 g=$(readlink -f "$dd/index/current")
 f=$(ls -S "$g"/*/urls | head -1)
