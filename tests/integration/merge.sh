@@ -4,7 +4,9 @@
 # index and keeps every delta; -D finishes it with -np 1..4, and the index
 # files are byte-identical (cmp) whatever the rank count; --check passes;
 # the postings equal a brute-force tokenization of the stored texts (all
-# words, and 50 chosen words); a flipped byte is reported by --check.
+# words, and 50 chosen words); a recrawl of the edited site (a page
+# changed, one added, one removed) merged into the index equals a fresh
+# crawl of the new state; a flipped byte is reported by --check.
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 idx="$builddir/mpseek-index"
