@@ -6,6 +6,10 @@
 #ifndef MPSEEK_CLUSTER_H
 #define MPSEEK_CLUSTER_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 /* MPI_Init_thread(FUNNELED).  Returns 0 or -1. */
 int cluster_init(int *argc, char ***argv);
 void cluster_finalize(void);
@@ -21,5 +25,31 @@ void cluster_bcast_int(int *v);
 int cluster_agree(int status);
 /* End the whole job with an exit code (a rank that cannot go on). */
 void cluster_abort(int code) __attribute__((noreturn));
+
+/* --- pagerank: vector collectives for the power iteration ---------------
+ *
+ * Each waits for completion by polling with short sleeps (20 us growing to
+ * 500 us: an iteration takes milliseconds, so the 20 ms steps of the waits
+ * above would cost more than the work) unless cluster_set_blocking(true)
+ * chose Open MPI's blocking calls, which busy-poll (measured in
+ * bench/pagerank).  Without MPI (one process) they are no-ops or copies.
+ * Counts are elements; each returns 0 or -1 (logged). */
+void cluster_set_blocking(bool blocking);
+/* v[0..n) summed over all ranks, in place on every rank. */
+int cluster_allreduce_sum(double *v, size_t n);
+/* v[0..n) (n = sum of counts) summed over all ranks; rank r receives the
+ * counts[r] elements of its block (they start at the sum of the counts
+ * before r) in out. */
+int cluster_reduce_scatter_sum(const double *v, double *out, const size_t *counts);
+/* v is the whole vector; each rank's block (counts as above) is sent to all. */
+int cluster_allgather(double *v, const size_t *counts);
+/* Rank 0's v[0..n) to every rank. */
+int cluster_bcast_doubles(double *v, size_t n);
+/* Rank 0's array to every rank: on rank 0 *v (n elements) is sent; on the
+ * others *v is replaced by a malloc'd copy (caller frees) and *n set. */
+int cluster_bcast_u32(uint32_t **v, size_t *n);
+/* Every rank's v[0..n) to rank 0, in rank order: on rank 0 *all is a
+ * malloc'd array (caller frees) of *total elements; elsewhere untouched. */
+int cluster_gather_u32(const uint32_t *v, size_t n, uint32_t **all, size_t *total);
 
 #endif
