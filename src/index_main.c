@@ -19,6 +19,7 @@
 #include "log.h"
 #include "pagerank.h"
 #include "ranks.h"
+#include "storage.h"
 #include "util.h"
 
 enum verb {
@@ -245,19 +246,49 @@ out:
 }
 
 /* PageRank alone (-K) or after the crawl: into --pagerank-dir when given,
- * else into a new generation made of hard links of the current one. */
+ * else (-K) into a new generation made of hard links of the current one,
+ * published when every rank succeeded. */
 static int run_ranks(const struct options *o, const struct conf *c, struct db *db)
 {
+	struct buf err = BUF_INIT(1024);
+	struct storage_format f;
+	char *dir = NULL;
+	uint64_t gen = 0;
 	int rc = 0;
 
-	if (!o->pr_dir)
-		return error("-K: index generations are not available in this build yet;"
-			     " use --pagerank-dir DIR");
-	if (cluster_rank() == 0 && mkdir_p(o->pr_dir))
-		rc = -1;
-	if (cluster_agree(rc))
+	if (o->pr_dir) {
+		if (cluster_rank() == 0 && mkdir_p(o->pr_dir))
+			rc = -1;
+		if (cluster_agree(rc))
+			return -1;
+		return pagerank_run(c, db, o->pr_dir, &o->pr);
+	}
+	if (!o->ranks_only)
+		return 0;   /* after a crawl the merge runs PageRank on its generation */
+	if (cluster_rank() == 0) {
+		storage_gen_cleanup(c->data_dir, NULL);
+		if (storage_gen_clone(c->data_dir, &gen, &dir, &err))
+			rc = error("-K: %s (PageRank needs an index: crawl first)", buf_str(&err));
+	}
+	if (cluster_agree(rc)) {
+		buf_free(&err);
 		return -1;
-	return pagerank_run(c, db, o->pr_dir, &o->pr);
+	}
+	rc = pagerank_run(c, db, dir, &o->pr);
+	if (cluster_rank() == 0) {
+		/* The clone's FORMAT names the generation it was copied from. */
+		if (!rc && (storage_format_read(dir, &f, &err) ||
+			    (f.generation = gen, storage_format_write(dir, &f, &err)) ||
+			    storage_gen_publish(c->data_dir, gen, &err)))
+			rc = error("-K: %s", buf_str(&err));
+		if (rc)
+			storage_gen_cleanup(c->data_dir, NULL);
+		else
+			info("-K: published generation %llu", (unsigned long long)gen);
+	}
+	free(dir);
+	buf_free(&err);
+	return cluster_agree(rc);
 }
 
 /* The crawl job: every rank connects; rank 0 checks the schema and seeds. */
@@ -308,7 +339,7 @@ static int run_index(const struct options *o, const struct conf *c)
 		rc = crawl_run(c, db, &co, &t);
 	}
 	rc = cluster_agree(rc);
-	if (!rc && !o->seed_only && (o->ranks_only || o->pr_dir))
+	if (!rc && !o->seed_only)
 		rc = run_ranks(o, c, db);
 out:
 	db_close(db);

@@ -115,4 +115,39 @@ tap_ok "$(grep -q "^${WEB_URL}	" "$T/printed.tsv" && echo 1)" "the home page is 
 tap_is "$?" 1 "--print-ranks without ranks: exit 1"
 tap_ok "$(grep -q 'has no ranks' "$T/print2.log" && echo 1)" "and says so"
 
+# ---- -K into index generations (include/storage.h)
+data_dir=$(awk '$1 == "DataDir" { print $2 }' "$conf")
+run nogen 2 -K -q
+tap_is "$rc" 1 "-K without an index: exit 1"
+tap_ok "$(grep -q 'PageRank needs an index' "$T/nogen.log" && echo 1)" "and says why"
+# Generation 1 as a merge leaves it, reduced to what -K relies on: FORMAT
+# (doc/FORMATS.md, CompactStorage) and the `current` symlink.
+mkdir -p "$data_dir/index/gen-00000001"
+printf 'mpseek-compactstorage 1\ngeneration 1\npartitions 100\nwords 0\nlive_words 0\npostings 0\ndocs 0\nmax_url_id 0\nsection_lengths 0 0 0 0\n' \
+	>"$data_dir/index/gen-00000001/FORMAT"
+echo keep >"$data_dir/index/gen-00000001/docinfo"
+ln -s gen-00000001 "$data_dir/index/current"
+run kgen 2 -K -q
+tap_is "$rc" 0 "-K -np 2 on generation 1: exit 0"
+tap_is "$(readlink "$data_dir/index/current")" gen-00000002 "-K published generation 2"
+tap_ok "$(grep -qx 'generation 2' "$data_dir/index/gen-00000002/FORMAT" && echo 1)" "its FORMAT says generation 2"
+tap_is "$(stat -c %i "$data_dir/index/gen-00000002/docinfo")" "$(stat -c %i "$data_dir/index/gen-00000001/docinfo")" \
+	"the other files are hard links of generation 1"
+tap_ok "$([ ! -e "$data_dir/index/gen-00000001/ranks" ] && echo 1)" "generation 1 is left as it was"
+check kgen "$data_dir/index/current"
+tap_ok "$(num_below "$(val rank_l1 kgen)" 1e-9)" "-K generation: ranks within 1e-9 of networkx"
+tap_is "$(val direct_mismatch kgen)$(val reverse_mismatch kgen)" 00 "-K generation: citations right"
+"$idx" --print-ranks "$conf" >"$T/printed2.tsv" 2>/dev/null
+tap_is "$?" 0 "--print-ranks reads the live generation"
+tap_is "$(wc -l <"$T/printed2.tsv")" "$(val pages kgen)" "--print-ranks: one line per page"
+cp "$data_dir/index/gen-00000002/ranks" "$T/ranks2"
+run kgen3 1 -K -q
+tap_is "$rc" 0 "a second -K: exit 0"
+tap_is "$(readlink "$data_dir/index/current")" gen-00000003 "generation 3 published"
+tap_ok "$(grep -q 'warm start' "$T/kgen3.log" && echo 1)" "it starts from generation 2's ranks"
+cmp -s "$T/ranks2" "$data_dir/index/gen-00000002/ranks"
+tap_is "$?" 0 "generation 2's ranks are untouched (searchd may still read them)"
+tap_ok "$([ ! -e "$data_dir/index/gen-00000001" ] && echo 1)" "generation 1 is gone, 2 is kept"
+tap_ok "$(! ls -d "$data_dir"/index/*.tmp* 2>/dev/null | grep -q . && echo 1)" "no temp files left"
+
 tap_done
