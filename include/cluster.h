@@ -28,11 +28,11 @@ void cluster_abort(int code) __attribute__((noreturn));
 
 /* --- pagerank: vector collectives for the power iteration ---------------
  *
- * Each waits for completion by polling with short sleeps (20 us growing to
- * 500 us: an iteration takes milliseconds, so the 20 ms steps of the waits
- * above would cost more than the work) unless cluster_set_blocking(true)
- * chose Open MPI's blocking calls, which busy-poll (measured in
- * bench/pagerank).  Without MPI (one process) they are no-ops or copies.
+ * Each waits by polling: a large non-blocking collective advances only
+ * when tested, so 10 ms of MPI_Test between sched_yield()s, then sleeps of
+ * 50 us growing to 1 ms (the 20 ms steps of the waits above would cost more
+ * than an iteration), unless cluster_set_blocking(true) chose Open MPI's
+ * blocking calls, which busy-poll (compared in bench/pagerank).  Without MPI (one process) they are no-ops or copies.
  * Counts are elements; each returns 0 or -1 (logged). */
 void cluster_set_blocking(bool blocking);
 /* v[0..n) summed over all ranks, in place on every rank. */
