@@ -60,7 +60,7 @@ struct result {
 	uint32_t iterations;
 	double delta;
 	bool converged, warm;
-	double build_s, iterate_s;
+	double build_s, transpose_s, iterate_s;
 };
 
 static void graph_free(struct graph *g)
@@ -400,7 +400,10 @@ static int compute(struct graph *g, const struct conf *c, const struct pagerank_
 	double *x = NULL;
 	int rc;
 
+	double t0 = now_monotonic();
+
 	rc = graph_transpose(g, files);
+	res->transpose_s = now_monotonic() - t0;
 	rc = cluster_agree(rc);
 	if (rc)
 		return -1;
@@ -852,11 +855,11 @@ int pagerank_edges(const struct conf *c, const char *path, FILE *out,
 			fprintf(stderr,
 				"pagerank-edges: ranks=%d nodes=%zu edges=%.0f iterations=%u"
 				" delta=%.3g converged=%d comm=%s blocking=%d build_s=%.3f"
-				" iterate_s=%.3f per_iteration_ms=%.3f rss_kb_rank0=%ld"
+				" transpose_s=%.3f iterate_s=%.3f per_iteration_ms=%.3f rss_kb_rank0=%ld"
 				" rss_kb_total=%.0f\n",
 				cluster_size(), g.n, links, res.iterations, res.delta,
 				res.converged, opts->comm == PAGERANK_RSAG ? "rsag" : "allreduce",
-				opts->blocking, res.build_s, res.iterate_s,
+				opts->blocking, res.build_s, res.transpose_s, res.iterate_s,
 				res.iterations ? 1000 * res.iterate_s / res.iterations : 0.0, rss,
 				r);
 		}
