@@ -404,6 +404,10 @@ static int compute(struct graph *g, const struct conf *c, const struct pagerank_
 
 	rc = graph_transpose(g, files);
 	res->transpose_s = now_monotonic() - t0;
+	/* The url_id map is not needed any more. */
+	free(g->map);
+	g->map = NULL;
+	g->m = 0;
 	rc = cluster_agree(rc);
 	if (rc)
 		return -1;
