@@ -28,11 +28,12 @@ void cluster_abort(int code) __attribute__((noreturn));
 
 /* --- pagerank: vector collectives for the power iteration ---------------
  *
- * Each waits by polling: a large non-blocking collective advances only
- * when tested, so 10 ms of MPI_Test between sched_yield()s, then sleeps of
- * 50 us growing to 1 ms (the 20 ms steps of the waits above would cost more
- * than an iteration), unless cluster_set_blocking(true) chose Open MPI's
- * blocking calls, which busy-poll (compared in bench/pagerank).  Without MPI (one process) they are no-ops or copies.
+ * Each waits by polling: a non-blocking collective advances only inside
+ * MPI_Test, so up to 200 ms of MPI_Test between sched_yield()s (a process
+ * that wants the core gets it), then sleeps of 50 us growing to 1 ms,
+ * unless cluster_set_blocking(true) chose Open MPI's blocking calls, which
+ * busy-poll (compared in bench/pagerank).  Without MPI (one process) they
+ * are no-ops or copies.
  * Counts are elements; each returns 0 or -1 (logged). */
 void cluster_set_blocking(bool blocking);
 /* v[0..n) summed over all ranks, in place on every rank. */

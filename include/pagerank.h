@@ -12,10 +12,8 @@
 struct conf;
 struct db;
 
-/* How the ranks combine the partial vectors of an iteration (measured in
- * doc/PERFORMANCE.md: with polled waits the Reduce_scatter + Allgatherv pair
- * is as fast as the blocking collectives, Open MPI's non-blocking
- * Iallreduce of a large vector several times slower). */
+/* How the ranks combine the partial vectors of an iteration (both move
+ * about 2N doubles per rank; measured in doc/PERFORMANCE.md). */
 enum pagerank_comm {
 	PAGERANK_RSAG = 0,   /* MPI_Reduce_scatter + MPI_Allgatherv of blocks (default) */
 	PAGERANK_ALLREDUCE,  /* one MPI_Allreduce of N+1 doubles */
