@@ -35,6 +35,8 @@
  * page count within this ratio (doc/PAGERANK.md, "Warm start"). */
 #define WARM_MIN_OVERLAP 0.9
 #define WARM_MAX_GROWTH  0.1
+/* Bytes of one line of an edge list file. */
+#define MAX_EDGE_LINE    4096
 
 struct graph {
 	size_t n;            /* pages, on every rank */
@@ -647,7 +649,7 @@ int pagerank_run(const struct conf *c, struct db *db, const char *gen_dir,
 		double l = (double)g.n_out;
 
 		res.build_s = now_monotonic() - t0;
-		if (cluster_allreduce_sum(&l, 1) || cluster_agree(0))
+		if (cluster_allreduce_sum(&l, 1))
 			rc = -1;
 		links = (size_t)l;
 	}
@@ -706,11 +708,15 @@ static int each_line(const char *path, void (*fn)(void *arg, int k, uint32_t a, 
 
 	if (!fp)
 		return error_errno("cannot open %s", path);
-	while (getline(&line, &cap, fp) > 0) {
+	ssize_t len;
+
+	while ((len = getline(&line, &cap, fp)) > 0) {
 		uint32_t a, b;
-		int k = parse_line(line, &a, &b);
+		int k;
 
 		no++;
+		/* Two ids and a comment fit; anything longer is not an edge list. */
+		k = len > MAX_EDGE_LINE ? -1 : parse_line(line, &a, &b);
 		if (k < 0) {
 			rc = error("%s:%ld: want \"SRC DST\" or \"ID\" (ids below %u)", path, no,
 				   PAGERANK_MAX_FILE_ID);

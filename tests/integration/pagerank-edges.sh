@@ -70,6 +70,9 @@ tap_is "$rc" 1 "a missing file: exit 1"
 printf '1 100000000\n' > "$T/big.edges"
 pr 1 "$T/tight.conf" "$T/big.edges" "$T/big.out"; rc=$?
 tap_is "$rc" 1 "an id over the cap: exit 1"
+{ printf '1 2 # '; head -c 5000 /dev/zero | tr '\0' x; echo; } > "$T/long.edges"
+pr 1 "$T/tight.conf" "$T/long.edges" "$T/long.out"; rc=$?
+tap_is "$rc" 1 "a line over 4096 bytes: exit 1"
 # An empty graph: nothing to rank, no output, success.
 printf '# nothing\n' > "$T/empty.edges"
 pr 2 "$T/tight.conf" "$T/empty.edges" "$T/empty.out"; rc=$?
