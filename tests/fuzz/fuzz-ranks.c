@@ -52,6 +52,23 @@ static void put(const char *rel, const uint8_t *p, size_t n, size_t crc_at)
 	free(path);
 }
 
+/* The scratch directory goes when the fuzzer exits. */
+static void cleanup(void)
+{
+	static const char *const names[] = {
+		RANKS_FILE, CITATIONS_DIR "/direct", CITATIONS_DIR "/reverse", CITATIONS_DIR, "",
+	};
+
+	for (size_t i = 0; dir && i < sizeof(names) / sizeof(names[0]); i++) {
+		char *p = xasprintf("%s/%s", dir, names[i]);
+
+		remove(p);  /* may not exist: this run never wrote it */
+		free(p);
+	}
+	free(dir);
+	dir = NULL;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct buf err = BUF_INIT(1024);
@@ -65,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!mkdtemp(tmpl))
 			abort();
 		dir = xstrdup(tmpl);
+		atexit(cleanup);
 		c = xasprintf("%s/%s", dir, CITATIONS_DIR);
 		if (mkdir_p(c))
 			abort();
