@@ -6,6 +6,7 @@
 #ifndef MPSEEK_CLUSTER_H
 #define MPSEEK_CLUSTER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,5 +38,31 @@ int cluster_sum_u64(uint64_t *v, int n);
 /* Send the file `send_path` to rank `to` while receiving the file that rank
  * `from` sends into `recv_path` (created), in chunks.  Returns 0 or -1. */
 int cluster_exchange_file(const char *send_path, int to, const char *recv_path, int from);
+/* --- pagerank: vector collectives for the power iteration ---------------
+ *
+ * Each waits by polling: a non-blocking collective advances only inside
+ * MPI_Test, so up to 200 ms of MPI_Test between sched_yield()s (a process
+ * that wants the core gets it), then sleeps of 50 us growing to 1 ms,
+ * unless cluster_set_blocking(true) chose Open MPI's blocking calls, which
+ * busy-poll (compared in bench/pagerank).  Without MPI (one process) they
+ * are no-ops or copies.
+ * Counts are elements; each returns 0 or -1 (logged). */
+void cluster_set_blocking(bool blocking);
+/* v[0..n) summed over all ranks, in place on every rank. */
+int cluster_allreduce_sum(double *v, size_t n);
+/* v[0..n) (n = sum of counts) summed over all ranks; rank r receives the
+ * counts[r] elements of its block (they start at the sum of the counts
+ * before r) in out. */
+int cluster_reduce_scatter_sum(const double *v, double *out, const size_t *counts);
+/* v is the whole vector; each rank's block (counts as above) is sent to all. */
+int cluster_allgather(double *v, const size_t *counts);
+/* Rank 0's v[0..n) to every rank. */
+int cluster_bcast_doubles(double *v, size_t n);
+/* Rank 0's array to every rank: on rank 0 *v (n elements) is sent; on the
+ * others *v is replaced by a malloc'd copy (caller frees) and *n set. */
+int cluster_bcast_u32(uint32_t **v, size_t *n);
+/* Every rank's v[0..n) to rank 0, in rank order: on rank 0 *all is a
+ * malloc'd array (caller frees) of *total elements; elsewhere untouched. */
+int cluster_gather_u32(const uint32_t *v, size_t n, uint32_t **all, size_t *total);
 
 #endif

@@ -112,6 +112,10 @@ struct conf {
 	long lease_time;          /* LeaseTime seconds (15M) */
 	bool db_listen_tcp;       /* EmbeddedDBListen host:port given */
 	char *db_listen;          /* EmbeddedDBListen 127.0.0.1:3307 (NULL = socket only) */
+	/* PageRank (doc/PAGERANK.md) */
+	double pagerank_damping;  /* PageRankDamping (0.85) */
+	double pagerank_tolerance; /* PageRankTolerance: stop when the L1 change < this (1e-9) */
+	long pagerank_max_iterations; /* PageRankMaxIterations (100) */
 
 	struct conf_server *servers;
 	size_t n_servers;

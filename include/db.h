@@ -208,4 +208,36 @@ int db_wordurl_each(struct db *db,
 			      uint32_t urlcount, uint32_t totalcount),
 		    void *arg);
 
+/* --- pagerank: the link graph (pagerank.c, doc/PAGERANK.md) --------------
+ *
+ * Each streams rows to a callback (unbuffered: nothing is held twice); the
+ * callback returns 0 to go on or -1 to stop (the function then returns -1)
+ * and must not use db.  No retry: a lost connection fails the call. */
+
+/* The pages of the graph: url_id of every live indexed origin document
+ * (urlword status 200, deleted 0, origin 1, and a urlwordsNN row with
+ * deleted 0), in no particular order.  Returns 0 or -1. */
+int db_graph_nodes(struct db *db, int (*cb)(void *arg, uint32_t url_id), void *arg);
+/* Every live redirect: (url_id, redir) of the rows with redir != 0 and
+ * deleted 0.  Returns 0 or -1. */
+int db_graph_redirects(struct db *db, int (*cb)(void *arg, uint32_t from, uint32_t to),
+		       void *arg);
+/* Every live clone and its origin: the live status-200 origin of the same
+ * site with the same crc and the lowest url_id (as db_find_origin()).
+ * Returns 0 or -1. */
+int db_graph_clones(struct db *db, int (*cb)(void *arg, uint32_t clone, uint32_t origin),
+		    void *arg);
+/* The stored outgoing links (urlwordsNN.hrefs: LE u32 url_ids) of every
+ * document lo <= url_id <= hi whose row is not deleted; hrefs is borrowed
+ * until cb returns.  A value longer than DB_MAX_HREFS_BYTES is skipped with
+ * a warning.  Returns 0 or -1. */
+#define DB_MAX_HREFS_BYTES (4 * MAX_HTML_LINKS)
+int db_graph_hrefs(struct db *db, uint32_t lo, uint32_t hi,
+		   int (*cb)(void *arg, uint32_t url_id, const unsigned char *hrefs, size_t len),
+		   void *arg);
+/* (url_id, url) of every live status-200 origin row, ascending by url_id
+ * (url borrowed until cb returns).  Returns 0 or -1. */
+int db_graph_urls(struct db *db, int (*cb)(void *arg, uint32_t url_id, const char *url),
+		  void *arg);
+
 #endif

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -117,6 +118,7 @@ static int d_listen(struct parser *p, const struct directive *d, int argc, char 
 static int d_allowfrom(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_daemon(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_errtext(struct parser *p, const struct directive *d, int argc, char **argv);
+static int d_pagerank(struct parser *p, const struct directive *d, int argc, char **argv);
 
 /* The vocabulary (reference/aspseek.md §2).  A name may appear twice with
  * different kinds (Clones is a crawl switch in mpseek.conf and a display
@@ -160,6 +162,9 @@ static const struct directive directives[] = {
 	LONG("ClaimBatchSize", IDX, C(claim_batch), 0, 0, 100000),
 	TIME("LeaseTime", IDX, C(lease_time), 15 * MINUTE, MINUTE, 30 * DAY),
 	FN("EmbeddedDBListen", IDX, 1, 1, d_dblisten),
+	FNW("PageRankDamping", IDX, NOWHERE, 0, d_pagerank, NULL),
+	FNW("PageRankTolerance", IDX, NOWHERE, 1, d_pagerank, NULL),
+	LONG("PageRankMaxIterations", IDX, C(pagerank_max_iterations), 100, 1, 100000),
 	IGNORE("WordCacheSize", IDX),
 	IGNORE("HrefCacheSize", IDX),
 	IGNORE("UrlBufferSize", IDX),
@@ -1179,6 +1184,30 @@ static int d_bandwidth(struct parser *p, const struct directive *d, int argc, ch
 	return 0;
 }
 
+/* PageRankDamping (0 < d < 1) and PageRankTolerance (1e-15 to 1): decimal
+ * numbers, which the table has no type for. */
+static int d_pagerank(struct parser *p, const struct directive *d, int argc, char **argv)
+{
+	char *end;
+	double v;
+
+	UNUSED(argc);
+	errno = 0;
+	v = strtod(argv[0], &end);
+	if (errno || end == argv[0] || *end || !isfinite(v))
+		return perr(p, "%s wants a number, not \"%.80s\"", d->name, argv[0]);
+	if (d->def == 0) {
+		if (!(v > 0 && v < 1))
+			return perr(p, "PageRankDamping %.80s out of range (between 0 and 1)", argv[0]);
+		p->c->pagerank_damping = v;
+	} else {
+		if (!(v >= 1e-15 && v <= 1))
+			return perr(p, "PageRankTolerance %.80s out of range (1e-15 to 1)", argv[0]);
+		p->c->pagerank_tolerance = v;
+	}
+	return 0;
+}
+
 static int d_dblisten(struct parser *p, const struct directive *d, int argc, char **argv)
 {
 	char *norm;
@@ -1719,6 +1748,8 @@ static int apply_defaults(struct parser *p)
 	/* Defaults no single directive owns. */
 	c->debug_level = LOG_INFO;
 	c->user_agent = pool_dup(c, "mpseek/" PACKAGE_VERSION);
+	c->pagerank_damping = 0.85;
+	c->pagerank_tolerance = 1e-9;
 	if (env && *env) {
 		char cwd[PATH_MAX];
 		if (env[0] != '/' && !getcwd(cwd, sizeof(cwd)))

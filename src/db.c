@@ -1796,3 +1796,227 @@ int db_wordurl_each(struct db *db,
 	mysql_free_result(res);
 	return rc;
 }
+
+/* --- pagerank: the link graph --- */
+
+/* One column of a streamed row: an unsigned int, or a string/blob read
+ * whole into buf (grown up to max bytes) after the fetch. */
+struct gcol {
+	bool blob;
+	unsigned u;
+	struct buf b;
+	unsigned long len;
+	my_bool is_null, trunc;
+};
+
+/* Prepare sql, bind the unsigned parameters par[0..npar), execute, and
+ * fetch the rows unbuffered, calling row(arg, cols) for each.  A blob
+ * longer than max is passed as NULL (cols[i].b.ptr == NULL, len set).
+ * Returns 0 or -1 (logged). */
+static int graph_stream(struct db *db, const char *sql, unsigned *par, int npar,
+			struct gcol *cols, int ncols, size_t max,
+			int (*row)(void *arg, struct gcol *cols), void *arg)
+{
+	MYSQL_STMT *st = NULL;
+	MYSQL_BIND pb[4], rb[4];
+	int rc = -1, f;
+
+	if (npar > 4 || ncols > 4)
+		return error("graph_stream: too many columns");
+	if (ensure_connected(db))
+		return error("pagerank: no database connection");
+	st = mysql_stmt_init(db->my);
+	if (!st)
+		return error("out of memory preparing a statement");
+	if (mysql_stmt_prepare(st, sql, strlen(sql)))
+		goto failed;
+	for (int i = 0; i < npar; i++)
+		bind_uint(&pb[i], &par[i]);
+	if (npar && mysql_stmt_bind_param(st, pb))
+		goto failed;
+	memset(rb, 0, sizeof(rb));
+	for (int i = 0; i < ncols; i++) {
+		if (cols[i].blob) {
+			rb[i].buffer_type = MYSQL_TYPE_BLOB;
+			rb[i].buffer = NULL;
+			rb[i].buffer_length = 0;
+			rb[i].length = &cols[i].len;
+			rb[i].is_null = &cols[i].is_null;
+			rb[i].error = &cols[i].trunc;
+		} else {
+			bind_uint(&rb[i], &cols[i].u);
+			rb[i].is_null = &cols[i].is_null;
+		}
+	}
+	if (mysql_stmt_execute(st) || mysql_stmt_bind_result(st, rb))
+		goto failed;
+	while ((f = mysql_stmt_fetch(st)) == 0 || f == MYSQL_DATA_TRUNCATED) {
+		for (int i = 0; i < ncols; i++) {
+			if (!cols[i].blob)
+				continue;
+			buf_reset(&cols[i].b);
+			if (cols[i].is_null || cols[i].len == 0)
+				continue;
+			if (cols[i].len > max) {
+				warning("pagerank: a value of %lu bytes is over the cap of %zu: skipped",
+					cols[i].len, max);
+				buf_free(&cols[i].b);
+				buf_init(&cols[i].b, max + 1);
+				continue;
+			}
+			/* Grow to len (NUL-terminated by buf), then read the column. */
+			while (cols[i].b.len < cols[i].len) {
+				static const char zeros[4096];
+				size_t k = cols[i].len - cols[i].b.len;
+
+				if (buf_add(&cols[i].b, zeros, k < sizeof(zeros) ? k : sizeof(zeros)))
+					goto out;
+			}
+			MYSQL_BIND cb;
+
+			memset(&cb, 0, sizeof(cb));
+			cb.buffer_type = MYSQL_TYPE_BLOB;
+			cb.buffer = cols[i].b.ptr;
+			cb.buffer_length = cols[i].len;
+			if (mysql_stmt_fetch_column(st, &cb, (unsigned)i, 0))
+				goto failed;
+		}
+		if (row(arg, cols))
+			goto out;
+	}
+	if (f != MYSQL_NO_DATA)
+		goto failed;
+	rc = 0;
+	goto out;
+failed:
+	set_last_error(db, mysql_stmt_errno(st) ? mysql_stmt_errno(st) : mysql_errno(db->my),
+		       mysql_stmt_errno(st) ? mysql_stmt_error(st) : mysql_error(db->my));
+	if (err_connection_lost(db->last_errno))
+		db->broken = true;
+	error("pagerank: %s: %s", sql, db->last_error);
+out:
+	mysql_stmt_close(st);
+	return rc;
+}
+
+struct graph_cb {
+	int (*one)(void *arg, uint32_t id);
+	int (*two)(void *arg, uint32_t a, uint32_t b);
+	int (*blob)(void *arg, uint32_t id, const unsigned char *p, size_t len);
+	int (*str)(void *arg, uint32_t id, const char *s);
+	void *arg;
+};
+
+static int row_one(void *arg, struct gcol *c)
+{
+	struct graph_cb *g = arg;
+	return g->one(g->arg, c[0].u);
+}
+
+static int row_two(void *arg, struct gcol *c)
+{
+	struct graph_cb *g = arg;
+	return g->two(g->arg, c[0].u, c[1].u);
+}
+
+static int row_blob(void *arg, struct gcol *c)
+{
+	struct graph_cb *g = arg;
+
+	if (!c[1].b.len)   /* NULL, empty or over the cap */
+		return 0;
+	return g->blob(g->arg, c[0].u, (const unsigned char *)c[1].b.ptr, c[1].b.len);
+}
+
+static int row_str(void *arg, struct gcol *c)
+{
+	struct graph_cb *g = arg;
+	return g->str(g->arg, c[0].u, buf_str(&c[1].b));
+}
+
+int db_graph_nodes(struct db *db, int (*cb)(void *arg, uint32_t url_id), void *arg)
+{
+	struct graph_cb g = { .one = cb, .arg = arg };
+	struct gcol cols[1];
+	char sql[320];
+
+	for (int t = 0; t < DB_DOC_TABLES; t++) {
+		memset(cols, 0, sizeof(cols));
+		snprintf(sql, sizeof(sql),
+			 "SELECT w.url_id FROM urlwords%02d w JOIN urlword u ON u.url_id = w.url_id"
+			 " WHERE w.deleted = 0 AND u.deleted = 0 AND u.status = 200"
+			 " AND u.origin = 1", t);
+		if (graph_stream(db, sql, NULL, 0, cols, 1, 0, row_one, &g))
+			return -1;
+	}
+	return 0;
+}
+
+int db_graph_redirects(struct db *db, int (*cb)(void *arg, uint32_t from, uint32_t to),
+		       void *arg)
+{
+	struct graph_cb g = { .two = cb, .arg = arg };
+	struct gcol cols[2];
+
+	memset(cols, 0, sizeof(cols));
+	return graph_stream(db, "SELECT url_id, redir FROM urlword WHERE redir <> 0 AND deleted = 0",
+			    NULL, 0, cols, 2, 0, row_two, &g);
+}
+
+int db_graph_clones(struct db *db, int (*cb)(void *arg, uint32_t clone, uint32_t origin),
+		    void *arg)
+{
+	struct graph_cb g = { .two = cb, .arg = arg };
+	struct gcol cols[2];
+
+	memset(cols, 0, sizeof(cols));
+	return graph_stream(db,
+			    "SELECT c.url_id, MIN(o.url_id) FROM urlword c"
+			    " JOIN urlword o FORCE INDEX (clones) ON o.origin = 1"
+			    " AND o.site_id = c.site_id AND o.crc = c.crc AND o.status = 200"
+			    " AND o.deleted = 0"
+			    " WHERE c.origin = 0 AND c.deleted = 0 AND c.status = 200 AND c.crc <> ''"
+			    " GROUP BY c.url_id",
+			    NULL, 0, cols, 2, 0, row_two, &g);
+}
+
+int db_graph_hrefs(struct db *db, uint32_t lo, uint32_t hi,
+		   int (*cb)(void *arg, uint32_t url_id, const unsigned char *hrefs, size_t len),
+		   void *arg)
+{
+	struct graph_cb g = { .blob = cb, .arg = arg };
+	struct gcol cols[2];
+	unsigned par[2] = { lo, hi };
+	char sql[256];
+	int rc = 0;
+
+	memset(cols, 0, sizeof(cols));
+	cols[1].blob = true;
+	buf_init(&cols[1].b, DB_MAX_HREFS_BYTES + 1);
+	for (int t = 0; t < DB_DOC_TABLES && !rc; t++) {
+		snprintf(sql, sizeof(sql),
+			 "SELECT url_id, hrefs FROM urlwords%02d"
+			 " WHERE url_id BETWEEN ? AND ? AND deleted = 0", t);
+		rc = graph_stream(db, sql, par, 2, cols, 2, DB_MAX_HREFS_BYTES, row_blob, &g);
+	}
+	buf_free(&cols[1].b);
+	return rc;
+}
+
+int db_graph_urls(struct db *db, int (*cb)(void *arg, uint32_t url_id, const char *url),
+		  void *arg)
+{
+	struct graph_cb g = { .str = cb, .arg = arg };
+	struct gcol cols[2];
+	int rc;
+
+	memset(cols, 0, sizeof(cols));
+	cols[1].blob = true;
+	buf_init(&cols[1].b, MAX_URL_LEN + 1);
+	rc = graph_stream(db,
+			  "SELECT url_id, url FROM urlword WHERE status = 200 AND deleted = 0"
+			  " AND origin = 1 ORDER BY url_id",
+			  NULL, 0, cols, 2, MAX_URL_LEN, row_str, &g);
+	buf_free(&cols[1].b);
+	return rc;
+}

@@ -19,11 +19,18 @@
 #include "dbserver.h"
 #include "log.h"
 #include "merge.h"
+#include "pagerank.h"
+#include "ranks.h"
 #include "storage.h"
 #include "util.h"
 
-enum verb { VERB_INDEX, VERB_STATS, VERB_DB_START, VERB_DB_STOP, VERB_DB_STATUS, VERB_CHECK_CONF,
-	    VERB_MERGE, VERB_CHECK_INDEX, VERB_DUMP_INDEX };
+enum verb {
+	VERB_INDEX, VERB_STATS, VERB_DB_START, VERB_DB_STOP, VERB_DB_STATUS, VERB_CHECK_CONF,
+	VERB_MERGE,         /* -D: merge only (MPI) */
+	VERB_CHECK_INDEX, VERB_DUMP_INDEX,  /* --check, --dump-index: no MPI */
+	VERB_PRINT_RANKS,   /* --print-ranks [--pagerank-dir DIR]: no MPI */
+	VERB_PR_EDGES,      /* --pagerank-edges FILE: MPI, no database */
+};
 
 struct options {
 	enum verb verb;
@@ -35,6 +42,10 @@ struct options {
 	long max_docs;   /* -n: stop after this many documents */
 	double max_seconds; /* -t: stop claiming after this many seconds */
 	int log_level;   /* -v/-d override, -1 = from config */
+	bool ranks_only; /* -K: recompute PageRank alone into a new generation */
+	const char *pr_file; /* --pagerank-edges FILE */
+	const char *pr_dir;  /* --pagerank-dir DIR: PageRank into DIR instead of a generation */
+	struct pagerank_opts pr; /* --pagerank-comm, --pagerank-blocking, --pagerank-cold */
 };
 
 static void usage(FILE *fp)
@@ -50,6 +61,7 @@ static void usage(FILE *fp)
 		"  -a              mark every URL due now (re-crawl all)\n"
 		"  -m              no conditional GET; re-parse pages even when unchanged\n"
 		"  -n N            stop after N documents (per crawling rank)\n"
+		"  -K              recompute PageRank and the citations alone (new index generation)\n"
 		"  -t SECONDS      stop claiming URLs after SECONDS\n"
 		"  -D              merge only: merge the delta logs into a new index generation\n"
 		"      --check     verify the live index (structure, offsets, orders, counts, wordurl)\n"
@@ -57,6 +69,7 @@ static void usage(FILE *fp)
 		"  -v              verbose (debug log)\n"
 		"      --seed      create/check the schema and insert the Server URLs; no crawl\n"
 		"      --check-config  parse the config, report errors and exit\n"
+		"      --print-ranks   print \"url<TAB>rank\" for every ranked page and exit\n"
 		"      --db-start  start the embedded database server (no DBAddr) and exit\n"
 		"      --db-stop   stop the embedded database server\n"
 		"      --db-status exit 0 if the embedded database server runs, 1 if not\n"
@@ -76,8 +89,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "db-start", no_argument, NULL, 1 },
 		{ "db-stop", no_argument, NULL, 2 },
 		{ "db-status", no_argument, NULL, 3 },
-		{ "check", no_argument, NULL, 5 },
-		{ "dump-index", no_argument, NULL, 6 },
+		{ "check", no_argument, NULL, 11 },
+		{ "dump-index", no_argument, NULL, 12 },
+		{ "print-ranks", no_argument, NULL, 5 },
+		/* for tests and benchmarks (doc/PAGERANK.md) */
+		{ "pagerank-edges", required_argument, NULL, 6 },
+		{ "pagerank-dir", required_argument, NULL, 7 },
+		{ "pagerank-comm", required_argument, NULL, 8 },
+		{ "pagerank-blocking", no_argument, NULL, 9 },
+		{ "pagerank-cold", no_argument, NULL, 10 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -85,15 +105,16 @@ static int parse_options(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->log_level = -1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "SqamDn:t:vhV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "SqamDKn:t:vhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'S': o->verb = VERB_STATS; break;
 		case 'D': o->verb = VERB_MERGE; break;
-		case 5: o->verb = VERB_CHECK_INDEX; break;
-		case 6: o->verb = VERB_DUMP_INDEX; break;
+		case 11: o->verb = VERB_CHECK_INDEX; break;
+		case 12: o->verb = VERB_DUMP_INDEX; break;
 		case 'q': o->quick = true; break;
 		case 'a': o->expire = true; break;
 		case 'm': o->force = true; break;
+		case 'K': o->ranks_only = true; break;
 		case 'n':
 			if (parse_long(optarg, 1, 2000000000L, &o->max_docs)) {
 				fprintf(stderr, "mpseek-index: -n wants a positive number, not '%s'\n", optarg);
@@ -116,6 +137,21 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 2: o->verb = VERB_DB_STOP; break;
 		case 3: o->verb = VERB_DB_STATUS; break;
 		case 4: o->seed_only = true; break;
+		case 5: o->verb = VERB_PRINT_RANKS; break;
+		case 6: o->verb = VERB_PR_EDGES; o->pr_file = optarg; break;
+		case 7: o->pr_dir = optarg; break;
+		case 8:
+			if (!strcmp(optarg, "allreduce")) {
+				o->pr.comm = PAGERANK_ALLREDUCE;
+			} else if (!strcmp(optarg, "rsag")) {
+				o->pr.comm = PAGERANK_RSAG;
+			} else {
+				fprintf(stderr, "mpseek-index: --pagerank-comm wants allreduce or rsag\n");
+				return 2;
+			}
+			break;
+		case 9: o->pr.blocking = true; break;
+		case 10: o->pr.cold = true; break;
 		case 'h': usage(stdout); return 1;
 		case 'V': printf("mpseek-index %s\n", PACKAGE_VERSION); return 1;
 		default:
@@ -138,6 +174,45 @@ static int parse_options(int argc, char **argv, struct options *o)
 static const char *db_name(const struct conf *c)
 {
 	return c->db.set ? c->db.name : "mpseek";
+}
+
+struct print_ctx {
+	struct ranks *r;
+	long n;
+};
+
+static int print_one(void *arg, uint32_t url_id, const char *url)
+{
+	struct print_ctx *p = arg;
+	double v = ranks_get(p->r, url_id);
+
+	/* Normalised URLs hold no blanks or control characters (url.c). */
+	if (v > 0) {
+		printf("%s\t%.17g\n", url, v);
+		p->n++;
+	}
+	return 0;
+}
+
+/* --print-ranks: the ranks of the live generation (or --pagerank-dir). */
+static int print_ranks(const struct options *o, const struct conf *c, struct db *db)
+{
+	char *dir = o->pr_dir ? xstrdup(o->pr_dir) : xasprintf("%s/index/current", c->data_dir);
+	struct print_ctx p = { NULL, 0 };
+	int rc;
+
+	rc = ranks_open(dir, &p.r, NULL);
+	if (rc == 0)
+		rc = error("%s has no ranks (run mpseek-index -K)", dir);
+	if (rc > 0)
+		rc = db_graph_urls(db, print_one, &p);
+	if (!rc && fflush(stdout))
+		rc = error_errno("cannot write the ranks");
+	if (!rc)
+		info("%ld ranked page(s)", p.n);
+	ranks_close(p.r);
+	free(dir);
+	return rc < 0 ? -1 : 0;
 }
 
 /* The verbs that work on the database alone, without MPI. */
@@ -183,6 +258,14 @@ static int run_local(const struct options *o, const struct conf *c)
 			goto out;
 		rc = db_print_stats(db, stdout);
 		break;
+	case VERB_PRINT_RANKS:
+		if (!c->db.set && !dbserver_running(c->data_dir))
+			return error("the embedded database of %s is not running (start it with "
+				     "mpseek-index --db-start)", c->data_dir);
+		if (db_open(c, 10, &db) || db_schema_check(db, false))
+			goto out;
+		rc = print_ranks(o, c, db);
+		break;
 	default:
 		break;
 	}
@@ -193,7 +276,7 @@ out:
 
 /* The merge of every rank's deltas into a new generation, published by
  * rank 0; the consumed deltas go only after the switch.  Collective. */
-static int run_merge(const struct conf *c, struct db *db)
+static int run_merge(const struct options *o, const struct conf *c, struct db *db)
 {
 	struct buf err = BUF_INIT(4096);
 	uint64_t gen = 0;
@@ -201,8 +284,11 @@ static int run_merge(const struct conf *c, struct db *db)
 	int rc, published = 0;
 
 	rc = merge_run(c, db, &gen, &dir);
+	/* PageRank writes ranks and citations/ into the new generation before
+	 * it goes live, so searchd never sees an index without them. */
+	if (!rc)
+		rc = pagerank_run(c, db, dir, &o->pr);
 	if (!rc && cluster_rank() == 0) {
-		/* PageRank writes ranks and citations/ into dir here. */
 		rc = storage_gen_publish(c->data_dir, gen, &err);
 		if (rc)
 			error("merge: %s", buf_str(&err));
@@ -221,6 +307,50 @@ static int run_merge(const struct conf *c, struct db *db)
 	return cluster_agree(rc);
 }
 
+/* PageRank alone (-K) or after the crawl: into --pagerank-dir when given,
+ * else (-K) into a new generation made of hard links of the current one,
+ * published when every rank succeeded. */
+static int run_ranks(const struct options *o, const struct conf *c, struct db *db)
+{
+	struct buf err = BUF_INIT(1024);
+	struct storage_format f;
+	char *dir = NULL;
+	uint64_t gen = 0;
+	int rc = 0;
+
+	if (o->pr_dir) {
+		if (cluster_rank() == 0 && mkdir_p(o->pr_dir))
+			rc = -1;
+		if (cluster_agree(rc))
+			return -1;
+		return pagerank_run(c, db, o->pr_dir, &o->pr);
+	}
+	if (cluster_rank() == 0) {
+		storage_gen_cleanup(c->data_dir, NULL);
+		if (storage_gen_clone(c->data_dir, &gen, &dir, &err))
+			rc = error("-K: %s (PageRank needs an index: crawl first)", buf_str(&err));
+	}
+	if (cluster_agree(rc)) {
+		buf_free(&err);
+		return -1;
+	}
+	rc = pagerank_run(c, db, dir, &o->pr);
+	if (cluster_rank() == 0) {
+		/* The clone's FORMAT names the generation it was copied from. */
+		if (!rc && (storage_format_read(dir, &f, &err) ||
+			    (f.generation = gen, storage_format_write(dir, &f, &err)) ||
+			    storage_gen_publish(c->data_dir, gen, &err)))
+			rc = error("-K: %s", buf_str(&err));
+		if (rc)
+			storage_gen_cleanup(c->data_dir, NULL);
+		else
+			info("-K: published generation %llu", (unsigned long long)gen);
+	}
+	free(dir);
+	buf_free(&err);
+	return cluster_agree(rc);
+}
+
 /* The crawl job: every rank connects; rank 0 checks the schema and seeds. */
 static int run_index(const struct options *o, const struct conf *c)
 {
@@ -231,7 +361,7 @@ static int run_index(const struct options *o, const struct conf *c)
 		rc = -1;
 	if (cluster_rank() == 0 && !rc) {
 		rc = db_schema_check(db, true);
-		if (!rc && !o->quick && o->verb != VERB_MERGE) {
+		if (!rc && !o->quick && o->verb != VERB_MERGE && !o->ranks_only) {
 			n = db_seed_servers(db, c);
 			if (n < 0)
 				rc = -1;
@@ -259,7 +389,8 @@ static int run_index(const struct options *o, const struct conf *c)
 		goto out;
 	info("rank %d of %d connected and ready", cluster_rank(), cluster_size());
 	/* Alone, rank 0 crawls; in a job, the workers do. */
-	if (!o->seed_only && o->verb != VERB_MERGE && (cluster_size() == 1 || cluster_rank() != 0)) {
+	if (!o->seed_only && !o->ranks_only && o->verb != VERB_MERGE &&
+	    (cluster_size() == 1 || cluster_rank() != 0)) {
 		struct crawl_opts co = {
 			.max_docs = o->max_docs, .force = o->force, .max_seconds = o->max_seconds,
 			.rank = cluster_rank(),
@@ -269,9 +400,10 @@ static int run_index(const struct options *o, const struct conf *c)
 		rc = crawl_run(c, db, &co, &t);
 	}
 	rc = cluster_agree(rc);
-	/* After the crawl, all ranks merge what they wrote (-D: only that). */
+	/* After the crawl all ranks merge what they wrote and rank the pages
+	 * (-D: only that); -K and --pagerank-dir: PageRank alone. */
 	if (!rc && !o->seed_only)
-		rc = run_merge(c, db);
+		rc = o->ranks_only || o->pr_dir ? run_ranks(o, c, db) : run_merge(o, c, db);
 out:
 	db_close(db);
 	return rc;
@@ -296,6 +428,16 @@ int main(int argc, char **argv)
 	buf_free(&err);
 	log_set_level(o.log_level >= 0 ? (enum log_level)o.log_level : (enum log_level)c->debug_level);
 
+	if (o.verb == VERB_PR_EDGES) {
+		if (cluster_init(&argc, &argv)) {
+			conf_free(c);
+			return 1;
+		}
+		rc = pagerank_edges(c, o.pr_file, stdout, &o.pr);
+		cluster_finalize();
+		conf_free(c);
+		return rc == 0 ? 0 : 1;
+	}
 	if (o.verb != VERB_INDEX && o.verb != VERB_MERGE) {
 		rc = run_local(&o, c);
 		conf_free(c);

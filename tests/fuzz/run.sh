@@ -30,7 +30,7 @@ pkgs="libmariadb zlib libcurl libpcre2-8 uchardet libutf8proc nettle"
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 flags="$flags -I$top/include -I$bld $(pkg-config --cflags $pkgs)"
 libs="$(pkg-config --libs $pkgs) -lm"
-lib_srcs=$(ls "$top"/src/*.c | grep -vE '_main\.c$|/cluster\.c$|/merge\.c$')
+lib_srcs=$(ls "$top"/src/*.c | grep -vE '_main\.c$|/cluster\.c$|/merge\.c$|/pagerank\.c$')
 lib_srcs="$lib_srcs $bld/src/schema_sql.c"
 
 # Library objects once (without -fsanitize=fuzzer's main), then one link per target.

@@ -1,0 +1,233 @@
+/* binfile.c - little-endian packing, atomic file replacement and read-only
+ * mappings for mpseek's own binary files (include/binfile.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "binfile.h"
+#include "log.h"
+#include "util.h"
+
+_Static_assert(sizeof(double) == 8, "doubles are IEEE-754 binary64");
+
+void le_put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+void le_put64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+uint32_t le_get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+uint64_t le_get64(const unsigned char *p)
+{
+	return (uint64_t)le_get32(p) | (uint64_t)le_get32(p + 4) << 32;
+}
+
+void le_putd(unsigned char *p, double v)
+{
+	uint64_t u;
+
+	memcpy(&u, &v, 8);
+	le_put64(p, u);
+}
+
+double le_getd(const unsigned char *p)
+{
+	uint64_t u = le_get64(p);
+	double v;
+
+	memcpy(&v, &u, 8);
+	return v;
+}
+
+int binfile_create(struct binfile *f, const char *path)
+{
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	f->path = xstrdup(path);
+	f->tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (f->fd < 0) {
+		error_errno("cannot create %s", f->tmp);
+		free(f->path);
+		free(f->tmp);
+		f->path = f->tmp = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int flush(struct binfile *f)
+{
+	if (f->len && write_all(f->fd, f->buf, f->len)) {
+		f->failed = 1;
+		return error_errno("cannot write %s", f->tmp);
+	}
+	f->len = 0;
+	return 0;
+}
+
+int binfile_write(struct binfile *f, const void *data, size_t n)
+{
+	if (f->failed)
+		return -1;
+	if (f->len + n > sizeof(f->buf) && flush(f))
+		return -1;
+	if (n >= sizeof(f->buf)) {
+		if (write_all(f->fd, data, n)) {
+			f->failed = 1;
+			return error_errno("cannot write %s", f->tmp);
+		}
+		return 0;
+	}
+	memcpy(f->buf + f->len, data, n);
+	f->len += n;
+	return 0;
+}
+
+int binfile_pwrite(struct binfile *f, const void *data, size_t n, uint64_t off)
+{
+	if (f->failed || flush(f))
+		return -1;
+	if (pwrite(f->fd, data, n, (off_t)off) != (ssize_t)n) {
+		f->failed = 1;
+		return error_errno("cannot write %s", f->tmp);
+	}
+	return 0;
+}
+
+static int fsync_dir_of(const char *path)
+{
+	char *copy = xstrdup(path);
+	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0 || fsync(fd) < 0)
+		rc = -1;
+	if (fd >= 0)
+		close(fd);
+	free(copy);
+	return rc;
+}
+
+int binfile_commit(struct binfile *f)
+{
+	int rc = -1;
+
+	if (f->failed || flush(f))
+		goto out;
+	if (fsync(f->fd) < 0) {
+		error_errno("cannot fsync %s", f->tmp);
+		goto out;
+	}
+	if (close(f->fd) < 0) {
+		f->fd = -1;
+		error_errno("cannot close %s", f->tmp);
+		goto out;
+	}
+	f->fd = -1;
+	/* rename(2) replaces path atomically; a hard link of the old file in
+	 * another generation keeps the old bytes. */
+	if (rename(f->tmp, f->path) < 0) {
+		error_errno("cannot rename %s to %s", f->tmp, f->path);
+		goto out;
+	}
+	if (fsync_dir_of(f->path) < 0) {
+		error_errno("cannot fsync the directory of %s", f->path);
+		goto out;
+	}
+	free(f->tmp);
+	f->tmp = NULL;
+	rc = 0;
+out:
+	binfile_abort(f);
+	return rc;
+}
+
+void binfile_abort(struct binfile *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	if (f->tmp)
+		unlink(f->tmp);
+	free(f->tmp);
+	free(f->path);
+	f->tmp = f->path = NULL;
+}
+
+int binfile_map(const char *path, const unsigned char **p, size_t *size)
+{
+	struct stat st;
+	void *m;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*p = NULL;
+	*size = 0;
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		return 1;
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -1;
+	*p = m;
+	*size = (size_t)st.st_size;
+	return 1;
+}
+
+void binfile_unmap(const unsigned char *p, size_t size)
+{
+	if (p && size)
+		munmap((void *)p, size);
+}
