@@ -737,7 +737,9 @@ static int words_to_delta(struct crawl *cr, const struct job *j)
 	return delta_doc_end(cr->dw);
 }
 
-/* 4-byte LE length + zlib data (ASPseek's urlwordsNN.words). */
+/* 4-byte LE length + zlib data (ASPseek's urlwordsNN.words).  Level 1:
+ * level 6 took 30 % of a rank's CPU (doc/PERFORMANCE.md) for rows a few
+ * per cent smaller. */
 static void *compress_text(const char *s, size_t len, size_t *out_len)
 {
 	uLongf n = compressBound((uLong)len);
