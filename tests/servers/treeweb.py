@@ -9,8 +9,8 @@ request in hostile.py's format, one line when the response ends:
 (wall-clock seconds with 6 decimals).  Politeness checks read it.
 
 Usage:
-  treeweb.py [--pages N] [--delay S] [--port-file FILE] [--log FILE]
-             [--lifetime SECONDS]
+  treeweb.py [--bind ADDR] [--pages N] [--delay S] [--port-file FILE]
+             [--log FILE] [--lifetime SECONDS]
 
 Every host name is its own site (libcurl resolves *.localhost to 127.0.0.1):
 on any host, /robots.txt is 404, / links /p/0.html, and /p/K.html (K < N) is
@@ -85,6 +85,7 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 def main():
     global ARGS, LOG
     ap = argparse.ArgumentParser()
+    ap.add_argument("--bind", default="127.0.0.1")
     ap.add_argument("--pages", type=int, default=100)
     ap.add_argument("--delay", type=float, default=0.0)
     ap.add_argument("--port-file")
@@ -93,7 +94,7 @@ def main():
     ARGS = ap.parse_args()
     if ARGS.log:
         LOG = open(ARGS.log, "a")
-    srv = Server(("127.0.0.1", 0), Handler)
+    srv = Server((ARGS.bind, 0), Handler)
     port = srv.server_address[1]
     print(port, flush=True)
     if ARGS.port_file:
