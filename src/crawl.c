@@ -770,7 +770,8 @@ static void site_set_robots(struct crawl *cr, struct site *s, struct robots *r, 
 	double delay = robots_crawl_delay_raw(r);
 	struct job *w;
 
-	robots_free(s->robots);
+	if (s->robots != r)
+		robots_free(s->robots);
 	s->robots = r;
 	s->robots_until = now_wall() + age;
 	s->robots_fetching = false;
@@ -842,6 +843,24 @@ static int robots_ready(struct crawl *cr, struct site *s, struct job *j)
 	return 0;
 }
 
+/* The rules of site s we have, fresh or not: the rank's copy, else the
+ * robots table's.  NULL when there are none. */
+static struct robots *robots_known(struct crawl *cr, struct site *s)
+{
+	void *blob = NULL;
+	size_t len = 0;
+	long expires = 0;
+	int status = 0;
+	struct robots *r = NULL;
+
+	if (s->robots)
+		return s->robots;
+	if (db_robots_get(cr->db, s->site_id, &blob, &len, &expires, &status) == 1 && blob)
+		r = robots_deserialize(blob, len);
+	free(blob);
+	return r;
+}
+
 /* A robots.txt response (or failure) for site s; j is the robots job. */
 static void robots_result(struct crawl *cr, struct job *j, const struct fetch_result *r)
 {
@@ -864,8 +883,20 @@ static void robots_result(struct crawl *cr, struct job *j, const struct fetch_re
 		}
 		buf_free(&next);
 	}
+	if (pol == ROBOTS_POLICY_KEEP) {
+		/* 304 to our conditional GET: the rules we have stay valid. */
+		rules = robots_known(cr, s);
+		if (!rules) {
+			debug("%s: robots.txt 304 but no rules kept: fetched again", s->key);
+			j->row.etag[0] = j->row.last_modified[0] = '\0';
+			submit(cr, j);
+			return;
+		}
+	}
 	media_type(r->content_type, mt, sizeof(mt));
-	if (pol == ROBOTS_POLICY_PARSE && is_html_type(mt)) {
+	if (pol == ROBOTS_POLICY_KEEP) {
+		/* rules kept */
+	} else if (pol == ROBOTS_POLICY_PARSE && is_html_type(mt)) {
 		/* ASPseek: an HTML "robots.txt" is a soft-404 home page. */
 		warning("%s: robots.txt is %s, not text: taken as absent", s->key, mt);
 		rules = robots_allow_all();
@@ -883,7 +914,10 @@ static void robots_result(struct crawl *cr, struct job *j, const struct fetch_re
 			warning("%s: robots.txt unavailable (status %ld): the site is retried later",
 				s->key, r->status);
 	}
-	if (strcmp(j->fetch_url, j->row.url))
+	if (pol == ROBOTS_POLICY_KEEP)
+		info("%s: 304 robots.txt not modified, %zu rule(s) kept", j->fetch_url,
+		     robots_rule_count(rules));
+	else if (strcmp(j->fetch_url, j->row.url))
 		info("%s: %ld robots.txt %s, %zu rule(s) (after %d redirect(s), last %s)",
 		     j->row.url, r->status, robots_policy_name(pol), robots_rule_count(rules),
 		     j->hops, j->fetch_url);
@@ -893,12 +927,17 @@ static void robots_result(struct crawl *cr, struct job *j, const struct fetch_re
 	if (j->kind == JOB_ROBOTS_ROW) {
 		struct pending *p = pending_new(cr, j);
 
-		p->d.status = st ? st : r->err == FETCH_ERR_DNS ? CST_DNS
+		p->d.status = st == 304 ? 200 : st ? st : r->err == FETCH_ERR_DNS ? CST_DNS
 				: r->err == FETCH_ERR_TIMEOUT ? CST_TIMEOUT : CST_CONNECT;
+		if (pol == ROBOTS_POLICY_PARSE) {
+			/* The validators of the next conditional GET. */
+			copy_header(p->last_modified, sizeof(p->last_modified), r->last_modified);
+			copy_header(p->etag, sizeof(p->etag), r->etag);
+		}
 		p->d.next_index_time = (long)time(NULL) + (long)robots_max_age(rules);
 		cr->t->fetched += st != 0;
 	}
-	site_set_robots(cr, s, rules, st);
+	site_set_robots(cr, s, rules, pol == ROBOTS_POLICY_KEEP ? 200 : st);
 	if (j->kind == JOB_ROBOTS_ROW)
 		job_done(cr, j);
 	else
@@ -911,7 +950,10 @@ static void submit(struct crawl *cr, struct job *j)
 {
 	const struct conf_server_params *p = job_params(cr->c, j);
 	bool robots_job = j->kind != JOB_PAGE;
-	bool conditional = !robots_job && !cr->o->force && j->row.status == 200;
+	/* Pages, and robots.txt rows fetched before (not after a redirect):
+	 * a 304 keeps the rules (robots_result). */
+	bool conditional = !cr->o->force && j->row.status == 200 &&
+			   (j->kind == JOB_PAGE || (j->kind == JOB_ROBOTS_ROW && !j->hops));
 	double delay = p->min_delay;
 	struct fetch_req req = {
 		.url = robots_job ? j->fetch_url : j->row.url,
