@@ -21,6 +21,9 @@ DELAY = 0.0
 
 class Handler(http.server.SimpleHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes: without TCP_NODELAY,
+    # Nagle and the client's delayed ACK add ~40 ms to every response.
+    disable_nagle_algorithm = True
 
     def log_message(self, fmt, *args):
         pass

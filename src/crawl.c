@@ -745,7 +745,7 @@ static void *compress_text(const char *s, size_t len, size_t *out_len)
 	uLongf n = compressBound((uLong)len);
 	unsigned char *p = xmalloc(n + 4);
 
-	if (compress2(p + 4, &n, (const Bytef *)s, (uLong)len, 6) != Z_OK) {
+	if (compress2(p + 4, &n, (const Bytef *)s, (uLong)len, 1) != Z_OK) {
 		free(p);
 		*out_len = 0;
 		return NULL;

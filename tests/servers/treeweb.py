@@ -45,6 +45,7 @@ def page(host, k, n):
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True   # headers and body are two writes
 
     def log_message(self, fmt, *args):
         pass
