@@ -120,7 +120,7 @@ enum {
 /* The master's advice (TAG_ADVICE). */
 enum { A_CMD, A_LIMIT, A_DUE, A_CRAWLERS, A_IDLE, A_N };
 
-/* Sites a worker may claim URLs for beyond what it has, per grant (-n). */
+/* -n: URLs a worker may claim beyond what it has claimed, at most. */
 #define GRANT_CHUNK 32
 #define PROGRESS_TTY 1.0
 #define PROGRESS_LOG 10.0
@@ -613,13 +613,14 @@ int cluster_request_stop(const struct conf *c, double wait_seconds)
 		info("no crawl runs on %s (no %s)", c->data_dir, p);
 		goto out;
 	}
-	if (!fgets(buf, sizeof(buf), fp) || (buf[strcspn(buf, "\n")] = '\0', 0) ||
-	    parse_long(buf, 2, 1L << 30, &pid)) {
-		fclose(fp);
+	if (!fgets(buf, sizeof(buf), fp))
+		buf[0] = '\0';
+	fclose(fp);
+	buf[strcspn(buf, "\n")] = '\0';
+	if (parse_long(buf, 2, 1L << 30, &pid)) {
 		rc = error("%s: not a pid", p);
 		goto out;
 	}
-	fclose(fp);
 	/* Only an mpseek-index: a stale file may name a pid reused since. */
 	proc = xasprintf("/proc/%ld/cmdline", pid);
 	fp = fopen(proc, "r");
