@@ -6,7 +6,7 @@
 #   * SIGKILL of a worker mid-crawl, then a rerun: nothing lost, nothing
 #     duplicated, nothing fetched again that was stored before the kill;
 #   * `mpseek-index -E` stops a running job (exit 0, claims released), and a
-#     rerun completes it;
+#     rerun completes it; SIGTERM to one worker stops the whole job cleanly;
 #   * mariadbd restarted mid-crawl: the job reconnects and completes;
 #   * two crawling ranks and one host with MinDelay 0.3: requests to the host
 #     never overlap and start at least 0.3 s after the previous one ended.
@@ -131,6 +131,18 @@ tap_is "$rc" 0 "rerun after -E: exit 0"
 tap_is "$(pages200 term)" "$WANT" "rerun after -E: every page stored"
 tap_is "$(cat "$T/term.access1" "$T/tw.log" | awk -F'\t' '$7 == 200 && $8 > 0 { print $4 $6 }' | sort | uniq -d | head -3)" "" \
 	"-E and rerun: no page fetched twice"
+
+# ---- SIGTERM to one worker stops the whole job cleanly
+conf wterm
+: >"$T/tw.log"
+run_bg wterm 3
+wait_requests 60
+pid=$(sed -n 's/.*mpseek-index\[\([0-9]*\)\] rank 1 .*/\1/p' "$T/wterm.log" | head -1)
+[ -n "$pid" ] && kill -TERM "$pid"
+wait "$JOB"; rc=$?
+tap_is "$rc" 0 "SIGTERM to worker rank 1: the job exits 0"
+tap_ok "$(grep -q 'rank 1 was asked to stop: stopping every rank' "$T/wterm.log" && echo 1)" "the master relays rank 1's stop"
+tap_is "$(claims_left wterm)" 0 "SIGTERM to a worker: every claim released"
 
 # ---- mariadbd restarts mid-crawl
 conf restart
