@@ -139,6 +139,7 @@ struct coord {
 	struct rstat *r;            /* per rank */
 	int64_t *granted;           /* per rank: claim limit sent (-n) */
 	int64_t *sent_cmd;          /* per rank: last command sent */
+	int64_t *sent_limit;        /* per rank: last claim limit sent */
 	struct db_queue q;
 	bool have_q;
 	double started, last_q, last_progress, last_log;
@@ -362,6 +363,7 @@ static void coord_init(struct coord *k, const struct conf *c, struct db *db, lon
 	k->r = xcalloc((size_t)n_ranks, sizeof(*k->r));
 	k->granted = xcalloc((size_t)n_ranks, sizeof(*k->granted));
 	k->sent_cmd = xcalloc((size_t)n_ranks, sizeof(*k->sent_cmd));
+	k->sent_limit = xcalloc((size_t)n_ranks, sizeof(*k->sent_limit));
 	k->started = now_monotonic();
 	k->last_progress = k->started;
 	k->tty = isatty(2);
@@ -373,6 +375,7 @@ static void coord_free(struct coord *k)
 	free(k->r);
 	free(k->granted);
 	free(k->sent_cmd);
+	free(k->sent_limit);
 }
 
 /* --- one rank alone: the coordinator lives in the crawl's ticks --- */
@@ -481,11 +484,12 @@ static void master_send(struct coord *k, bool all)
 		m[A_DUE] = a.due;
 		m[A_CRAWLERS] = a.crawlers;
 		m[A_IDLE] = a.idle_crawlers;
-		if (!all && m[A_CMD] == k->sent_cmd[i] && m[A_LIMIT] == k->granted[i] &&
-		    k->r[i].seen)
+		/* New commands and grants at once, the rest once a second. */
+		if (!all && m[A_CMD] == k->sent_cmd[i] && m[A_LIMIT] == k->sent_limit[i])
 			continue;
 		MPI_Send(m, A_N, MPI_INT64_T, i, TAG_ADVICE, MPI_COMM_WORLD);
 		k->sent_cmd[i] = m[A_CMD];
+		k->sent_limit[i] = m[A_LIMIT];
 	}
 }
 
