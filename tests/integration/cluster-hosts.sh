@@ -106,7 +106,7 @@ printf '%s slots=1\n' "$net.1" "$net.2" "$net.3" >"$T/hosts"
 conf multi
 mpi_no_leak_check ip netns exec "$h1" env MPSEEK_DATADIR="$T/data-1" timeout 300 "$MPIRUN" --hostfile "$T/hosts" -np 3 \
 	--mca plm_rsh_agent "$T/agent" --mca btl tcp,self --mca btl_tcp_if_include "$net.0/24" \
-	--mca oob_tcp_if_include "$net.0/24" \
+	--mca oob_tcp_if_include "$net.0/24" --mca routed direct \
 	"$idx" "$T/multi.conf" >"$T/multi.out" 2>"$T/multi.log"
 rc=$?
 tap_is "$rc" 0 "mpirun -np 3 over three hosts: exit 0"
