@@ -65,4 +65,24 @@ int cluster_bcast_u32(uint32_t **v, size_t *n);
  * malloc'd array (caller frees) of *total elements; elsewhere untouched. */
 int cluster_gather_u32(const uint32_t *v, size_t n, uint32_t **all, size_t *total);
 
+/* --- the cluster crawl (doc/CLUSTER.md) ----------------------------------- */
+
+struct conf;
+struct db;
+struct crawl_opts;
+
+/* The crawl of the whole job, on every rank.  With one rank it crawls and
+ * coordinates itself; otherwise rank 0 coordinates (grants -n budget,
+ * decides termination, relays a stop, prints progress and the summary per
+ * rank) and ranks 1..N-1 crawl (crawl_run() with hooks that report to rank
+ * 0).  o->max_docs is the job's -n.  rank 0 writes DataDir/mpseek-index.pid
+ * for `mpseek-index -E`.  Returns 0, or -1 when a rank failed (agreed:
+ * every rank returns the same). */
+int cluster_crawl(const struct conf *c, struct db *db, const struct crawl_opts *o);
+
+/* mpseek-index -E: ask the crawl running on DataDir (its rank 0) to stop
+ * gracefully, and wait up to wait_seconds for it to end.  Returns 0, 1 when
+ * no crawl runs, -1 on an error. */
+int cluster_request_stop(const struct conf *c, double wait_seconds);
+
 #endif

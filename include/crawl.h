@@ -38,11 +38,15 @@ enum crawl_status {
 /* Text for a status in -S ("OK", "Not Found", "Disallowed by robots.txt", ...). */
 const char *crawl_status_text(int status);
 
+struct crawl_hooks;
+
 struct crawl_opts {
-	long max_docs;        /* -n: stop after this many documents (0 = no limit) */
+	long max_docs;        /* -n: stop after this many documents (0 = no limit);
+	                       * with hooks the coordinator's claim_limit rules */
 	bool force;           /* -m: no conditional GET, re-parse unchanged bodies */
 	double max_seconds;   /* stop claiming after this long (0 = no limit) */
 	int rank;             /* this rank, for claims and the delta file */
+	const struct crawl_hooks *hooks; /* NULL: alone, stop when nothing is due */
 };
 
 struct crawl_totals {
@@ -52,15 +56,58 @@ struct crawl_totals {
 	uint64_t clones;
 	uint64_t redirects;
 	uint64_t errors;      /* network errors and 4xx/5xx */
+	uint64_t errors_net;  /* of them: no response (DNS, connect, timeout, protocol) */
+	uint64_t errors_4xx;
+	uint64_t errors_5xx;
 	uint64_t dropped;     /* robots, filter, trap, bad URL */
 	uint64_t links_new;   /* URLs inserted */
 	uint64_t bytes;       /* decoded body bytes */
 	uint64_t wire_bytes;
 };
 
+/* --- the coordinator's view (cluster.c; doc/CLUSTER.md) -------------------- */
+
+/* The state of a crawling rank, handed to the coordinator on every tick. */
+struct crawl_load {
+	long docs;               /* pages fetched (what -n counts) */
+	size_t in_hand;          /* claimed URLs not finished */
+	size_t sites_held;       /* site leases held */
+	uint64_t claimed;        /* URLs claimed in this run (cumulative) */
+	uint64_t claims;         /* claim transactions (site picks included) */
+	double claim_seconds;    /* wall time spent in them */
+	double store_seconds;    /* wall time storing outcomes and links */
+	bool idle;               /* nothing in hand, nothing in flight, all stored */
+	bool stopping;           /* a signal arrived at this rank */
+};
+
+enum crawl_cmd {
+	CRAWL_GO_ON,             /* keep crawling (or waiting for work) */
+	CRAWL_STOP,              /* stop: abort transfers, release claims, exit */
+	CRAWL_DONE,              /* the crawl is over: exit once idle */
+};
+
+/* The coordinator's answer. */
+struct crawl_advice {
+	enum crawl_cmd cmd;
+	int64_t claim_limit;     /* claim only while claimed < claim_limit (-n); -1 = no limit */
+	int64_t due;             /* URLs due in the whole job, -1 = unknown (batch size) */
+	int crawlers;            /* crawling ranks (batch size, sites taken per pick) */
+	int idle_crawlers;       /* crawling ranks without work: a rank holding several
+	                          * sites lets one go to them */
+};
+
+struct crawl_hooks {
+	/* Called from the crawl loop at least every 0.5 s and whenever the
+	 * rank is idle; fills *adv (which keeps its values between calls). */
+	void (*tick)(void *arg, const struct crawl_totals *t, const struct crawl_load *l,
+		     struct crawl_advice *adv);
+	void *arg;
+};
+
 /* Crawl until nothing is due (or a limit in o is reached, or SIGTERM/SIGINT
  * arrives: then the transfers in flight are aborted, their claims released
- * and the delta log closed).  Returns 0, or -1 after logging when the rank
+ * and the delta log closed).  With o->hooks the coordinator decides: an idle
+ * rank waits for work (new links of other ranks) until told CRAWL_DONE.  Returns 0, or -1 after logging when the rank
  * cannot go on (database gone for good, delta log unwritable). */
 int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	      struct crawl_totals *t);

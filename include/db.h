@@ -171,6 +171,35 @@ int db_store_done(struct db *db, int rank, const struct db_done *d, size_t n, si
  * rows changed, or -1. */
 long db_expire_all(struct db *db);
 
+/* --- cluster: site-spread claims, the queue state for the master --------
+ * (doc/CLUSTER.md).  A crawling rank holds a few sites at a time: it picks
+ * sites nobody holds with db_pick_sites(), claims their URLs with
+ * db_claim_site_urls() (which takes the site lease) and gives a site back
+ * with db_release_site_after() once it has no URL of it in hand. */
+
+/* Up to n site_ids (into out, caller's memory) of sites with a due URL
+ * whose lease is free or expired and not held by `rank`, oldest due URL
+ * first.  Returns the number found, 0..n, or -1. */
+int db_pick_sites(struct db *db, int rank, int n, unsigned *out);
+/* Give back rank's lease on site_id so that another rank may take the site
+ * `after` seconds from now at the earliest (the politeness delay still owed
+ * to the host; 0 = at once).  Returns 0 or -1. */
+int db_release_site_after(struct db *db, int rank, unsigned site_id, double after);
+/* Every claim and site lease of every rank returns to the queue (the master
+ * at the start of a job: what a killed earlier job left, whatever its number
+ * of ranks).  Returns the number of URLs released, or -1. */
+long db_release_all_claims(struct db *db);
+
+/* The work queue at one moment (one statement, one read view). */
+struct db_queue {
+	long long due;            /* claimable now: not deleted, next_index_time passed
+	                           * (an expired claim included) */
+	long long claimed;        /* index_status = 2 */
+	long long sites_leased;   /* sites with an unexpired lease */
+};
+/* Returns 0 or -1. */
+int db_queue_state(struct db *db, struct db_queue *q);
+
 /* --- for dbserver.c: the embedded server, as root over its socket ------- */
 
 /* 1 if a server accepts root on unix socket `socket_path` right now, else 0

@@ -6,16 +6,23 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <mpi.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "buf.h"
 #include "cluster.h"
+#include "conf.h"
+#include "crawl.h"
+#include "db.h"
 #include "log.h"
 #include "util.h"
 
@@ -447,5 +454,552 @@ int cluster_gather_u32(const uint32_t *v, size_t n, uint32_t **all, size_t *tota
 out:
 	free(counts);
 	free(displs);
+	return rc;
+}
+
+/* --- the cluster crawl ------------------------------------------------------- */
+
+/* Messages: small fixed arrays of int64, sent with MPI_Send (eager: they
+ * never block) and received after MPI_Iprobe, so nobody waits in MPI. */
+enum { TAG_REPORT = 101, TAG_ADVICE = 102 };
+
+/* A worker's report (TAG_REPORT). */
+enum {
+	R_FINAL, R_RC, R_IDLE, R_STOPPING, R_DOCS, R_IN_HAND, R_SITES, R_CLAIMED, R_CLAIMS,
+	R_CLAIM_MS, R_STORE_MS, R_FETCHED, R_INDEXED, R_BYTES, R_WIRE, R_ERRORS, R_ERR_NET,
+	R_ERR_4XX, R_ERR_5XX, R_DROPPED, R_LIMIT, R_SECONDS, R_N
+};
+/* The master's advice (TAG_ADVICE). */
+enum { A_CMD, A_LIMIT, A_DUE, A_CRAWLERS, A_IDLE, A_N };
+
+/* -n: URLs a worker may claim beyond what it has claimed, at most. */
+#define GRANT_CHUNK 32
+#define PROGRESS_TTY 1.0
+#define PROGRESS_LOG 10.0
+
+struct rstat {
+	int64_t v[R_N];
+	bool seen, final;
+};
+
+struct coord {
+	const struct conf *c;
+	struct db *db;
+	long max_docs;
+	int n;                      /* ranks */
+	int crawlers;
+	struct rstat *r;            /* per rank */
+	int64_t *granted;           /* per rank: claim limit sent (-n) */
+	int64_t *sent_cmd;          /* per rank: last command sent */
+	int64_t *sent_limit;        /* per rank: last claim limit sent */
+	struct db_queue q;
+	bool have_q;
+	double started, last_q, last_progress, last_log;
+	bool tty, stop, done, failed;
+	int64_t due;
+	int idle;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	UNUSED(sig);
+	stop_signal = 1;
+	crawl_stop_requested = 1;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+static void load_to_report(const struct crawl_totals *t, const struct crawl_load *l,
+			   int64_t limit, double secs, int64_t *v)
+{
+	memset(v, 0, sizeof(int64_t) * R_N);
+	v[R_IDLE] = l->idle;
+	v[R_STOPPING] = l->stopping;
+	v[R_DOCS] = l->docs;
+	v[R_IN_HAND] = (int64_t)l->in_hand;
+	v[R_SITES] = (int64_t)l->sites_held;
+	v[R_CLAIMED] = (int64_t)l->claimed;
+	v[R_CLAIMS] = (int64_t)l->claims;
+	v[R_CLAIM_MS] = (int64_t)(l->claim_seconds * 1000);
+	v[R_STORE_MS] = (int64_t)(l->store_seconds * 1000);
+	v[R_FETCHED] = (int64_t)t->fetched;
+	v[R_INDEXED] = (int64_t)t->indexed;
+	v[R_BYTES] = (int64_t)t->bytes;
+	v[R_WIRE] = (int64_t)t->wire_bytes;
+	v[R_ERRORS] = (int64_t)t->errors;
+	v[R_ERR_NET] = (int64_t)t->errors_net;
+	v[R_ERR_4XX] = (int64_t)t->errors_4xx;
+	v[R_ERR_5XX] = (int64_t)t->errors_5xx;
+	v[R_DROPPED] = (int64_t)t->dropped;
+	v[R_LIMIT] = limit;
+	v[R_SECONDS] = (int64_t)(secs * 1000);
+}
+
+static int64_t sum(const struct coord *k, int f)
+{
+	int64_t x = 0;
+
+	for (int i = 0; i < k->n; i++)
+		x += k->r[i].v[f];
+	return x;
+}
+
+/* Ranks that crawl: 1..N-1, or rank 0 alone. */
+static int first_crawler(const struct coord *k)
+{
+	return k->n == 1 ? 0 : 1;
+}
+
+/* The queue in the database, at most every 0.2 s (every second while busy). */
+static void coord_query(struct coord *k, bool soon)
+{
+	double now = now_monotonic();
+
+	if (k->have_q && now - k->last_q < (soon ? 0.2 : 1.0))
+		return;
+	if (db_queue_state(k->db, &k->q)) {
+		k->failed = true;
+		return;
+	}
+	k->have_q = true;
+	k->last_q = now;
+	k->due = k->q.due;
+}
+
+static void coord_progress(struct coord *k, bool last)
+{
+	double now = now_monotonic(), el = now - k->started;
+	int64_t docs = sum(k, R_DOCS), errs = sum(k, R_ERRORS);
+	int busy = 0;
+	char line[256];
+
+	if (!last && now - k->last_progress < (k->tty ? PROGRESS_TTY : PROGRESS_LOG))
+		return;
+	k->last_progress = now;
+	for (int i = first_crawler(k); i < k->n; i++)
+		busy += k->r[i].seen && !k->r[i].v[R_IDLE] && !k->r[i].final;
+	snprintf(line, sizeof(line),
+		 "%lld pages done, %lld due, %lld claimed; %.1f pages/s, %.2f MB/s; "
+		 "%lld errors; %d/%d ranks busy, %lld sites held",
+		 (long long)docs, (long long)k->q.due, (long long)k->q.claimed,
+		 el > 0 ? (double)docs / el : 0.0, el > 0 ? (double)sum(k, R_WIRE) / 1e6 / el : 0.0,
+		 (long long)errs, busy, k->crawlers, (long long)sum(k, R_SITES));
+	if (k->tty) {
+		fprintf(stderr, "\r%-150s%s", line, last ? "\n" : "");
+		fflush(stderr);
+	} else {
+		info("progress: %s", line);
+	}
+}
+
+static void coord_summary(const struct coord *k)
+{
+	double el = now_monotonic() - k->started;
+
+	printf("\n  rank     pages   indexed        MB  err net/4xx/5xx   claims  claim s  store s   seconds\n");
+	for (int i = first_crawler(k); i < k->n; i++) {
+		const int64_t *v = k->r[i].v;
+
+		printf("%6d %9lld %9lld %9.1f %7lld/%lld/%lld %8lld %8.1f %8.1f %9.1f\n", i,
+		       (long long)v[R_DOCS], (long long)v[R_INDEXED], (double)v[R_WIRE] / 1e6,
+		       (long long)v[R_ERR_NET], (long long)v[R_ERR_4XX], (long long)v[R_ERR_5XX],
+		       (long long)v[R_CLAIMS], (double)v[R_CLAIM_MS] / 1000,
+		       (double)v[R_STORE_MS] / 1000, (double)v[R_SECONDS] / 1000);
+	}
+	printf("%6s %9lld %9lld %9.1f %7lld/%lld/%lld %8lld %8.1f %8.1f %9.1f\n", "all",
+	       (long long)sum(k, R_DOCS), (long long)sum(k, R_INDEXED),
+	       (double)sum(k, R_WIRE) / 1e6, (long long)sum(k, R_ERR_NET),
+	       (long long)sum(k, R_ERR_4XX), (long long)sum(k, R_ERR_5XX),
+	       (long long)sum(k, R_CLAIMS), (double)sum(k, R_CLAIM_MS) / 1000,
+	       (double)sum(k, R_STORE_MS) / 1000, el);
+	printf("  %.1f pages/s, %.1f claims/s, database %.0f%% of the crawling ranks' time\n",
+	       el > 0 ? (double)sum(k, R_DOCS) / el : 0.0,
+	       el > 0 ? (double)sum(k, R_CLAIMS) / el : 0.0,
+	       el > 0 ? 100.0 * (double)(sum(k, R_CLAIM_MS) + sum(k, R_STORE_MS)) / 1000 /
+				(el * k->crawlers) : 0.0);
+	fflush(stdout);
+}
+
+/* -n: give each crawler room to claim, never more than the job's budget.
+ * What a rank may still turn into documents is bounded by its grant minus
+ * what it claimed, plus what it holds, plus what it fetched (a stale report
+ * only overstates it), so the sum over the ranks never passes -n. */
+static void coord_grant(struct coord *k)
+{
+	int64_t reserved = 0, free_;
+
+	if (k->max_docs <= 0)
+		return;
+	for (int i = first_crawler(k); i < k->n; i++) {
+		const int64_t *v = k->r[i].v;
+
+		reserved += k->granted[i] - v[R_CLAIMED] + v[R_IN_HAND] + v[R_DOCS];
+	}
+	free_ = k->max_docs - reserved;
+	for (int i = first_crawler(k); i < k->n && free_ > 0; i++) {
+		int64_t unused = k->granted[i] - k->r[i].v[R_CLAIMED], g;
+
+		if (k->r[i].final || unused >= GRANT_CHUNK / 2)
+			continue;
+		g = free_ / k->crawlers;
+		if (g < 1)
+			g = 1;
+		if (g > GRANT_CHUNK - unused)
+			g = GRANT_CHUNK - unused;
+		if (g > free_)
+			g = free_;
+		k->granted[i] += g;
+		free_ -= g;
+	}
+}
+
+/* Is the crawl over?  Decided here only: every crawler idle (or gone), and
+ * in one read of the database no URL due and none claimed (work exists
+ * exactly while one of the two does: a URL is claimed until its outcome
+ * and its links are stored), or -n reached. */
+static void coord_decide(struct coord *k)
+{
+	bool all_idle = true;
+
+	k->idle = 0;
+	for (int i = first_crawler(k); i < k->n; i++) {
+		bool idle = k->r[i].final || (k->r[i].seen && k->r[i].v[R_IDLE]);
+
+		all_idle &= idle;
+		k->idle += idle;
+		if (k->r[i].v[R_STOPPING] && !k->stop) {
+			info("rank %d was asked to stop: stopping every rank", i);
+			k->stop = true;
+		}
+	}
+	if (stop_signal && !k->stop) {
+		info("signal received: stopping every rank");
+		k->stop = true;
+	}
+	coord_query(k, all_idle);
+	if (k->done || k->stop || !all_idle)
+		return;
+	if (k->max_docs > 0 && sum(k, R_DOCS) >= k->max_docs) {
+		info("document limit of %ld reached", k->max_docs);
+		k->done = true;
+	} else if (k->have_q && !k->q.due && !k->q.claimed) {
+		info("nothing is due and no rank is busy: the crawl is over");
+		k->done = true;
+	}
+}
+
+static void coord_advice(const struct coord *k, int i, struct crawl_advice *a)
+{
+	a->cmd = k->stop || k->failed ? CRAWL_STOP : k->done ? CRAWL_DONE : CRAWL_GO_ON;
+	a->claim_limit = k->max_docs > 0 ? k->granted[i] : -1;
+	a->due = k->have_q ? k->due : -1;
+	a->crawlers = k->crawlers;
+	a->idle_crawlers = k->idle;
+}
+
+static void coord_init(struct coord *k, const struct conf *c, struct db *db, long max_docs)
+{
+	memset(k, 0, sizeof(*k));
+	k->c = c;
+	k->db = db;
+	k->max_docs = max_docs;
+	k->n = n_ranks;
+	k->crawlers = n_ranks == 1 ? 1 : n_ranks - 1;
+	k->r = xcalloc((size_t)n_ranks, sizeof(*k->r));
+	k->granted = xcalloc((size_t)n_ranks, sizeof(*k->granted));
+	k->sent_cmd = xcalloc((size_t)n_ranks, sizeof(*k->sent_cmd));
+	k->sent_limit = xcalloc((size_t)n_ranks, sizeof(*k->sent_limit));
+	k->started = now_monotonic();
+	k->last_progress = k->started;
+	k->tty = isatty(2);
+	k->due = -1;
+}
+
+static void coord_free(struct coord *k)
+{
+	free(k->r);
+	free(k->granted);
+	free(k->sent_cmd);
+	free(k->sent_limit);
+}
+
+/* --- one rank alone: the coordinator lives in the crawl's ticks --- */
+
+static void solo_tick(void *arg, const struct crawl_totals *t, const struct crawl_load *l,
+		      struct crawl_advice *adv)
+{
+	struct coord *k = arg;
+	int64_t limit = -1;
+
+	if (k->max_docs > 0)
+		limit = (int64_t)l->claimed + (k->max_docs - l->docs - (int64_t)l->in_hand);
+	load_to_report(t, l, limit, now_monotonic() - k->started, k->r[0].v);
+	k->r[0].seen = true;
+	k->granted[0] = limit;
+	coord_decide(k);
+	coord_progress(k, false);
+	coord_advice(k, 0, adv);
+}
+
+/* --- a worker: ticks report to the master and read its advice --- */
+
+struct worker {
+	struct crawl_advice adv;
+	struct crawl_load last;     /* the last tick's load, for the final report */
+	double started, last_sent;
+	int64_t last_idle, last_stopping;
+};
+
+static void worker_tick(void *arg, const struct crawl_totals *t, const struct crawl_load *l,
+			struct crawl_advice *adv)
+{
+	struct worker *w = arg;
+	double now = now_monotonic();
+	int64_t v[R_N], a[A_N];
+	int flag = 1;
+
+	/* Every advice the master sent, the last one wins. */
+	while (MPI_Iprobe(0, TAG_ADVICE, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+	       flag) {
+		MPI_Recv(a, A_N, MPI_INT64_T, 0, TAG_ADVICE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		w->adv.cmd = (enum crawl_cmd)a[A_CMD];
+		w->adv.claim_limit = a[A_LIMIT];
+		w->adv.due = a[A_DUE];
+		w->adv.crawlers = (int)a[A_CRAWLERS];
+		w->adv.idle_crawlers = (int)a[A_IDLE];
+	}
+	*adv = w->adv;
+	w->last = *l;
+	/* Report four times a second, and at once when idleness changes. */
+	if (now - w->last_sent < 0.25 && w->last_idle == (int64_t)l->idle &&
+	    w->last_stopping == (int64_t)l->stopping)
+		return;
+	load_to_report(t, l, w->adv.claim_limit, now - w->started, v);
+	MPI_Send(v, R_N, MPI_INT64_T, 0, TAG_REPORT, MPI_COMM_WORLD);
+	w->last_sent = now;
+	w->last_idle = l->idle;
+	w->last_stopping = l->stopping;
+}
+
+static int run_worker(const struct conf *c, struct db *db, const struct crawl_opts *o)
+{
+	struct worker w;
+	struct crawl_hooks h = { worker_tick, &w };
+	struct crawl_opts co = *o;
+	struct crawl_totals t;
+	struct crawl_load l;
+	int64_t v[R_N];
+	int rc;
+
+	memset(&w, 0, sizeof(w));
+	w.started = now_monotonic();
+	w.last_idle = -1;
+	w.adv.claim_limit = o->max_docs > 0 ? 0 : -1;
+	w.adv.due = -1;
+	w.adv.crawlers = n_ranks - 1;
+	co.hooks = &h;
+	co.max_docs = 0;
+	rc = crawl_run(c, db, &co, &t);
+	/* The final report: the master waits for one from every worker. */
+	l = w.last;
+	l.in_hand = 0;
+	l.sites_held = 0;
+	load_to_report(&t, &l, 0, now_monotonic() - w.started, v);
+	v[R_FINAL] = 1;
+	v[R_RC] = rc;
+	v[R_IDLE] = 1;
+	v[R_STOPPING] = crawl_stop_requested;
+	MPI_Send(v, R_N, MPI_INT64_T, 0, TAG_REPORT, MPI_COMM_WORLD);
+	return rc;
+}
+
+/* --- the master of a job of N > 1 ranks --- */
+
+static void master_send(struct coord *k, bool all)
+{
+	for (int i = 1; i < k->n; i++) {
+		struct crawl_advice a;
+		int64_t m[A_N];
+
+		if (k->r[i].final)
+			continue;
+		coord_advice(k, i, &a);
+		m[A_CMD] = a.cmd;
+		m[A_LIMIT] = a.claim_limit;
+		m[A_DUE] = a.due;
+		m[A_CRAWLERS] = a.crawlers;
+		m[A_IDLE] = a.idle_crawlers;
+		/* New commands and grants at once, the rest once a second. */
+		if (!all && m[A_CMD] == k->sent_cmd[i] && m[A_LIMIT] == k->sent_limit[i])
+			continue;
+		MPI_Send(m, A_N, MPI_INT64_T, i, TAG_ADVICE, MPI_COMM_WORLD);
+		k->sent_cmd[i] = m[A_CMD];
+		k->sent_limit[i] = m[A_LIMIT];
+	}
+}
+
+static int run_master(struct coord *k)
+{
+	int finals = 0, rc = 0;
+	double last_all = 0;
+
+	info("master: %d crawling rank(s)", k->crawlers);
+	master_send(k, true);
+	while (finals < k->n - 1) {
+		int flag = 0, got = 0;
+		MPI_Status st;
+
+		while (MPI_Iprobe(MPI_ANY_SOURCE, TAG_REPORT, MPI_COMM_WORLD, &flag, &st) ==
+			       MPI_SUCCESS && flag) {
+			int64_t v[R_N];
+			struct rstat *r = &k->r[st.MPI_SOURCE];
+
+			MPI_Recv(v, R_N, MPI_INT64_T, st.MPI_SOURCE, TAG_REPORT, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
+			if (v[R_FINAL]) {
+				r->final = true;
+				finals++;
+				if (v[R_RC]) {
+					warning("rank %d failed: stopping every rank", st.MPI_SOURCE);
+					k->stop = true;
+					rc = -1;
+				}
+			}
+			memcpy(r->v, v, sizeof(v));
+			r->seen = true;
+			got++;
+		}
+		coord_grant(k);
+		coord_decide(k);
+		if (k->failed)
+			rc = -1;
+		coord_progress(k, false);
+		master_send(k, now_monotonic() - last_all > 1.0);
+		if (now_monotonic() - last_all > 1.0)
+			last_all = now_monotonic();
+		if (!got)
+			sleep_s(0.01);
+	}
+	return rc;
+}
+
+static char *pid_path(const struct conf *c)
+{
+	return xasprintf("%s/mpseek-index.pid", c->data_dir);
+}
+
+static void pid_write(const struct conf *c)
+{
+	char *p = pid_path(c), *tmp = xasprintf("%s.tmp", p);
+	FILE *fp;
+
+	if (mkdir_p(c->data_dir) == 0 && (fp = fopen(tmp, "w"))) {
+		fprintf(fp, "%ld\n", (long)getpid());
+		if (fclose(fp) == 0 && rename(tmp, p) == 0)
+			debug("pid file %s", p);
+	}
+	free(tmp);
+	free(p);
+}
+
+static void pid_remove(const struct conf *c)
+{
+	char *p = pid_path(c);
+
+	unlink(p);
+	free(p);
+}
+
+int cluster_crawl(const struct conf *c, struct db *db, const struct crawl_opts *o)
+{
+	struct sigaction sa, old_term, old_int;
+	struct coord k;
+	int rc = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGINT, &sa, &old_int);
+	if (my_rank == 0) {
+		coord_init(&k, c, db, o->max_docs);
+		pid_write(c);
+		if (n_ranks == 1) {
+			struct crawl_hooks h = { solo_tick, &k };
+			struct crawl_opts co = *o;
+			struct crawl_totals t;
+
+			co.hooks = &h;
+			co.max_docs = 0;
+			rc = crawl_run(c, db, &co, &t);
+		} else {
+			rc = run_master(&k);
+		}
+		coord_progress(&k, true);
+		coord_summary(&k);
+		pid_remove(c);
+		coord_free(&k);
+	} else {
+		rc = run_worker(c, db, o);
+	}
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGINT, &old_int, NULL);
+	return cluster_agree(rc);
+}
+
+int cluster_request_stop(const struct conf *c, double wait_seconds)
+{
+	char *p = pid_path(c), buf[64], cmd[256];
+	char *proc = NULL;
+	FILE *fp;
+	long pid = 0;
+	size_t n;
+	int rc = 1;
+	double deadline = now_monotonic() + wait_seconds;
+
+	fp = fopen(p, "r");
+	if (!fp) {
+		info("no crawl runs on %s (no %s)", c->data_dir, p);
+		goto out;
+	}
+	if (!fgets(buf, sizeof(buf), fp))
+		buf[0] = '\0';
+	fclose(fp);
+	buf[strcspn(buf, "\n")] = '\0';
+	if (parse_long(buf, 2, 1L << 30, &pid)) {
+		rc = error("%s: not a pid", p);
+		goto out;
+	}
+	/* Only an mpseek-index: a stale file may name a pid reused since. */
+	proc = xasprintf("/proc/%ld/cmdline", pid);
+	fp = fopen(proc, "r");
+	n = fp ? fread(cmd, 1, sizeof(cmd) - 1, fp) : 0;
+	if (fp)
+		fclose(fp);
+	cmd[n] = '\0';
+	if (!n || !strstr(cmd, "mpseek-index")) {
+		info("no crawl runs on %s (stale %s)", c->data_dir, p);
+		goto out;
+	}
+	if (kill((pid_t)pid, SIGTERM))
+		rc = error_errno("kill %ld", pid);
+	else {
+		info("asked the crawl (pid %ld) to stop", pid);
+		rc = 0;
+		while (kill((pid_t)pid, 0) == 0 && now_monotonic() < deadline)
+			sleep_s(0.1);
+		if (kill((pid_t)pid, 0) == 0)
+			rc = error("the crawl (pid %ld) still runs after %.0f s", pid, wait_seconds);
+	}
+out:
+	free(proc);
+	free(p);
 	return rc;
 }

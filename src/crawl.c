@@ -41,8 +41,20 @@ volatile int crawl_stop_requested;
 /* Outcomes stored per transaction, and how long one may wait. */
 #define PENDING_MAX 64
 #define PENDING_MAX_AGE 2.0
-/* URLs claimed per batch when ClaimBatchSize is 0. */
-#define CLAIM_DEFAULT 64
+/* Claims are per site (doc/CLUSTER.md): the rank holds the lease of at
+ * most MAX_HELD sites (one transfer per host: more would only queue), claims
+ * SITE_BATCH URLs of a site at a time (ClaimBatchSize when set; fewer when
+ * little is due: seed 004 §4.3.2.2) and more when it has SITE_LOW left. */
+#define MAX_HELD 64
+#define SITE_BATCH 32
+#define SITE_LOW 4
+/* Sites looked at per pick, and how often a rank looks for new sites. */
+#define PICK_MAX 64
+#define PICK_EVERY 0.25
+/* After a claim that brought nothing: wait this long before asking again. */
+#define CLAIM_IDLE_WAIT 0.5
+/* URLs in hand at most (all held sites together). */
+#define MAX_IN_HAND (MAX_HELD * SITE_BATCH)
 /* Retry a URL after a network error (or a paused host) this much later,
  * at most its Period. */
 #define RETRY_NET_ERROR 3600
@@ -77,6 +89,15 @@ struct site {
 	bool robots_fetching;
 	struct job *waiting;
 	struct site *hnext;
+};
+
+/* A site whose lease the rank holds. */
+struct held {
+	unsigned site_id;
+	size_t in_hand;              /* claimed URLs of the site not finished */
+	bool draining;               /* handed over: no more claims, released at 0 */
+	double next_try;             /* monotonic time of the next claim for it */
+	double delay;                /* politeness delay owed to the host at release */
 };
 
 struct pending {
@@ -126,6 +147,12 @@ struct crawl {
 	size_t in_hand;              /* jobs claimed and not finished */
 	bool failed;                 /* the rank cannot go on */
 	const char *agent;
+	struct held held[MAX_HELD];  /* site leases held */
+	size_t nheld;
+	double next_pick;            /* monotonic time of the next site pick */
+	uint64_t claimed, claims;    /* URLs claimed, claim transactions */
+	double claim_seconds, store_seconds;
+	struct crawl_advice adv;     /* the coordinator's last word */
 };
 
 /* ---- status texts ----------------------------------------------------------- */
@@ -345,7 +372,11 @@ static int flush(struct crawl *cr)
 			if (d[i].doc_op == DB_DOC_PUT)
 				d[i].doc = &cr->pend[i].doc;
 		}
-		if (db_store_done(cr->db, cr->o->rank, d, cr->npend, NULL)) {
+		double t0 = now_monotonic();
+
+		rc = db_store_done(cr->db, cr->o->rank, d, cr->npend, NULL);
+		cr->store_seconds += now_monotonic() - t0;
+		if (rc) {
 			cr->failed = true;
 			rc = error("storing %zu crawled URL(s) failed: stopping", cr->npend);
 		}
@@ -383,10 +414,29 @@ static struct pending *pending_new(struct crawl *cr, struct job *j)
 	return p;
 }
 
+static struct held *held_find(struct crawl *cr, unsigned site_id)
+{
+	for (size_t i = 0; i < cr->nheld; i++)
+		if (cr->held[i].site_id == site_id)
+			return &cr->held[i];
+	return NULL;
+}
+
 static void job_done(struct crawl *cr, struct job *j)
 {
+	struct held *h = held_find(cr, j->row.site_id);
+
 	if (cr->in_hand)
 		cr->in_hand--;
+	if (h) {
+		if (h->in_hand)
+			h->in_hand--;
+		/* What the host is owed at a hand-over: MinDelay raised by
+		 * Crawl-delay, as submit() asked of the fetcher. */
+		h->delay = j->p ? j->p->min_delay : cr->c->defaults.min_delay;
+		if (j->site && j->site->robots && robots_crawl_delay(j->site->robots) > h->delay)
+			h->delay = robots_crawl_delay(j->site->robots);
+	}
 	free(j);
 }
 
@@ -537,7 +587,9 @@ static int links_resolve(struct crawl *cr, struct linkset *ls)
 	}
 	if (!unknown)
 		return 0;
+	double t0 = now_monotonic();
 	added = db_add_links(cr->db, ls->v, ls->n);
+	cr->store_seconds += now_monotonic() - t0;
 	if (added < 0)
 		return -1;
 	cr->t->links_new += (uint64_t)added;
@@ -685,13 +737,15 @@ static int words_to_delta(struct crawl *cr, const struct job *j)
 	return delta_doc_end(cr->dw);
 }
 
-/* 4-byte LE length + zlib data (ASPseek's urlwordsNN.words). */
+/* 4-byte LE length + zlib data (ASPseek's urlwordsNN.words).  Level 1:
+ * level 6 took 30 % of a rank's CPU (doc/PERFORMANCE.md) for rows a few
+ * per cent smaller. */
 static void *compress_text(const char *s, size_t len, size_t *out_len)
 {
 	uLongf n = compressBound((uLong)len);
 	unsigned char *p = xmalloc(n + 4);
 
-	if (compress2(p + 4, &n, (const Bytef *)s, (uLong)len, 6) != Z_OK) {
+	if (compress2(p + 4, &n, (const Bytef *)s, (uLong)len, 1) != Z_OK) {
 		free(p);
 		*out_len = 0;
 		return NULL;
@@ -716,7 +770,8 @@ static void site_set_robots(struct crawl *cr, struct site *s, struct robots *r, 
 	double delay = robots_crawl_delay_raw(r);
 	struct job *w;
 
-	robots_free(s->robots);
+	if (s->robots != r)
+		robots_free(s->robots);
 	s->robots = r;
 	s->robots_until = now_wall() + age;
 	s->robots_fetching = false;
@@ -788,6 +843,24 @@ static int robots_ready(struct crawl *cr, struct site *s, struct job *j)
 	return 0;
 }
 
+/* The rules of site s we have, fresh or not: the rank's copy, else the
+ * robots table's.  NULL when there are none. */
+static struct robots *robots_known(struct crawl *cr, struct site *s)
+{
+	void *blob = NULL;
+	size_t len = 0;
+	long expires = 0;
+	int status = 0;
+	struct robots *r = NULL;
+
+	if (s->robots)
+		return s->robots;
+	if (db_robots_get(cr->db, s->site_id, &blob, &len, &expires, &status) == 1 && blob)
+		r = robots_deserialize(blob, len);
+	free(blob);
+	return r;
+}
+
 /* A robots.txt response (or failure) for site s; j is the robots job. */
 static void robots_result(struct crawl *cr, struct job *j, const struct fetch_result *r)
 {
@@ -810,8 +883,20 @@ static void robots_result(struct crawl *cr, struct job *j, const struct fetch_re
 		}
 		buf_free(&next);
 	}
+	if (pol == ROBOTS_POLICY_KEEP) {
+		/* 304 to our conditional GET: the rules we have stay valid. */
+		rules = robots_known(cr, s);
+		if (!rules) {
+			debug("%s: robots.txt 304 but no rules kept: fetched again", s->key);
+			j->row.etag[0] = j->row.last_modified[0] = '\0';
+			submit(cr, j);
+			return;
+		}
+	}
 	media_type(r->content_type, mt, sizeof(mt));
-	if (pol == ROBOTS_POLICY_PARSE && is_html_type(mt)) {
+	if (pol == ROBOTS_POLICY_KEEP) {
+		/* rules kept */
+	} else if (pol == ROBOTS_POLICY_PARSE && is_html_type(mt)) {
 		/* ASPseek: an HTML "robots.txt" is a soft-404 home page. */
 		warning("%s: robots.txt is %s, not text: taken as absent", s->key, mt);
 		rules = robots_allow_all();
@@ -829,7 +914,10 @@ static void robots_result(struct crawl *cr, struct job *j, const struct fetch_re
 			warning("%s: robots.txt unavailable (status %ld): the site is retried later",
 				s->key, r->status);
 	}
-	if (strcmp(j->fetch_url, j->row.url))
+	if (pol == ROBOTS_POLICY_KEEP)
+		info("%s: 304 robots.txt not modified, %zu rule(s) kept", j->fetch_url,
+		     robots_rule_count(rules));
+	else if (strcmp(j->fetch_url, j->row.url))
 		info("%s: %ld robots.txt %s, %zu rule(s) (after %d redirect(s), last %s)",
 		     j->row.url, r->status, robots_policy_name(pol), robots_rule_count(rules),
 		     j->hops, j->fetch_url);
@@ -839,12 +927,17 @@ static void robots_result(struct crawl *cr, struct job *j, const struct fetch_re
 	if (j->kind == JOB_ROBOTS_ROW) {
 		struct pending *p = pending_new(cr, j);
 
-		p->d.status = st ? st : r->err == FETCH_ERR_DNS ? CST_DNS
+		p->d.status = st == 304 ? 200 : st ? st : r->err == FETCH_ERR_DNS ? CST_DNS
 				: r->err == FETCH_ERR_TIMEOUT ? CST_TIMEOUT : CST_CONNECT;
+		if (pol == ROBOTS_POLICY_PARSE) {
+			/* The validators of the next conditional GET. */
+			copy_header(p->last_modified, sizeof(p->last_modified), r->last_modified);
+			copy_header(p->etag, sizeof(p->etag), r->etag);
+		}
 		p->d.next_index_time = (long)time(NULL) + (long)robots_max_age(rules);
 		cr->t->fetched += st != 0;
 	}
-	site_set_robots(cr, s, rules, st);
+	site_set_robots(cr, s, rules, pol == ROBOTS_POLICY_KEEP ? 200 : st);
 	if (j->kind == JOB_ROBOTS_ROW)
 		job_done(cr, j);
 	else
@@ -857,7 +950,10 @@ static void submit(struct crawl *cr, struct job *j)
 {
 	const struct conf_server_params *p = job_params(cr->c, j);
 	bool robots_job = j->kind != JOB_PAGE;
-	bool conditional = !robots_job && !cr->o->force && j->row.status == 200;
+	/* Pages, and robots.txt rows fetched before (not after a redirect):
+	 * a 304 keeps the rules (robots_result). */
+	bool conditional = !cr->o->force && j->row.status == 200 &&
+			   (j->kind == JOB_PAGE || (j->kind == JOB_ROBOTS_ROW && !j->hops));
 	double delay = p->min_delay;
 	struct fetch_req req = {
 		.url = robots_job ? j->fetch_url : j->row.url,
@@ -1276,6 +1372,7 @@ static void page_result(struct crawl *cr, struct job *j, struct fetch_result *r)
 		warning("%s: %s (%s): retried in %ld s", j->row.url, fetch_err_name(r->err),
 			r->reason, next);
 		cr->t->errors++;
+		cr->t->errors_net++;
 		finish_status(cr, j, net_status(r->err), next);
 		return;
 	}
@@ -1300,6 +1397,10 @@ static void page_result(struct crawl *cr, struct job *j, struct fetch_result *r)
 		return;
 	}
 	cr->t->errors++;
+	if (st >= 500)
+		cr->t->errors_5xx++;
+	else
+		cr->t->errors_4xx++;
 	if ((st == 404 || st == 410) && sp->delete_bad) {
 		finish_dropped(cr, j, (int)st, "DeleteBad");
 		return;
@@ -1343,34 +1444,207 @@ static void on_signal(int sig)
 	crawl_stop_requested = 1;
 }
 
-static int claim_more(struct crawl *cr)
+/* ---- claims: a few sites at a time ------------------------------------------------ */
+
+/* URLs the rank may claim now: room in hand, and what -n (alone) or the
+ * coordinator's claim_limit allow. */
+static long claim_room(const struct crawl *cr)
 {
-	long batch = cr->c->claim_batch > 0 ? cr->c->claim_batch : CLAIM_DEFAULT;
-	struct db_url *rows;
+	long room = MAX_IN_HAND - (long)cr->in_hand;
+
+	if (cr->o->hooks) {
+		if (cr->adv.claim_limit >= 0 && cr->adv.claim_limit - (int64_t)cr->claimed < room)
+			room = (long)(cr->adv.claim_limit - (int64_t)cr->claimed);
+	} else if (cr->o->max_docs > 0 && cr->o->max_docs - cr->docs - (long)cr->in_hand < room) {
+		room = cr->o->max_docs - cr->docs - (long)cr->in_hand;
+	}
+	return room;
+}
+
+/* URLs of one site per claim: ClaimBatchSize, or the URLs due in the job
+ * shared over the crawling ranks (seed 004 §4.3.2.2), within
+ * [2 * SITE_LOW, SITE_BATCH]. */
+static long site_batch(const struct crawl *cr)
+{
+	long b = SITE_BATCH;
+
+	if (cr->c->claim_batch > 0)
+		return cr->c->claim_batch;
+	if (cr->adv.due >= 0 && cr->adv.crawlers > 0) {
+		int64_t share = (cr->adv.due + cr->adv.crawlers - 1) / cr->adv.crawlers;
+
+		b = share < 2 * SITE_LOW ? 2 * SITE_LOW : share > SITE_BATCH ? SITE_BATCH : (long)share;
+	}
+	return b;
+}
+
+/* Claim up to k URLs of held site h and admit them.  Returns the number. */
+static int claim_site(struct crawl *cr, struct held *h, long k)
+{
+	struct db_url *rows = xmalloc((size_t)k * sizeof(*rows));
+	unsigned site_id = h->site_id;
+	double t0 = now_monotonic();
 	int n;
 
-	if (cr->o->max_docs > 0 && cr->docs + (long)cr->in_hand + batch > cr->o->max_docs)
-		batch = cr->o->max_docs - cr->docs - (long)cr->in_hand;
-	if (batch <= 0)
-		return 0;
-	rows = xmalloc((size_t)batch * sizeof(*rows));
-	n = db_claim_urls(cr->db, cr->o->rank, (int)batch, cr->c->lease_time > 0 ?
-			  cr->c->lease_time : 900, rows);
+	n = db_claim_site_urls(cr->db, cr->o->rank, site_id, (int)k,
+			       cr->c->lease_time > 0 ? cr->c->lease_time : 900, rows);
+	cr->claim_seconds += now_monotonic() - t0;
+	cr->claims++;
 	if (n < 0) {
 		cr->failed = true;
-	} else {
-		for (int i = 0; i < n; i++) {
-			struct job *j = xcalloc(1, sizeof(*j));
+		n = 0;
+	}
+	/* Counted before admission: job_admit() may finish a job at once. */
+	h->in_hand += (size_t)n;
+	cr->in_hand += (size_t)n;
+	cr->claimed += (uint64_t)n;
+	for (int i = 0; i < n; i++) {
+		struct job *j = xcalloc(1, sizeof(*j));
 
-			j->kind = JOB_PAGE;
-			j->row = rows[i];
-			seen_put(cr->seen, j->row.url, strlen(j->row.url), j->row.url_id);
-			cr->in_hand++;
-			job_admit(cr, j);
-		}
+		j->kind = JOB_PAGE;
+		j->row = rows[i];
+		seen_put(cr->seen, j->row.url, strlen(j->row.url), j->row.url_id);
+		job_admit(cr, j);
 	}
 	free(rows);
 	return n;
+}
+
+/* Give back the lease of held[i] (nothing of it in hand). */
+static void held_release(struct crawl *cr, size_t i)
+{
+	struct held *h = &cr->held[i];
+
+	debug("site %u released (delay %.2f s)", h->site_id, h->delay);
+	if (db_release_site_after(cr->db, cr->o->rank, h->site_id, h->delay))
+		cr->failed = true;
+	cr->held[i] = cr->held[--cr->nheld];
+}
+
+/* Keep the held sites supplied, hand one over when other ranks are idle,
+ * release the finished ones, and take new sites.  force: ignore the waits
+ * after empty claims (the rank alone, deciding whether it is done).
+ * Returns the number of URLs claimed. */
+static int refill(struct crawl *cr, bool force)
+{
+	double now = now_monotonic();
+	bool draining = false, handover;
+	long room, batch = site_batch(cr);
+	int got = 0, n;
+
+	for (size_t i = 0; i < cr->nheld; i++)
+		draining |= cr->held[i].draining;
+	/* Other ranks have no work: let one site go (the rank keeps at least
+	 * one), rather than crawl two sites while a rank idles. */
+	handover = !draining && cr->adv.idle_crawlers > 0 && cr->nheld > 1;
+	for (size_t i = cr->nheld; i-- > 0;) {
+		struct held *h = &cr->held[i];
+
+		if (h->in_hand > SITE_LOW)
+			continue;
+		if (handover) {
+			h->draining = draining = true;
+			handover = false;
+			debug("site %u: handed over to an idle rank once its %zu URL(s) are done",
+			      h->site_id, h->in_hand);
+		}
+		room = claim_room(cr);
+		if (h->draining || room <= 0) {
+			if (!h->in_hand)
+				held_release(cr, i);
+			continue;
+		}
+		if (!force && now < h->next_try)
+			continue;
+		n = claim_site(cr, h, room < batch ? room : batch);
+		got += n;
+		if (n)
+			continue;
+		if (!h->in_hand)
+			held_release(cr, i);
+		else
+			h->next_try = now + CLAIM_IDLE_WAIT;
+	}
+
+	/* New sites: a share of those free (every rank takes its share, so
+	 * sites spread over the ranks), at least one when the rank has none
+	 * or nobody waits for work. */
+	room = claim_room(cr);
+	if (draining || cr->nheld >= MAX_HELD || room <= 0 || (!force && now < cr->next_pick))
+		return got;
+	{
+		unsigned ids[PICK_MAX];
+		int crawlers = cr->o->hooks && cr->adv.crawlers > 0 ? cr->adv.crawlers : 1;
+		int ns, take, taken = 0;
+		double t0 = now_monotonic();
+
+		ns = db_pick_sites(cr->db, cr->o->rank, PICK_MAX, ids);
+		cr->claim_seconds += now_monotonic() - t0;
+		cr->claims++;
+		if (ns < 0) {
+			cr->failed = true;
+			return got;
+		}
+		take = ns / crawlers;
+		if (!take && ns && (!cr->nheld || cr->adv.idle_crawlers <= 0))
+			take = 1;
+		for (int i = 0; i < ns && taken < take && cr->nheld < MAX_HELD; i++) {
+			struct held *h;
+
+			room = claim_room(cr);
+			if (room <= 0)
+				break;
+			if (held_find(cr, ids[i]))
+				continue;
+			h = &cr->held[cr->nheld++];
+			memset(h, 0, sizeof(*h));
+			h->site_id = ids[i];
+			h->delay = cr->c->defaults.min_delay;
+			n = claim_site(cr, h, room < batch ? room : batch);
+			if (!n) {
+				/* Taken by another rank meanwhile: no lease is ours. */
+				if (!h->in_hand)
+					cr->nheld--;
+				continue;
+			}
+			got += n;
+			taken++;
+		}
+		cr->next_pick = now + (taken ? PICK_EVERY : CLAIM_IDLE_WAIT);
+	}
+	return got;
+}
+
+static void fill_load(const struct crawl *cr, struct crawl_load *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->docs = cr->docs;
+	l->in_hand = cr->in_hand;
+	l->sites_held = cr->nheld;
+	l->claimed = cr->claimed;
+	l->claims = cr->claims;
+	l->claim_seconds = cr->claim_seconds;
+	l->store_seconds = cr->store_seconds;
+	l->idle = !cr->in_hand && !cr->npend && !fetcher_pending(cr->f);
+	l->stopping = crawl_stop_requested != 0;
+}
+
+/* Tell the coordinator where the rank stands; its answer lands in cr->adv. */
+static void tick(struct crawl *cr)
+{
+	struct crawl_load l;
+
+	if (!cr->o->hooks)
+		return;
+	fill_load(cr, &l);
+	cr->o->hooks->tick(cr->o->hooks->arg, cr->t, &l, &cr->adv);
+}
+
+static void sleep_briefly(double s)
+{
+	struct timespec ts = { 0, (long)(s * 1e9) };
+
+	nanosleep(&ts, NULL);
 }
 
 int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
@@ -1393,8 +1667,6 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	size_t nsegs = 0;
 	double started = now_monotonic();
 	int rc = 0;
-	bool exhausted = false;
-	double next_claim = 0;
 
 	memset(t, 0, sizeof(*t));
 	cr.agent = c->user_agent ? c->user_agent : "mpseek";
@@ -1438,28 +1710,39 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	sigaction(SIGINT, &sa, &old_int);
 
 	info("rank %d crawling into %s", o->rank, delta_writer_path(cr.dw));
+	cr.adv.claim_limit = -1;
+	cr.adv.due = -1;
 	while (!crawl_stop_requested && !cr.failed) {
+		tick(&cr);
+		if (cr.adv.cmd == CRAWL_STOP)
+			break;
 		if (o->max_seconds > 0 && now_monotonic() - started > o->max_seconds) {
 			info("time limit of %.0f s reached", o->max_seconds);
 			break;
 		}
-		if (o->max_docs > 0 && cr.docs >= o->max_docs && !cr.in_hand) {
+		if (!o->hooks && o->max_docs > 0 && cr.docs >= o->max_docs && !cr.in_hand) {
 			info("document limit of %ld reached", o->max_docs);
 			break;
 		}
-		/* Refill below half the transfers; after an empty claim, not
-		 * again for half a second (each claim is a transaction). */
-		if (cr.in_hand <= fo.max_transfers / 2 && now_monotonic() >= next_claim) {
-			exhausted = claim_more(&cr) == 0;
-			if (exhausted)
-				next_claim = now_monotonic() + 0.5;
-		}
+		refill(&cr, false);
 		if (!fetcher_pending(cr.f)) {
 			/* Nothing in flight: store what is pending (its links are
-			 * already in urlword), then stop if no claim brings more. */
+			 * already in urlword). */
 			flush(&cr);
-			if (claim_more(&cr) == 0 && !fetcher_pending(cr.f))
+			if (cr.failed || fetcher_pending(cr.f))
+				continue;
+			if (!o->hooks) {
+				/* Alone: done when no claim brings more. */
+				if (refill(&cr, true) == 0 && !fetcher_pending(cr.f))
+					break;
+				continue;
+			}
+			/* In a job: idle until the coordinator says the crawl is
+			 * over (other ranks may still add links). */
+			tick(&cr);
+			if (cr.adv.cmd == CRAWL_DONE && !cr.in_hand)
 				break;
+			sleep_briefly(0.05);
 			continue;
 		}
 		if (fetcher_run(cr.f, 0.5, on_done, &cr) < 0) {
@@ -1470,6 +1753,8 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 				 now_monotonic() - cr.pend_since > PENDING_MAX_AGE))
 			flush(&cr);
 	}
+	if (cr.adv.cmd == CRAWL_STOP && !crawl_stop_requested)
+		info("stop requested by the master: releasing the URLs in hand");
 	if (crawl_stop_requested)
 		info("signal received: stopping, releasing the URLs in hand");
 	fetcher_cancel_all(cr.f, on_done, &cr);
@@ -1478,8 +1763,10 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	sigaction(SIGINT, &old_int, NULL);
 	if (db_release_claims(db, o->rank) < 0)
 		rc = -1;
+	cr.nheld = 0;
 	if (cr.failed)
 		rc = -1;
+	tick(&cr);      /* the final counters */
 	info("rank %d done: %llu fetched, %llu indexed, %llu unchanged, %llu clones, "
 	     "%llu redirects, %llu errors, %llu dropped, %llu new URLs, %.1f MB in %.1f s",
 	     o->rank, (unsigned long long)t->fetched, (unsigned long long)t->indexed,

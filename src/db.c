@@ -2020,3 +2020,100 @@ int db_graph_urls(struct db *db, int (*cb)(void *arg, uint32_t url_id, const cha
 	buf_free(&cols[1].b);
 	return rc;
 }
+
+/* --- cluster: site-spread claims, the queue state for the master ---------- */
+
+/* Statements of this section carry no outside data: only numbers the
+ * program computed, printed with %d/%u. */
+
+int db_pick_sites(struct db *db, int rank, int n, unsigned *out)
+{
+	char sql[640];
+	unsigned now = (unsigned)time(NULL);
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	int got = 0;
+
+	if (n <= 0)
+		return 0;
+	/* The claim index in order: due URLs, oldest first, of sites nobody
+	 * holds (a free site has lease_until 0) or whose lease ran out; DISTINCT
+	 * ... LIMIT stops at n sites.  The rank's own unexpired leases are left
+	 * out by the same test: it knows its sites. */
+	UNUSED(rank);
+	snprintf(sql, sizeof(sql),
+		 "SELECT STRAIGHT_JOIN DISTINCT u.site_id FROM urlword u FORCE INDEX (claim)"
+		 " JOIN sites s ON s.site_id = u.site_id"
+		 " WHERE u.deleted = 0 AND u.next_index_time <= %u AND s.lease_until <= %u"
+		 " LIMIT %d", now, now, n);
+	if (sql_run(db, sql, &res))
+		return -1;
+	while (res && got < n && (row = mysql_fetch_row(res)))
+		if (row[0])
+			out[got++] = (unsigned)num(row[0]);
+	mysql_free_result(res);
+	return got;
+}
+
+int db_release_site_after(struct db *db, int rank, unsigned site_id, double after)
+{
+	char sql[256];
+	unsigned now = (unsigned)time(NULL);
+
+	if (after <= 0) {
+		snprintf(sql, sizeof(sql), "UPDATE sites SET claim_rank = -1, lease_until = 0"
+			 " WHERE site_id = %u AND claim_rank = %d", site_id, rank);
+	} else {
+		/* Keep the lease until the delay has passed, counted in whole
+		 * seconds from the start of this second: no rank starts on the
+		 * site before `after` seconds from now. */
+		unsigned until = now + 1u + (unsigned)(after > 86400 ? 86400 : after);
+
+		snprintf(sql, sizeof(sql), "UPDATE sites SET lease_until = %u"
+			 " WHERE site_id = %u AND claim_rank = %d", until, site_id, rank);
+	}
+	return sql_run(db, sql, NULL) ? -1 : 0;
+}
+
+long db_release_all_claims(struct db *db)
+{
+	char sql[256];
+	long n;
+	int rc;
+
+	snprintf(sql, sizeof(sql), "UPDATE urlword SET index_status = IF(last_index_time = 0, 0, 1),"
+		 " claim_rank = -1, lease_until = 0, next_index_time = %u WHERE index_status = 2",
+		 (unsigned)time(NULL));
+	rc = sql_run(db, sql, NULL);
+	if (rc)
+		return -1;
+	n = (long)mysql_affected_rows(db->my);
+	if (sql_run(db, "UPDATE sites SET claim_rank = -1, lease_until = 0 WHERE claim_rank <> -1",
+		    NULL))
+		return -1;
+	if (n)
+		info("released %ld URL(s) claimed by an earlier run", n);
+	return n;
+}
+
+int db_queue_state(struct db *db, struct db_queue *q)
+{
+	char sql[512];
+	long long v[3];
+	bool found;
+
+	/* One statement, so one read view: `due` and `claimed` are counted at
+	 * the same moment (a claim moves a URL from one to the other). */
+	snprintf(sql, sizeof(sql),
+		 "SELECT (SELECT COUNT(*) FROM urlword FORCE INDEX (claim)"
+		 "  WHERE deleted = 0 AND next_index_time <= %u),"
+		 " (SELECT COUNT(*) FROM urlword FORCE INDEX (claims) WHERE index_status = 2),"
+		 " (SELECT COUNT(*) FROM sites WHERE claim_rank <> -1 AND lease_until > %u)",
+		 (unsigned)time(NULL), (unsigned)time(NULL));
+	if (sql_row(db, sql, v, 3, &found))
+		return -1;
+	q->due = v[0];
+	q->claimed = v[1];
+	q->sites_leased = v[2];
+	return 0;
+}

@@ -25,7 +25,7 @@
 #include "util.h"
 
 enum verb {
-	VERB_INDEX, VERB_STATS, VERB_DB_START, VERB_DB_STOP, VERB_DB_STATUS, VERB_CHECK_CONF,
+	VERB_INDEX, VERB_STOP, VERB_STATS, VERB_DB_START, VERB_DB_STOP, VERB_DB_STATUS, VERB_CHECK_CONF,
 	VERB_MERGE,         /* -D: merge only (MPI) */
 	VERB_CHECK_INDEX, VERB_DUMP_INDEX,  /* --check, --dump-index: no MPI */
 	VERB_PRINT_RANKS,   /* --print-ranks [--pagerank-dir DIR]: no MPI */
@@ -60,8 +60,10 @@ static void usage(FILE *fp)
 		"  -q              quick start: do not insert the Server URLs\n"
 		"  -a              mark every URL due now (re-crawl all)\n"
 		"  -m              no conditional GET; re-parse pages even when unchanged\n"
-		"  -n N            stop after N documents (per crawling rank)\n"
+		"  -n N            stop after N documents (all ranks together)\n"
 		"  -K              recompute PageRank and the citations alone (new index generation)\n"
+		"  -E              ask the crawl running on DataDir to stop (it releases its\n"
+		"                  claims, flushes its deltas and exits 0) and wait for it\n"
 		"  -t SECONDS      stop claiming URLs after SECONDS\n"
 		"  -D              merge only: merge the delta logs into a new index generation\n"
 		"      --check     verify the live index (structure, offsets, orders, counts, wordurl)\n"
@@ -105,9 +107,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->log_level = -1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "SqamDKn:t:vhV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "SEqamDKn:t:vhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'S': o->verb = VERB_STATS; break;
+		case 'E': o->verb = VERB_STOP; break;
 		case 'D': o->verb = VERB_MERGE; break;
 		case 11: o->verb = VERB_CHECK_INDEX; break;
 		case 12: o->verb = VERB_DUMP_INDEX; break;
@@ -250,6 +253,8 @@ static int run_local(const struct options *o, const struct conf *c)
 		db_close(db);
 		return k == 0 ? 0 : k > 0 ? 1 : -1;
 	}
+	case VERB_STOP:
+		return cluster_request_stop(c, 600) == 0 ? 0 : -1;
 	case VERB_STATS:
 		if (!c->db.set && !dbserver_running(c->data_dir))
 			return error("the embedded database of %s is not running (start it with "
@@ -351,60 +356,68 @@ static int run_ranks(const struct options *o, const struct conf *c, struct db *d
 	return cluster_agree(rc);
 }
 
-/* The crawl job: every rank connects; rank 0 checks the schema and seeds. */
-static int run_index(const struct options *o, const struct conf *c)
+/* Setup: every rank connects; rank 0 checks the schema, seeds, applies -a
+ * and gives back the claims a killed earlier job left.  Workers check the
+ * schema once rank 0 has created it.  Returns 0 or -1 (agreed). */
+static int job_setup(const struct options *o, const struct conf *c, struct db **db)
 {
-	struct db *db = NULL;
+	/* -D and -K run beside a crawl, not instead of one: no seeding, no
+	 * claims given back. */
+	bool crawl_off = o->verb == VERB_MERGE || o->ranks_only;
 	int rc = 0, n;
 
-	if (db_open(c, 30, &db))
+	if (db_open(c, 30, db))
 		rc = -1;
 	if (cluster_rank() == 0 && !rc) {
-		rc = db_schema_check(db, true);
-		if (!rc && !o->quick && o->verb != VERB_MERGE && !o->ranks_only) {
-			n = db_seed_servers(db, c);
+		rc = db_schema_check(*db, true);
+		if (!rc && !o->quick && !crawl_off) {
+			n = db_seed_servers(*db, c);
 			if (n < 0)
 				rc = -1;
 			else
 				info("inserted %d new URL(s) from %zu Server line(s)", n, c->n_servers);
 		}
 		if (!rc && o->expire) {
-			long k = db_expire_all(db);
+			long k = db_expire_all(*db);
 
 			if (k < 0)
 				rc = -1;
 			else
 				info("-a: %ld URL(s) are due now", k);
 		}
+		if (!rc && !o->seed_only && !crawl_off && db_release_all_claims(*db) < 0)
+			rc = -1;
 	}
-	/* Workers check the schema only once rank 0 has created it. */
-	if (cluster_agree(rc) < 0) {
-		rc = -1;
-		goto out;
-	}
+	if (cluster_agree(rc) < 0)
+		return -1;
 	if (cluster_rank() != 0)
-		rc = db_schema_check(db, false);
+		rc = db_schema_check(*db, false);
 	rc = cluster_agree(rc);
-	if (rc)
-		goto out;
-	info("rank %d of %d connected and ready", cluster_rank(), cluster_size());
-	/* Alone, rank 0 crawls; in a job, the workers do. */
-	if (!o->seed_only && !o->ranks_only && o->verb != VERB_MERGE &&
-	    (cluster_size() == 1 || cluster_rank() != 0)) {
+	if (!rc)
+		info("rank %d of %d connected and ready", cluster_rank(), cluster_size());
+	return rc;
+}
+
+/* The job: setup -> crawl (cluster-coordinated) -> merge -> PageRank ->
+ * publish.  Every step is agreed by all ranks before the next. */
+static int run_index(const struct options *o, const struct conf *c)
+{
+	struct db *db = NULL;
+	int rc;
+
+	rc = job_setup(o, c, &db);
+	if (!rc && !o->seed_only && !o->ranks_only && o->verb != VERB_MERGE) {
 		struct crawl_opts co = {
 			.max_docs = o->max_docs, .force = o->force, .max_seconds = o->max_seconds,
 			.rank = cluster_rank(),
 		};
-		struct crawl_totals t;
 
-		rc = crawl_run(c, db, &co, &t);
+		rc = cluster_crawl(c, db, &co);
 	}
-	rc = cluster_agree(rc);
-	/* After the crawl all ranks merge what they wrote and rank the pages
-	 * (-D: only that); -K and --pagerank-dir: PageRank alone. */
+	/* Then all ranks merge what they wrote and rank the pages (-D: only
+	 * that); -K and --pagerank-dir: PageRank alone. */
 	if (!rc && !o->seed_only)
 		rc = o->ranks_only || o->pr_dir ? run_ranks(o, c, db) : run_merge(o, c, db);
-out:
 	db_close(db);
 	return rc;
 }

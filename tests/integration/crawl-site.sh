@@ -22,9 +22,7 @@ data="$srcdir/tests/data/web"
 
 # Known gaps of the crawler: key -> reason (keys: "row URLPATH",
 # "content URLPATH", or the names used below).
-declare -A TODO=(
-	[conditional]="robots.txt is fetched again without If-None-Match/If-Modified-Since (nginx sends ETag and Last-Modified) and re-parsed"
-)
+declare -A TODO=()
 
 T=$(tmp_dir)
 cp -R "$data/site" "$T/site"
