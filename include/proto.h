@@ -31,6 +31,12 @@ struct buf;
 #define PROTO_MAX_PAGE_SIZE 100        /* results per page */
 #define PROTO_MAX_PAGE 1000            /* page number */
 #define PROTO_DEFAULT_PORT 12345
+#define PROTO_MAX_HITS (2 * PROTO_MAX_PAGE_SIZE) /* hits of one page (2 per site) */
+#define PROTO_MAX_EXCERPTS 16          /* excerpts per hit */
+#define PROTO_MAX_CLONES 64            /* clones listed per hit */
+#define PROTO_MAX_WORDS 64             /* per-word statistics of one query */
+#define PROTO_MAX_SPACES 256           /* web spaces of one request */
+#define PROTO_MAX_EXCERPT_LEN 4096     /* bytes of one excerpt asked for */
 
 enum proto_type {
 	PROTO_SEARCH = 1,     /* client -> searchd: struct proto_search */
@@ -156,6 +162,10 @@ int proto_encode_cached(struct buf *out, const struct proto_cached *m);
 int proto_decode_cached(const void *p, size_t len, struct proto_cached *m, struct buf *err);
 void proto_cached_free(struct proto_cached *m);
 int proto_encode_error(struct buf *out, const char *token, const char *message);
+/* A PROTO_ERROR payload: token and message appended to *token / *message
+ * (reset first).  Returns 0 or -1 (err). */
+int proto_decode_error(const void *p, size_t len, struct buf *token, struct buf *message,
+		       struct buf *err);
 int proto_encode_empty(struct buf *out, enum proto_type type);
 
 /* Parse a frame header: 0 and *type, *len when valid, -1 (err) on a bad
