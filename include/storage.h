@@ -60,7 +60,13 @@ int storage_gen_publish(const char *data_dir, uint64_t gen, struct buf *err);
  * (for a run that replaces only some files, e.g. ranks).  *gen and *dir
  * (malloc'd, the .tmp directory) are set.  Returns 0 or -1. */
 int storage_gen_clone(const char *data_dir, uint64_t *gen, char **dir, struct buf *err);
-/* Remove gen-*.tmp directories a crashed run left behind.  Returns 0 or -1. */
+/* Hard-link from/<name> (a file or a directory tree) into to/<name>, for the
+ * files a new generation keeps unchanged; a missing name is not an error.
+ * Returns 0 or -1. */
+int storage_gen_link(const char *from, const char *to, const char *name, struct buf *err);
+/* Remove gen-*.tmp directories a crashed run left behind, and finished
+ * generations newer than `current` (a crash between the renames of
+ * storage_gen_publish()).  Returns 0 or -1. */
 int storage_gen_cleanup(const char *data_dir, struct buf *err);
 
 /* ---- reading (mmap; thread-safe after open) ------------------------------ */
@@ -105,6 +111,7 @@ const char *storage_word_text(const struct storage *s, uint32_t word_id, size_t 
 struct storage_cursor {
 	const struct storage *s;
 	const uint8_t *sites, *sites_end;   /* the word's (site_id, end) pairs */
+	const uint8_t *sites_base;          /* the partition's sites entries */
 	const uint8_t *urls, *urls_end;     /* the current site's URL records */
 	const uint8_t *urls_base;           /* the partition's urls file */
 	size_t urls_size;
@@ -138,6 +145,80 @@ uint64_t storage_n_docs(const struct storage *s);
 double storage_avg_len(const struct storage *s, int section);
 /* The highest url_id with a docinfo entry. */
 uint32_t storage_max_url_id(const struct storage *s);
+
+/* ---- lookups the merge and the check need ------------------------------- */
+
+/* Words in the dictionary of partition `part` (ids part, part+100, ...),
+ * including words that have no postings left. */
+uint32_t storage_part_words(const struct storage *s, unsigned part);
+/* Any dictionary entry, with or without postings: 1 and *word_id, 0 when
+ * the word was never indexed, -1 on damage. */
+int storage_word_id(const struct storage *s, const char *word, size_t len, uint32_t *word_id);
+/* The ind entry of word_id: 1 and *w (counts may be 0), 0 when the id is not
+ * in the dictionary, -1 on damage. */
+int storage_word_info(const struct storage *s, uint32_t word_id, struct storage_word *w);
+
+/* ---- writing (the merge) -------------------------------------------------
+ *
+ * A generation directory is written by one process or by several (each
+ * partition by its owner, docinfo and FORMAT by the master).  Every file is
+ * written, fsynced and closed by its writer; FORMAT is written last, and a
+ * directory without a valid FORMAT is not a generation.  Nothing here
+ * publishes: see storage_gen_publish(). */
+
+struct storage_part_writer;
+
+/* Create gen_dir/NNw/ and its four files (truncating files a crashed run
+ * left).  Returns 0 and a writer (finish with storage_part_finish(), or drop
+ * with storage_part_abort()), or -1 with the reason in err. */
+int storage_part_begin(const char *gen_dir, unsigned part, struct storage_part_writer **out,
+		       struct buf *err);
+/* The next word of the partition, in id order (the k-th call is word_id
+ * part + 100k): its UTF-8 bytes (1..MAX_WORD_LEN, copied; the caller makes
+ * sure delta_partition(word) == part).  A word may end up with no postings
+ * (it stays in the dictionary so that its id is never reused). */
+int storage_part_word(struct storage_part_writer *w, const char *word, size_t len);
+/* The next site of the current word: site_ids strictly ascending. */
+int storage_part_site(struct storage_part_writer *w, uint32_t site_id);
+/* The next URL of the current site: url_ids strictly ascending, 1..65535
+ * positions strictly ascending (copied).  A site gets at least one URL. */
+int storage_part_url(struct storage_part_writer *w, uint32_t url_id, const uint16_t *pos,
+		     uint32_t n);
+/* Write the dictionary and the headers, fsync, close, free.  On -1 the files
+ * are incomplete (the generation must not be published) and w is freed. */
+int storage_part_finish(struct storage_part_writer *w, struct buf *err);
+void storage_part_abort(struct storage_part_writer *w); /* accepts NULL */
+
+struct storage_docinfo_writer;
+
+/* gen_dir/docinfo: entries in ascending url_id order (holes are written as
+ * "not indexed").  Returns 0 and a writer, or -1. */
+int storage_docinfo_begin(const char *gen_dir, struct storage_docinfo_writer **out,
+			  struct buf *err);
+int storage_docinfo_put(struct storage_docinfo_writer *w, uint32_t url_id,
+			const struct storage_doc *d);
+/* Finish (fsync, close, free); *n_docs and sum_len[] (per section) are what
+ * FORMAT records.  On -1, w is freed. */
+int storage_docinfo_finish(struct storage_docinfo_writer *w, uint64_t *n_docs,
+			   uint64_t sum_len[STORAGE_SECTIONS], uint32_t *max_url_id,
+			   struct buf *err);
+void storage_docinfo_abort(struct storage_docinfo_writer *w); /* accepts NULL */
+
+/* What FORMAT says about a generation. */
+struct storage_format {
+	uint64_t generation;
+	uint64_t words;            /* dictionary entries over all partitions */
+	uint64_t live_words;       /* of those, words with postings */
+	uint64_t postings;         /* (word, url) pairs */
+	uint64_t n_docs;
+	uint32_t max_url_id;
+	uint64_t sum_len[STORAGE_SECTIONS];
+};
+/* Write gen_dir/FORMAT (temp file, fsync, rename, fsync dir) after every
+ * other file of the generation is complete.  Returns 0 or -1. */
+int storage_format_write(const char *gen_dir, const struct storage_format *f, struct buf *err);
+/* Read and check gen_dir/FORMAT: 0, or -1 with the reason in err. */
+int storage_format_read(const char *gen_dir, struct storage_format *f, struct buf *err);
 
 /* Verify every file of the generation (structure, offsets, sort orders,
  * counts, docinfo); each problem is one line "file: offset N: what" in

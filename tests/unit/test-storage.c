@@ -1,0 +1,501 @@
+/* test-storage.c - CompactStorage: writer/reader round trip, generations,
+ * the checker, and byte flips in every file (reported precisely, never a
+ * crash).
+ *
+ * The index is built from a model generated with a fixed seed; the reader
+ * must give back exactly the model.  Then every byte of one file of each
+ * kind is flipped in turn: storage_check() must name that file, and the
+ * reader must either refuse the generation or walk it within bounds.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "caps.h"
+#include "delta.h"
+#include "log.h"
+#include "storage.h"
+#include "tap.h"
+#include "util.h"
+
+#define N_WORDS 300
+#define N_URLS 60
+
+struct posting {
+	uint32_t url, site;
+	uint32_t n;
+	uint16_t pos[8];
+};
+
+struct mword {
+	char text[24];
+	unsigned part;
+	uint32_t id;
+	struct posting *p;      /* sorted by (site, url) */
+	size_t n;
+};
+
+static struct mword words[N_WORDS];
+static uint32_t url_site[N_URLS + 1];
+static uint64_t rng = 88172645463325252ull;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng % n);
+}
+
+static int cmp_post(const void *a, const void *b)
+{
+	const struct posting *x = a, *y = b;
+
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	return x->url < y->url ? -1 : x->url > y->url;
+}
+
+static void make_model(void)
+{
+	uint32_t next_k[STORAGE_PARTITIONS] = { 0 };
+
+	for (uint32_t u = 1; u <= N_URLS; u++)
+		url_site[u] = (u % 3 == 0) ? 0 : 1 + u % 7; /* every third URL not indexed */
+	for (int i = 0; i < N_WORDS; i++) {
+		struct mword *w = &words[i];
+
+		snprintf(w->text, sizeof(w->text), "%s%d", i % 2 ? "wort" : "mot", i * 7919 % 1000);
+		w->part = delta_partition(w->text, strlen(w->text));
+		w->id = next_k[w->part]++ * STORAGE_PARTITIONS + w->part;
+		/* Every tenth word has no postings (it left the index). */
+		if (i % 10 == 9)
+			continue;
+		w->p = xcalloc(N_URLS, sizeof(*w->p));
+		for (uint32_t u = 1; u <= N_URLS; u++) {
+			uint16_t at = (uint16_t)rnd(50);
+
+			if (!url_site[u] || rnd(4))
+				continue;
+			struct posting *p = &w->p[w->n++];
+			p->url = u;
+			p->site = url_site[u];
+			p->n = 1 + rnd(8);
+			for (uint32_t j = 0; j < p->n; j++) {
+				at = (uint16_t)(at + 1 + rnd(300));
+				p->pos[j] = at;
+			}
+		}
+		qsort(w->p, w->n, sizeof(*w->p), cmp_post);
+	}
+}
+
+/* Write the model as generation `gen` into dir.  Returns 0 or -1. */
+static int write_gen(const char *dir, uint64_t gen)
+{
+	struct buf err = BUF_INIT(4096);
+	struct storage_format f = { .generation = gen };
+	struct storage_docinfo_writer *dw;
+	int rc = 0;
+
+	mkdir_p(dir);
+	for (unsigned part = 0; part < STORAGE_PARTITIONS && !rc; part++) {
+		struct storage_part_writer *pw;
+
+		if (storage_part_begin(dir, part, &pw, &err)) {
+			rc = -1;
+			break;
+		}
+		/* Words of this partition in id order (ids follow model order). */
+		for (int i = 0; i < N_WORDS; i++) {
+			struct mword *w = &words[i];
+
+			if (w->part != part)
+				continue;
+			storage_part_word(pw, w->text, strlen(w->text));
+			f.words++;
+			if (w->n)
+				f.live_words++;
+			for (size_t j = 0; j < w->n; j++) {
+				if (!j || w->p[j].site != w->p[j - 1].site)
+					storage_part_site(pw, w->p[j].site);
+				storage_part_url(pw, w->p[j].url, w->p[j].pos, w->p[j].n);
+				f.postings++;
+			}
+		}
+		rc = storage_part_finish(pw, &err);
+	}
+	if (!rc && storage_docinfo_begin(dir, &dw, &err) == 0) {
+		for (uint32_t u = 1; u <= N_URLS; u++) {
+			struct storage_doc d = { .site_id = url_site[u], .last_modified = 1000 + u };
+
+			for (int s = 0; s < STORAGE_SECTIONS; s++)
+				d.len[s] = (uint16_t)(u * (s + 1));
+			if (d.site_id)
+				storage_docinfo_put(dw, u, &d);
+		}
+		rc = storage_docinfo_finish(dw, &f.n_docs, f.sum_len, &f.max_url_id, &err);
+	} else {
+		rc = -1;
+	}
+	if (!rc)
+		rc = storage_format_write(dir, &f, &err);
+	if (rc)
+		diag("write_gen: %s", buf_str(&err));
+	buf_free(&err);
+	return rc;
+}
+
+/* Compare the reader's view with the model: the number of differences. */
+static int compare(const struct storage *s)
+{
+	int diffs = 0;
+
+	for (int i = 0; i < N_WORDS; i++) {
+		struct mword *w = &words[i];
+		struct storage_word sw;
+		struct storage_cursor *c = xmalloc(sizeof(*c));
+		uint32_t id, site, url, n;
+		size_t j = 0, len;
+		const char *t;
+
+		if (storage_word_id(s, w->text, strlen(w->text), &id) != 1 || id != w->id) {
+			diag("word %s: id", w->text);
+			diffs++;
+		}
+		t = storage_word_text(s, w->id, &len);
+		if (!t || len != strlen(w->text) || memcmp(t, w->text, len))
+			diffs++;
+		if (storage_word(s, w->text, strlen(w->text), &sw) != (w->n ? 1 : 0)) {
+			diag("word %s: storage_word", w->text);
+			diffs++;
+		}
+		if (w->n && sw.n_urls != w->n)
+			diffs++;
+		if (storage_postings(s, w->id, c) != (w->n ? 1 : 0))
+			diffs++;
+		while (storage_next_site(c, &site) == 1) {
+			while (storage_next_url(c, &url, &n) == 1) {
+				if (j >= w->n || w->p[j].site != site || w->p[j].url != url ||
+				    w->p[j].n != n || memcmp(w->p[j].pos, c->pos, n * 2))
+					diffs++;
+				j++;
+			}
+		}
+		if (j != w->n || c->err) {
+			diag("word %s: %zu postings, want %zu", w->text, j, w->n);
+			diffs++;
+		}
+		free(c);
+	}
+	for (uint32_t u = 0; u <= N_URLS + 5; u++) {
+		struct storage_doc d;
+		int k = storage_doc(s, u, &d);
+
+		if (k != (u <= N_URLS && url_site[u] ? 1 : 0) ||
+		    (k == 1 && (d.site_id != url_site[u] || d.len[2] != u * 3 ||
+				d.last_modified != 1000 + u)))
+			diffs++;
+	}
+	return diffs;
+}
+
+static int count_cb(void *arg, const char *word, size_t len, const struct storage_word *w)
+{
+	(void)word;
+	(void)len;
+	(void)w;
+	(*(int *)arg)++;
+	return 0;
+}
+
+/* Everything a reader can do, within bounds whatever the bytes: the sum of
+ * what was read, so the compiler keeps the loops. */
+static uint64_t walk(const struct storage *s)
+{
+	uint64_t sum = 0;
+	struct storage_cursor *c = xmalloc(sizeof(*c));
+	int n = 0;
+
+	for (unsigned p = 0; p < STORAGE_PARTITIONS; p++) {
+		for (uint32_t k = 0; k < storage_part_words(s, p); k++) {
+			uint32_t id = k * STORAGE_PARTITIONS + p, site, url, np;
+			struct storage_word w;
+			size_t len;
+
+			if (storage_word_text(s, id, &len))
+				sum += len;
+			if (storage_word_info(s, id, &w) == 1)
+				sum += w.n_urls;
+			if (storage_postings(s, id, c) != 1)
+				continue;
+			while (storage_next_site(c, &site) == 1) {
+				sum += site;
+				if (storage_seek_url(c, 5, &url, &np) == 1)
+					sum += url + np;
+				while (storage_next_url(c, &url, &np) == 1)
+					sum += url + c->pos[np - 1];
+			}
+		}
+	}
+	storage_words_prefix(s, "wo", 2, 1000, count_cb, &n);
+	storage_words_prefix(s, "", 0, 1000, count_cb, &n);
+	for (uint32_t u = 0; u <= storage_max_url_id(s) + 1; u++) {
+		struct storage_doc d;
+		if (storage_doc(s, u, &d) == 1)
+			sum += d.site_id;
+	}
+	free(c);
+	return sum + (uint64_t)n;
+}
+
+static unsigned char *slurp_file(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	unsigned char *p;
+	long n;
+
+	if (!fp)
+		return NULL;
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	fseek(fp, 0, SEEK_SET);
+	p = xmalloc((size_t)n + 1);
+	*len = fread(p, 1, (size_t)n, fp);
+	fclose(fp);
+	return p;
+}
+
+static void spill(const char *path, const unsigned char *p, size_t len)
+{
+	FILE *fp = fopen(path, "wb");
+
+	if (fp) {
+		fwrite(p, 1, len, fp);
+		fclose(fp);
+	}
+}
+
+/* Flip every byte of gen/rel with each mask: the check must report rel (the
+ * first report line names it) and the reader must not crash. */
+static void flip_file(const char *gen, const char *rel)
+{
+	char *path = xasprintf("%s/%s", gen, rel);
+	size_t len = 0, missed = 0, tries = 0, opened = 0;
+	unsigned char *orig = slurp_file(path, &len);
+	static const unsigned char masks[] = { 0x01, 0x80, 0xff };
+	struct buf rep = BUF_INIT(1 << 20);
+	char first_miss[512] = "";
+
+	if (!ok(orig != NULL, "read %s", rel)) {
+		free(path);
+		return;
+	}
+	/* One mask per byte, in turn (every mask on every byte costs 3x the
+	 * time for little more coverage). */
+	for (size_t i = 0; i < len; i++) {
+		for (size_t m = i % ARRAY_SIZE(masks); m == i % ARRAY_SIZE(masks); m++) {
+			unsigned char *copy = xmalloc(len);
+			struct storage *s;
+			int k;
+
+			memcpy(copy, orig, len);
+			copy[i] ^= masks[m];
+			spill(path, copy, len);
+			free(copy);
+			buf_reset(&rep);
+			k = storage_check(gen, &rep);
+			tries++;
+			if (k != 1 || strncmp(buf_str(&rep), rel, strlen(rel)) ||
+			    !strstr(buf_str(&rep), ": offset ")) {
+				/* FORMAT is text: it is reported as "FORMAT: path: why". */
+				if (!(k == 1 && !strcmp(rel, "FORMAT") &&
+				      !strncmp(buf_str(&rep), "FORMAT", 6))) {
+					if (!missed++)
+						snprintf(first_miss, sizeof(first_miss),
+							 "byte %zu ^ 0x%02x: check %d: %.300s", i, masks[m],
+							 k, buf_str(&rep));
+				}
+			}
+			if (storage_open_dir(gen, &s, NULL) == 0) {
+				opened++;
+				walk(s);
+				storage_close(s);
+			}
+		}
+	}
+	spill(path, orig, len);
+	ok(missed == 0, "%s: %zu flips of %zu bytes reported precisely (%zu opened and walked)",
+	   rel, tries, len, opened);
+	if (missed)
+		diag("%zu missed, first: %s", missed, first_miss);
+	/* A file cut short is reported too. */
+	spill(path, orig, len - 1);
+	buf_reset(&rep);
+	ok(storage_check(gen, &rep) == 1 && !strncmp(buf_str(&rep), rel, strlen(rel)),
+	   "%s cut by one byte is reported: %.120s", rel, buf_str(&rep));
+	spill(path, orig, len);
+	buf_free(&rep);
+	free(orig);
+	free(path);
+}
+
+int main(void)
+{
+	char tmpl[] = "/tmp/test-storage-XXXXXX";
+	char *root = mkdtemp(tmpl), *gen, *data;
+	struct storage *s = NULL;
+	struct buf err = BUF_INIT(1 << 20);
+	uint64_t g = 0;
+	char *tmpdir;
+	int k;
+
+	log_open("/dev/null");
+	make_model();
+	data = xasprintf("%s/data", root);
+	mkdir_p(data);
+
+	/* Generations: none yet. */
+	is_int(storage_current(data, &g, &err), 0, "no index yet: storage_current 0");
+	ok(storage_open(data, &s, &err) == -1 && strstr(buf_str(&err), "no index"),
+	   "storage_open without an index fails clearly: %s", buf_str(&err));
+
+	/* Write generation 1 as the merge does: gen-1.tmp, then publish. */
+	tmpdir = xasprintf("%s/index/gen-%08d.tmp", data, 1);
+	ok(write_gen(tmpdir, 1) == 0, "write generation 1");
+	ok(storage_gen_publish(data, 1, &err) == 0, "publish generation 1 %s", buf_str(&err));
+	is_int(storage_current(data, &g, &err), 1, "current exists");
+	is_int(g, 1, "current is generation 1");
+	gen = storage_gen_path(data, 1);
+	ok(access(tmpdir, F_OK) != 0 && access(gen, F_OK) == 0, "gen-1.tmp renamed to gen-1");
+	free(tmpdir);
+
+	/* Round trip. */
+	ok(storage_open(data, &s, &err) == 0, "open %s", buf_str(&err));
+	if (!s)
+		return done_testing();
+	is_int(storage_generation(s), 1, "generation from FORMAT");
+	is_int(compare(s), 0, "reader gives back the model (words, postings, docinfo)");
+	{
+		uint64_t docs = 0, sum2 = 0;
+		int n = 0;
+
+		for (uint32_t u = 1; u <= N_URLS; u++)
+			if (url_site[u])
+				docs++, sum2 += u * 3;
+		is_int(storage_n_docs(s), docs, "n_docs");
+		ok(storage_avg_len(s, 2) == (double)sum2 / (double)docs, "avg_len of section 2");
+		is_int(storage_max_url_id(s), N_URLS - (N_URLS % 3 == 0), "max_url_id");
+		is_int(storage_words_prefix(s, "", 0, 100000, count_cb, &n), N_WORDS - N_WORDS / 10,
+		       "prefix '' passes every live word");
+		n = 0;
+		is_int(storage_words_prefix(s, "", 0, 7, count_cb, &n), 7, "prefix honours max");
+	}
+	{
+		struct storage_cursor *c = xmalloc(sizeof(*c));
+		struct mword *w = &words[0];
+		uint32_t site, url, n;
+		int got = 0;
+
+		/* seek: the first URL >= target within the first site */
+		storage_postings(s, w->id, c);
+		storage_next_site(c, &site);
+		if (storage_seek_url(c, w->p[0].url + 1, &url, &n) == 1)
+			got = url > w->p[0].url && (w->n < 2 || w->p[1].site != site ||
+						    url == w->p[1].url);
+		else
+			got = w->n < 2 || w->p[1].site != site;
+		ok(got, "storage_seek_url skips to the first url >= target");
+		free(c);
+	}
+	buf_reset(&err);
+	k = storage_check(gen, &err);
+	is_int(k, 0, "storage_check passes a good generation");
+	if (k)
+		diag("%s", buf_str(&err));
+	storage_close(s);
+	s = NULL;
+
+	/* Clone + publish generation 2; the previous stays, older ones go. */
+	{
+		char *dir = NULL;
+		uint64_t g2 = 0;
+
+		ok(storage_gen_clone(data, &g2, &dir, &err) == 0 && g2 == 2, "clone to gen 2");
+		/* FORMAT is a hard link: rewrite it for the new generation. */
+		{
+			struct storage_format f;
+			char *fp = xasprintf("%s/FORMAT", dir);
+
+			storage_format_read(dir, &f, &err);
+			unlink(fp);
+			f.generation = 2;
+			storage_format_write(dir, &f, &err);
+			free(fp);
+		}
+		ok(storage_gen_publish(data, 2, &err) == 0, "publish gen 2");
+		free(dir);
+		ok(storage_gen_clone(data, &g2, &dir, &err) == 0 && g2 == 3, "clone to gen 3");
+		ok(storage_gen_publish(data, 3, &err) == -1, "a FORMAT saying gen 2 is not published as 3");
+		ok(storage_gen_cleanup(data, &err) == 0 && access(dir, F_OK) != 0,
+		   "cleanup removes gen-3.tmp");
+		free(dir);
+		is_int(storage_current(data, &g, &err), 1, "current");
+		is_int(g, 2, "current is 2");
+		ok(access(gen, F_OK) == 0, "gen 1 (the previous) is kept");
+	}
+
+	/* Byte flips in every kind of file (of generation 1, now unused). */
+	flip_file(gen, "FORMAT");
+	flip_file(gen, "docinfo");
+	for (unsigned p = 0; p < STORAGE_PARTITIONS; p++) {
+		int live = 0;
+		for (int i = 0; i < N_WORDS; i++)
+			live += words[i].part == p && words[i].n > 1;
+		if (live >= 2) {
+			char rel[32];
+			const char *f[] = { "ind", "sites", "urls", "words" };
+
+			for (size_t i = 0; i < ARRAY_SIZE(f); i++) {
+				snprintf(rel, sizeof(rel), "%02uw/%s", p, f[i]);
+				flip_file(gen, rel);
+			}
+			break;
+		}
+	}
+	buf_reset(&err);
+	is_int(storage_check(gen, &err), 0, "restored files pass again");
+
+	/* Bad pointers in a dictionary: storage_check names the entry. */
+	{
+		char *dir = xasprintf("%s/index/current", data);
+		struct storage *s2;
+
+		ok(storage_open_dir(dir, &s2, &err) == 0, "open through the current symlink");
+		storage_close(s2);
+		free(dir);
+	}
+
+	for (int i = 0; i < N_WORDS; i++)
+		free(words[i].p);
+	buf_free(&err);
+	free(gen);
+	if (getenv("TEST_STORAGE_KEEP")) {
+		diag("kept %s", root);
+	} else {
+		char *cmd = xasprintf("rm -rf '%s'", root);
+		if (system(cmd) != 0)
+			diag("cannot remove %s", root);
+		free(cmd);
+	}
+	free(data);
+	return done_testing();
+}
