@@ -33,6 +33,9 @@
 #define TIMEOUT_MS 30000
 #define MAX_SAMPLES (1u << 24)
 
+/* proto_search's strings are not const; these are never written. */
+static char empty[] = "", client[] = "bench";
+
 struct item {
 	char *kind, *query, *url;
 };
@@ -134,7 +137,7 @@ static int run_mrr(const char *addr, const char *path)
 		rc = error("search-load: %s", buf_str(&err));
 	for (size_t i = 0; i < n && !rc; i++) {
 		struct proto_search q = { .q = it[i].query, .page_size = 100, .group = 0,
-					  .ul = "", .client = "bench", .referer = "" };
+					  .ul = empty, .client = client, .referer = empty };
 		struct proto_results r = { 0 };
 		struct kind_stat *k = kind_of(ks, &nk, it[i].kind);
 		uint32_t rank = 0;
@@ -193,7 +196,7 @@ static void *work(void *arg)
 	}
 	while (fd >= 0 && now_monotonic() < w->until && w->n < MAX_SAMPLES) {
 		struct proto_search q = { .q = w->q[i % w->nq]->query, .page_size = 10, .group = 1,
-					  .ul = "", .client = "bench", .referer = "" };
+					  .ul = empty, .client = client, .referer = empty };
 		struct proto_results r = { 0 };
 		double t0 = now_monotonic();
 
