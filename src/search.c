@@ -1579,7 +1579,7 @@ int search_run(struct search_index *ix, const struct search_env *env,
 		r.db_failed = true;
 		goto done;
 	}
-	for (size_t i = 0; i < r.n_leaves && !r.err_token; i++) {
+	for (size_t i = 0; i < r.n_leaves && !past_deadline(&r); i++) {
 		if (load_leaf(&r, &r.leaves[i])) {
 			if (!r.err_token)
 				fail(&r, "ER_INDEX", "The index could not be read.");

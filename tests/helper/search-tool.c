@@ -11,7 +11,8 @@
  *   -x N        N excerpts per hit (0)  -l N   excerpt length (200)
  *   -v          verbose: score, site_hits, second, title, excerpts with [spans]
  *   -c          QUERY is "URL_OR_ID<TAB>terms": print the cached copy
- *   -r N        run the query N times and print the mean time (ms)
+ *   -r N        run the query N times, print the time of the last (ms)
+ *   -D          a deadline already past (ER_TIMEOUT)
  * Output: "ERROR token message" or one line "total_urls total_results
  * total_sites", a line "words: w:urls:total[:stop] ...", then one URL per
  * hit (a second hit of its site starts with "  ").
@@ -56,7 +57,7 @@ int main(int argc, char **argv)
 	struct search_index *ix = NULL;
 	struct db *db = NULL;
 	const char *sconf = NULL;
-	bool verbose = false, cached = false;
+	bool verbose = false, cached = false, expired = false;
 	long repeat = 0;
 	int opt, rc = 1;
 
@@ -66,7 +67,7 @@ int main(int argc, char **argv)
 	req.group = 1;
 	req.excerpt_len = 200;
 	req.ul = (char *)"";
-	while ((opt = getopt(argc, argv, "S:p:n:dGt:u:f:T:m:x:l:vcr:")) != -1) {
+	while ((opt = getopt(argc, argv, "S:p:n:dGt:u:f:T:m:x:l:vcr:D")) != -1) {
 		switch (opt) {
 		case 'S': sconf = optarg; break;
 		case 'p': req.page = (uint32_t)strtoul(optarg, NULL, 10); break;
@@ -83,6 +84,7 @@ int main(int argc, char **argv)
 		case 'v': verbose = true; break;
 		case 'c': cached = true; break;
 		case 'r': repeat = strtol(optarg, NULL, 10); break;
+		case 'D': expired = true; break;
 		default:
 			fprintf(stderr, "usage: search-tool [options] CONFIG QUERY\n");
 			return 2;
@@ -111,7 +113,7 @@ int main(int argc, char **argv)
 	if (db_open(c, 10, &db))
 		goto out;
 	{
-		struct search_env env = { sc ? sc : c, tok, db, 0 };
+		struct search_env env = { sc ? sc : c, tok, db, expired ? now_monotonic() - 1 : 0 };
 		const char *q = argv[optind + 1];
 
 		if (cached) {
