@@ -904,7 +904,8 @@ static int sites_matching(struct run *r, const char *pat, uint32_t **out, size_t
 		free(s.v);
 		return -1;
 	}
-	qsort(s.v, s.n, sizeof(*s.v), cmp_u32);
+	if (s.n)
+		qsort(s.v, s.n, sizeof(*s.v), cmp_u32);
 	*out = s.v;
 	*n = s.n;
 	return 0;
