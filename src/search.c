@@ -1313,8 +1313,13 @@ static int score_doc(struct run *r, uint64_t key, struct search_doc *out, bool *
 	pr = r->ix->rk ? ranks_score(r->ix->rk, url) : 0;
 	/* PageRank alone orders what the text cannot (link: only). */
 	score = text * (1.0 + r->rp.pagerank * pr) + SEARCH_PR_TIEBREAK * pr;
-	if (exact && d.len[TOK_SECTION_TITLE] == r->query_tokens)
-		score += r->rp.title_match;
+	/* Every query word in the title: the closer the title is to the query
+	 * (query words / title words), the higher; the exact title gets all
+	 * of TitleMatchBoost and ranks first. */
+	if (exact && r->query_tokens && d.len[TOK_SECTION_TITLE] >= r->query_tokens) {
+		double ratio = (double)r->query_tokens / d.len[TOK_SECTION_TITLE];
+		score += r->rp.title_match * ratio * ratio;
+	}
 	out->site_id = site;
 	out->url_id = url;
 	out->score = score;

@@ -109,8 +109,9 @@ tap_ok "$(cmp -s "$T/all" "$T/pages" && [ "$(wc -l <"$T/all")" = 6 ] && echo 1)"
 	"pages 0, 1, 2 of 2 = page 0 of 6"
 tap_is "$("$tool" -G -n 2 -p 3 "$conf" apple | paths | wc -l)" 0 "page 3 of 2 is empty"
 "$tool" -n 1 -p 1 "$conf" apple | paths >"$T/g1"
-tap_is "$(tr '\n' ',' <"$T/g1")" "b/strudel.html,  b/fresh.html," \
-	"grouped page 2 of 1: the second site with its two hits"
+"$tool" -n 2 -p 0 "$conf" apple | paths | sed -n '3,$p' >"$T/g2"
+tap_ok "$(cmp -s "$T/g1" "$T/g2" && [ "$(wc -l <"$T/g1")" = 2 ] && echo 1)" \
+	"grouped page 2 of 1: the second site of page 1 of 2, with its two hits"
 
 # ---- grouping: at most 2 hits per site, the second indented after the first
 "$tool" -n 10 "$conf" "apple OR pie OR zebra OR baking" | paths >"$T/grp"
