@@ -8,7 +8,8 @@ Classes (N queries each, picked with SEED):
   2words    two adjacent words of one title or heading
   3words    three adjacent words
   phrase    the same three words in double quotes
-  wildcard  the first 4 letters of a word of at least 6 letters, then '*'
+  wildcard  the first 6 letters of a word of at least 8 letters, then '*'
+            (6: mpseek's default MinFixedPatternLength, after ASPseek)
 Words are letters only (a-z, 3+ letters), so every engine splits them alike.
 
 Usage: latency-queries.py KNOWN_ITEMS N SEED > latency-queries.tsv
@@ -32,13 +33,13 @@ def main():
                 texts.append(words)
     rnd = random.Random(seed)
     runs = {k: [t[i:i + k] for t in texts for i in range(len(t) - k + 1)] for k in (1, 2, 3)}
-    long_words = sorted({w for t in texts for w in t if len(w) >= 6})
+    long_words = sorted({w for t in texts for w in t if len(w) >= 8})
     out = [('1word', ' '.join(r)) for r in rnd.sample(runs[1], n)]
     out += [('2words', ' '.join(r)) for r in rnd.sample(runs[2], n)]
     three = rnd.sample(runs[3], n)
     out += [('3words', ' '.join(r)) for r in three]
     out += [('phrase', '"%s"' % ' '.join(r)) for r in three]
-    out += [('wildcard', w[:4] + '*') for w in rnd.sample(long_words, n)]
+    out += [('wildcard', w[:6] + '*') for w in rnd.sample(long_words, n)]
     print('# latency queries of bench/search (bench/latency-queries.py KNOWN_ITEMS %d %d)' % (n, seed))
     for kind, q in out:
         print('%s\t%s' % (kind, q))
