@@ -97,15 +97,33 @@ int excerpt_plain_text(const char *utf8, size_t len, const char *content_type, b
 
 /* ---- runs ------------------------------------------------------------------ */
 
+/* ASCII letters and digits: word bytes; every other ASCII byte separates. */
+static bool ascii_alnum(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Is the folded word w (n bytes) the lower-cased start of ASCII text s? */
+static bool folded_prefix(const char *w, size_t n, const char *s)
+{
+	for (size_t k = 0; k < n; k++) {
+		char c = s[k];
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c + 32);
+		if (c != w[k])
+			return false;
+	}
+	return true;
+}
+
 /* Bytes of a separator at s (len left), 0 when s starts a word character. */
 static size_t sep_len(const unsigned char *s, size_t len)
 {
 	unsigned char c = s[0];
 
-	if (c < 0x80) {
-		bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-		return alnum ? 0 : 1;
-	}
+	if (c < 0x80)
+		return ascii_alnum(c) ? 0 : 1;
 	/* NBSP, « », general punctuation (U+2000-206F), CJK punctuation
 	 * (U+3000-303F), fullwidth forms' punctuation (U+FF01-FF0F). */
 	if (c == 0xC2 && len >= 2 && (s[1] == 0xA0 || s[1] == 0xAB || s[1] == 0xBB))
@@ -150,8 +168,13 @@ static size_t find_matches(const struct tokenizer *tok, const char *text, size_t
 	const unsigned char *s = (const unsigned char *)text;
 	size_t i = 0, n = 0;
 
+	size_t tlen[EXCERPT_MAX_TERMS];
+	bool ascii;
+
 	if (!terms || terms->n == 0)
 		return 0;
+	for (size_t t = 0; t < terms->n && t < EXCERPT_MAX_TERMS; t++)
+		tlen[t] = strlen(terms->words[t]);
 	while (i < len && n < max) {
 		size_t j, k;
 		struct run_ctx x = { terms, 0 };
@@ -160,12 +183,43 @@ static size_t find_matches(const struct tokenizer *tok, const char *text, size_t
 		while (i < len && (k = sep_len(s + i, len - i)) > 0)
 			i += k;
 		j = i;
-		while (j < len && sep_len(s + j, len - j) == 0)
+		ascii = true;
+		while (j < len) {
+			if (s[j] < 0x80) {
+				if (!ascii_alnum(s[j]))
+					break;
+			} else {
+				if (sep_len(s + j, len - j))
+					break;
+				ascii = false;
+			}
 			j++;
+		}
 		if (j == i)
 			break;
-		tok_doc_reset(&td);
-		tok_run(tok, &td, TOK_SECTION_BODY, text + i, j - i, run_word, &x);
+		if (ascii) {
+			/* One ASCII word: the tokenizer only lower-cases it, and cuts
+			 * it to MaxWordLength; a cut word can only equal a query
+			 * word that is a prefix of the run, so only then is the
+			 * tokenizer asked. */
+			bool maybe_cut = false;
+
+			for (size_t t = 0; t < terms->n && t < EXCERPT_MAX_TERMS && !x.hit; t++) {
+				if (tlen[t] > j - i || !folded_prefix(terms->words[t], tlen[t], text + i))
+					continue;
+				if (tlen[t] == j - i)
+					x.hit = (int)t + 1;
+				else
+					maybe_cut = true;
+			}
+			if (!x.hit && maybe_cut) {
+				tok_doc_reset(&td);
+				tok_run(tok, &td, TOK_SECTION_BODY, text + i, j - i, run_word, &x);
+			}
+		} else {
+			tok_doc_reset(&td);
+			tok_run(tok, &td, TOK_SECTION_BODY, text + i, j - i, run_word, &x);
+		}
 		if (x.hit) {
 			m[n].start = (uint32_t)i;
 			m[n].end = (uint32_t)j;

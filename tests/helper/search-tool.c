@@ -13,6 +13,8 @@
  *   -c          QUERY is "URL_OR_ID<TAB>terms": print the cached copy
  *   -r N        run the query N times, print the time of the last (ms)
  *   -D          a deadline already past (ER_TIMEOUT)
+ *   -b          QUERY is a file of queries, one a line: run each (-r times,
+ *               default 1) and print "queries N p50 P95 p99 max" in ms
  * Output: "ERROR token message" or one line "total_urls total_results
  * total_sites", a line "words: w:urls:total[:stop] ...", then one URL per
  * hit (a second hit of its site starts with "  ").
@@ -48,6 +50,53 @@ static void print_text(const char *label, const struct proto_text *t)
 	printf("%s\n", s + at);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int run_bench(struct search_index *ix, const struct search_env *env,
+		     struct proto_search *req, const char *file, long repeat)
+{
+	FILE *fp = fopen(file, "r");
+	char line[PROTO_MAX_QUERY + 2];
+	double *t = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!fp) {
+		fprintf(stderr, "search-tool: cannot open %s\n", file);
+		return 1;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!line[0])
+			continue;
+		req->q = line;
+		for (long i = 0; i < repeat; i++) {
+			struct proto_results res;
+			double t0 = now_monotonic();
+
+			search_run(ix, env, req, &res);
+			if (n == cap) {
+				cap = cap ? 2 * cap : 256;
+				t = xrealloc(t, cap * sizeof(*t));
+			}
+			t[n++] = 1000 * (now_monotonic() - t0);
+			proto_results_free(&res);
+		}
+	}
+	fclose(fp);
+	if (n) {
+		qsort(t, n, sizeof(*t), cmp_double);
+		printf("queries %zu p50 %.3f p95 %.3f p99 %.3f max %.3f\n", n, t[n / 2],
+		       t[(size_t)(0.95 * (double)(n - 1))], t[(size_t)(0.99 * (double)(n - 1))],
+		       t[n - 1]);
+	}
+	free(t);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct proto_search req = { 0 };
@@ -57,7 +106,7 @@ int main(int argc, char **argv)
 	struct search_index *ix = NULL;
 	struct db *db = NULL;
 	const char *sconf = NULL;
-	bool verbose = false, cached = false, expired = false;
+	bool verbose = false, cached = false, expired = false, bench = false;
 	long repeat = 0;
 	int opt, rc = 1;
 
@@ -67,7 +116,7 @@ int main(int argc, char **argv)
 	req.group = 1;
 	req.excerpt_len = 200;
 	req.ul = (char *)"";
-	while ((opt = getopt(argc, argv, "S:p:n:dGt:u:f:T:m:x:l:vcr:D")) != -1) {
+	while ((opt = getopt(argc, argv, "S:p:n:dGt:u:f:T:m:x:l:vcr:Db")) != -1) {
 		switch (opt) {
 		case 'S': sconf = optarg; break;
 		case 'p': req.page = (uint32_t)strtoul(optarg, NULL, 10); break;
@@ -85,6 +134,7 @@ int main(int argc, char **argv)
 		case 'c': cached = true; break;
 		case 'r': repeat = strtol(optarg, NULL, 10); break;
 		case 'D': expired = true; break;
+		case 'b': bench = true; break;
 		default:
 			fprintf(stderr, "usage: search-tool [options] CONFIG QUERY\n");
 			return 2;
@@ -116,6 +166,10 @@ int main(int argc, char **argv)
 		struct search_env env = { sc ? sc : c, tok, db, expired ? now_monotonic() - 1 : 0 };
 		const char *q = argv[optind + 1];
 
+		if (bench) {
+			rc = run_bench(ix, &env, &req, q, repeat > 0 ? repeat : 1);
+			goto out;
+		}
 		if (cached) {
 			struct proto_cached_req cr = { 0 };
 			struct proto_cached res;
