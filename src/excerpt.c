@@ -31,12 +31,13 @@ void excerpt_text_free(struct proto_text *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int excerpt_inflate(const void *blob, size_t len, struct buf *out, struct buf *err)
+int excerpt_inflate(const void *blob, size_t len, size_t max, struct buf *out, struct buf *err)
 {
 	const unsigned char *p = blob;
 	uint32_t want;
-	uLongf got;
-	unsigned char *tmp;
+	size_t take;
+	z_stream z;
+	char *dst;
 	int rc;
 
 	buf_reset(out);
@@ -44,9 +45,12 @@ int excerpt_inflate(const void *blob, size_t len, struct buf *out, struct buf *e
 		buf_printf(err, "stored text of %zu bytes has no length", len);
 		return -1;
 	}
+	if (max > (size_t)MAX_DOC_BYTES)
+		max = (size_t)MAX_DOC_BYTES;
 	want = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 	if (want == 0xFFFFFFFFu) {
-		if (len - 4 > (size_t)MAX_DOC_BYTES || buf_add(out, p + 4, len - 4)) {
+		take = len - 4 < max ? len - 4 : max;
+		if (buf_add(out, p + 4, take)) {
 			buf_printf(err, "raw stored text too long");
 			return -1;
 		}
@@ -56,29 +60,56 @@ int excerpt_inflate(const void *blob, size_t len, struct buf *out, struct buf *e
 		buf_printf(err, "stored text claims %u bytes, more than %ld", want, MAX_DOC_BYTES);
 		return -1;
 	}
-	tmp = xmalloc(want ? want : 1);
-	got = want;
-	rc = uncompress(tmp, &got, p + 4, (uLong)(len - 4));
-	if (rc != Z_OK || got != want) {
-		free(tmp);
+	/* Only the first max bytes are inflated: the rest is not needed. */
+	take = want < max ? want : max;
+	dst = xmalloc(take + 1);
+	memset(&z, 0, sizeof(z));
+	if (inflateInit(&z) != Z_OK) {
+		free(dst);
+		buf_printf(err, "zlib: cannot start inflating");
+		return -1;
+	}
+	z.next_in = (Bytef *)(p + 4);
+	z.avail_in = (uInt)(len - 4 < UINT32_MAX ? len - 4 : UINT32_MAX);
+	z.next_out = (Bytef *)dst;
+	z.avail_out = (uInt)take;
+	rc = inflate(&z, Z_FINISH);
+	inflateEnd(&z);
+	/* The whole text: it must end exactly at its length; a prefix: it
+	 * must fill the room (the stream goes on). */
+	if (take == want ? rc != Z_STREAM_END || z.total_out != want
+			 : (rc != Z_OK && rc != Z_BUF_ERROR) || z.total_out != take) {
+		free(dst);
 		buf_printf(err, "stored text does not inflate to its %u bytes (zlib %d)", want, rc);
 		return -1;
 	}
-	rc = buf_add(out, tmp, want);
-	free(tmp);
-	if (rc)
-		buf_printf(err, "stored text too long");
-	return rc ? -1 : 0;
+	/* A prefix ends on a character boundary. */
+	if (take < want)
+		take = utf8_cut(dst, take, take);
+	dst[take] = '\0';
+	/* Hand the bytes to out without copying them. */
+	free(out->ptr);
+	out->ptr = dst;
+	out->len = take;
+	out->alloc = take + 1;
+	return 0;
 }
 
 int excerpt_plain_text(const char *utf8, size_t len, const char *content_type, bool lines,
 		       struct buf *out)
 {
 	struct html_doc *doc = xcalloc(1, sizeof(*doc));
+	struct buf clean = BUF_INIT(MAX_DOC_BYTES + 1);
 	const struct buf *body;
 	int rc = 0;
 
 	buf_reset(out);
+	/* What the crawler stored is UTF-8; anything else is made so first. */
+	if (!utf8_valid(utf8, len)) {
+		utf8_sanitize(utf8, len, &clean, NULL);
+		utf8 = buf_str(&clean);
+		len = clean.len;
+	}
 	if (content_type && !ascii_ncasecmp(content_type, "text/plain", 10))
 		html_parse_text(utf8, len, doc);
 	else
@@ -92,6 +123,7 @@ int excerpt_plain_text(const char *utf8, size_t len, const char *content_type, b
 				out->ptr[i] = ' ';
 	html_doc_free(doc);
 	free(doc);
+	buf_free(&clean);
 	return rc;
 }
 

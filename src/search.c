@@ -1441,7 +1441,7 @@ static int fill_hits(struct run *r, const struct search_doc *docs, const struct 
 		h->content_type = valid_dup(d->content_type);
 		h->size = d->size;
 		if (max_ex && d->text) {
-			if (excerpt_inflate(d->text, d->text_len, &raw, &err)) {
+			if (excerpt_inflate(d->text, d->text_len, EXCERPT_MAX_HTML, &raw, &err)) {
 				warning("url %u: stored text: %s", d->url_id, buf_str(&err));
 				buf_reset(&err);
 			} else if (!excerpt_plain_text(buf_str(&raw), raw.len, d->content_type,
@@ -1716,7 +1716,7 @@ int search_cached(struct search_index *ix, const struct search_env *env,
 		highlight_words(&r, &words, &terms.n);
 		terms.words = words;
 	}
-	if (excerpt_inflate(d.text, d.text_len, &raw, &err)) {
+	if (excerpt_inflate(d.text, d.text_len, MAX_DOC_BYTES, &raw, &err)) {
 		warning("url %u: stored text: %s", id, buf_str(&err));
 		res->error = xstrdup("ER_NOTFOUND");
 		goto out;
