@@ -9,6 +9,7 @@
  *   -t N        st: only site_id N      -u S   ul: URL prefixes / site masks
  *   -f T, -T T  time_from, time_to      -m M   sections mask
  *   -x N        N excerpts per hit (0)  -l N   excerpt length (200)
+ *   -s N        web space N (repeatable: OR-ed)
  *   -v          verbose: score, site_hits, second, title, excerpts with [spans]
  *   -c          QUERY is "URL_OR_ID<TAB>terms": print the cached copy
  *   -r N        run the query N times, print the time of the last (ms)
@@ -100,6 +101,7 @@ static int run_bench(struct search_index *ix, const struct search_env *env,
 int main(int argc, char **argv)
 {
 	struct proto_search req = { 0 };
+	uint32_t spaces[16];
 	struct buf err = BUF_INIT(4096);
 	struct conf *c = NULL, *sc = NULL;
 	struct tokenizer *tok = NULL;
@@ -116,7 +118,7 @@ int main(int argc, char **argv)
 	req.group = 1;
 	req.excerpt_len = 200;
 	req.ul = (char *)"";
-	while ((opt = getopt(argc, argv, "S:p:n:dGt:u:f:T:m:x:l:vcr:Db")) != -1) {
+	while ((opt = getopt(argc, argv, "S:p:n:dGt:u:f:T:m:x:l:vcr:Dbs:")) != -1) {
 		switch (opt) {
 		case 'S': sconf = optarg; break;
 		case 'p': req.page = (uint32_t)strtoul(optarg, NULL, 10); break;
@@ -135,6 +137,11 @@ int main(int argc, char **argv)
 		case 'r': repeat = strtol(optarg, NULL, 10); break;
 		case 'D': expired = true; break;
 		case 'b': bench = true; break;
+		case 's':
+			if (req.n_spaces < ARRAY_SIZE(spaces))
+				spaces[req.n_spaces++] = (uint32_t)strtoul(optarg, NULL, 10);
+			req.spaces = spaces;
+			break;
 		default:
 			fprintf(stderr, "usage: search-tool [options] CONFIG QUERY\n");
 			return 2;
