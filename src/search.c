@@ -516,6 +516,8 @@ struct leaf {
 	struct plist pl;
 	double idf;
 	size_t cursor;
+	bool loaded;               /* by load_and_driven() */
+	uint64_t df;               /* documents of the word (load_and_driven) */
 	char **words;              /* the words it stands for (a wildcard: its expansion) */
 	size_t n_words;
 };
@@ -649,6 +651,120 @@ static int load_word(struct run *r, uint32_t word_id, uint8_t mask, struct plist
 			break;
 	}
 	return rc < 0 ? -1 : 0;
+}
+
+/* Load the postings of word_id into p only for the documents of keys[0..nk)
+ * (ascending): the other words of an AND are read by seeking, without
+ * decoding the positions of documents the rarest word does not have. */
+static int load_word_in(struct run *r, uint32_t word_id, uint8_t mask, const uint64_t *keys,
+			size_t nk, struct plist *p)
+{
+	struct storage_cursor *c = r->cur;
+	uint32_t site, url, np;
+	size_t k = 0;
+	int rc = storage_postings(r->ix->st, word_id, c);
+
+	if (rc <= 0)
+		return rc;
+	while (k < nk && (rc = storage_next_site(c, &site)) == 1) {
+		while (k < nk && (keys[k] >> 32) < site)
+			k++;
+		while (k < nk && (keys[k] >> 32) == site) {
+			rc = storage_seek_url(c, (uint32_t)keys[k], &url, &np);
+			if (rc < 0)
+				return -1;
+			if (rc == 0)
+				break;
+			/* The seek may land past the target, on a later key. */
+			while (k < nk && (keys[k] >> 32) == site && (uint32_t)keys[k] < url)
+				k++;
+			if (k < nk && (keys[k] >> 32) == site && (uint32_t)keys[k] == url) {
+				size_t start = p->npos;
+
+				for (uint32_t i = 0; i < np; i++)
+					if ((mask >> tok_pos_section(c->pos[i])) & 1)
+						if (plist_push_pos(r, p, c->pos[i]))
+							return -2;
+				if (p->npos > start) {
+					plist_push_doc(r, p, (uint64_t)site << 32 | url);
+					p->end[p->n - 1] = (uint32_t)p->npos;
+				}
+				k++;
+			}
+		}
+		if (past_deadline(r))
+			return -2;
+	}
+	return rc < 0 ? -1 : 0;
+}
+
+struct driven {
+	struct leaf *l;
+	uint32_t word_id;
+	uint64_t df;
+};
+
+static int cmp_driven(const void *a, const void *b)
+{
+	const struct driven *x = a, *y = b;
+	return x->df < y->df ? -1 : x->df > y->df;
+}
+
+/* A root AND of plain words (over all sections), whatever NOTs and site:
+ * filters go with it: load its rarest word, then each other word only for
+ * the documents all the rarer ones have.  Marks the leaves loaded; the rest
+ * are loaded by load_leaf().  Returns 0 or -1 (damage). */
+static int load_and_driven(struct run *r)
+{
+	const struct qnode *root = r->q.root;
+	struct driven d[QUERY_MAX_NODES];
+	size_t n = 0;
+	const struct plist *prev = NULL;
+
+	if (root->type != Q_AND)
+		return 0;
+	for (size_t i = 0; i < root->n_kids && n < QUERY_MAX_NODES; i++) {
+		const struct qnode *k = root->kids[i];
+		struct storage_word w;
+		struct leaf *l;
+		int rc;
+
+		if (k->type != Q_TERM)
+			continue;
+		l = &r->leaves[k->id];
+		if (l->mask != 0xf || l->loaded)
+			continue;
+		rc = storage_word(r->ix->st, k->word, strlen(k->word), &w);
+		if (rc < 0)
+			return -1;
+		d[n].l = l;
+		d[n].word_id = rc ? w.word_id : 0;
+		d[n].df = rc ? w.n_urls : 0;
+		n++;
+	}
+	if (n < 2)
+		return 0;
+	qsort(d, n, sizeof(d[0]), cmp_driven);
+	for (size_t i = 0; i < n && !past_deadline(r); i++) {
+		struct leaf *l = d[i].l;
+		int rc = 0;
+
+		l->words = xmalloc(sizeof(char *));
+		l->words[0] = xstrdup(l->node->word);
+		l->n_words = 1;
+		l->loaded = true;
+		l->df = d[i].df;
+		if (d[i].df == 0 || (prev && prev->n == 0))
+			continue;
+		if (!prev)
+			rc = load_word(r, d[i].word_id, l->mask, &l->pl);
+		else
+			rc = load_word_in(r, d[i].word_id, l->mask, prev->key, prev->n, &l->pl);
+		if (rc == -1)
+			return -1;
+		prev = &l->pl;
+	}
+	return 0;
 }
 
 /* a = a OR b, positions merged. */
@@ -1585,14 +1701,21 @@ int search_run(struct search_index *ix, const struct search_env *env,
 		r.db_failed = true;
 		goto done;
 	}
+	if (load_and_driven(&r)) {
+		fail(&r, "ER_INDEX", "The index could not be read.");
+		rc = -1;
+	}
 	for (size_t i = 0; i < r.n_leaves && !past_deadline(&r); i++) {
-		if (load_leaf(&r, &r.leaves[i])) {
+		struct leaf *l = &r.leaves[i];
+
+		if (!l->loaded && load_leaf(&r, l)) {
 			if (!r.err_token)
 				fail(&r, "ER_INDEX", "The index could not be read.");
 			rc = -1;
 			break;
 		}
-		r.leaves[i].idf = search_idf(storage_n_docs(ix->st), r.leaves[i].pl.n);
+		/* Loaded for the AND's documents only: the dictionary's count. */
+		l->idf = search_idf(storage_n_docs(ix->st), l->loaded ? l->df : l->pl.n);
 	}
 	word_stats(&r);
 	if (r.err_token)
