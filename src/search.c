@@ -170,15 +170,28 @@ static double saturate(const struct search_rank_params *p, double idf, double t)
 	return t > 0 ? idf * t * (p->k1 + 1) / (p->k1 + t) : 0;
 }
 
+/* w_s / norm_s of one document, the factor of tf_s in tf~. */
+static void section_factors(const struct search_rank_params *p, const uint16_t len[4],
+			    const double avg_len[4], double wn[4])
+{
+	for (int s = 0; s < 4; s++)
+		wn[s] = p->w[s] / section_norm(p, s, len, avg_len);
+}
+
+static double bm25f_wn(const struct search_rank_params *p, double idf, const uint32_t tf[4],
+		       const double wn[4])
+{
+	double t = tf[0] * wn[0] + tf[1] * wn[1] + tf[2] * wn[2] + tf[3] * wn[3];
+	return saturate(p, idf, t);
+}
+
 double search_bm25f(const struct search_rank_params *p, double idf, const uint32_t tf[4],
 		    const uint16_t len[4], const double avg_len[4])
 {
-	double t = 0;
+	double wn[4];
 
-	for (int s = 0; s < 4; s++)
-		if (tf[s])
-			t += p->w[s] * tf[s] / section_norm(p, s, len, avg_len);
-	return saturate(p, idf, t);
+	section_factors(p, len, avg_len, wn);
+	return bm25f_wn(p, idf, tf, wn);
 }
 
 static bool has_pos(const uint16_t *v, uint32_t n, uint16_t x)
@@ -425,12 +438,25 @@ static const uint16_t *plist_pos(const struct plist *p, size_t i, uint32_t *n)
 	return p->pos + start;
 }
 
-/* Index of key in p at or after *cursor (keys ascending), or SIZE_MAX. */
+/* Index of key in p at or after *cursor (keys ascending), or SIZE_MAX.
+ * Galloping: the documents are visited in key order, so the key is
+ * usually at or just after the cursor. */
 static size_t plist_find(const struct plist *p, uint64_t key, size_t *cursor)
 {
-	size_t lo = *cursor, hi = p->n;
+	size_t lo = *cursor, hi, step = 1;
 
-	/* Galloping would do better on long lists; a binary search is enough. */
+	if (lo < p->n && p->key[lo] >= key) {
+		*cursor = lo;
+		return p->key[lo] == key ? lo : SIZE_MAX;
+	}
+	hi = lo + 1;
+	while (hi < p->n && p->key[hi] < key) {
+		lo = hi;
+		step *= 2;
+		hi = lo + step;
+	}
+	if (hi > p->n)
+		hi = p->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (p->key[mid] < key)
@@ -1344,7 +1370,7 @@ static int score_doc(struct run *r, uint64_t key, struct search_doc *out, bool *
 	uint32_t pn[64];
 	double idfs[64];
 	size_t nprox = 0;
-	double text = 0, score, pr;
+	double text = 0, score, pr, wn[4];
 	bool exact = r->title_eligible;
 	int rc;
 
@@ -1365,6 +1391,7 @@ static int score_doc(struct run *r, uint64_t key, struct search_doc *out, bool *
 		return 0;
 	if (q->time_to && (d.last_modified == 0 || d.last_modified > q->time_to))
 		return 0;
+	section_factors(&r->rp, d.len, r->ix->avg_len, wn);
 	for (size_t i = 0; i < r->n_leaves; i++) {
 		struct leaf *l = &r->leaves[i];
 		uint32_t tf[4] = { 0 }, n;
@@ -1383,7 +1410,7 @@ static int score_doc(struct run *r, uint64_t key, struct search_doc *out, bool *
 			tf[tok_pos_section(p[j])]++;
 		if (!tf[TOK_SECTION_TITLE])
 			exact = false;
-		text += search_bm25f(&r->rp, l->idf, tf, d.len, r->ix->avg_len);
+		text += bm25f_wn(&r->rp, l->idf, tf, wn);
 		if (!l->in_phrase && nprox < ARRAY_SIZE(ppos)) {
 			ppos[nprox] = p;
 			pn[nprox] = n;
@@ -1415,9 +1442,7 @@ static int score_doc(struct run *r, uint64_t key, struct search_doc *out, bool *
 		if (at == SIZE_MAX)
 			continue;
 		for (int s = 0; s < 4; s++)
-			if (ph->count[at][s])
-				t += r->rp.w[s] * ph->count[at][s] / section_norm(&r->rp, s, d.len,
-										  r->ix->avg_len);
+			t += ph->count[at][s] * wn[s];
 		text += r->rp.phrase * saturate(&r->rp, ph->idf, t);
 	}
 	for (size_t i = 0; i + 1 < nprox; i++) {

@@ -10,6 +10,8 @@
  *   -f T, -T T  time_from, time_to      -m M   sections mask
  *   -x N        N excerpts per hit (0)  -l N   excerpt length (200)
  *   -s N        web space N (repeatable: OR-ed)
+ *   -g DIR      search the generation directory DIR, without the database
+ *               (no URLs, titles, excerpts, site:, link:)
  *   -v          verbose: score, site_hits, second, title, excerpts with [spans]
  *   -c          QUERY is "URL_OR_ID<TAB>terms": print the cached copy
  *   -r N        run the query N times, print the time of the last (ms)
@@ -107,7 +109,7 @@ int main(int argc, char **argv)
 	struct tokenizer *tok = NULL;
 	struct search_index *ix = NULL;
 	struct db *db = NULL;
-	const char *sconf = NULL;
+	const char *sconf = NULL, *gen_dir = NULL;
 	bool verbose = false, cached = false, expired = false, bench = false;
 	long repeat = 0;
 	int opt, rc = 1;
@@ -118,7 +120,7 @@ int main(int argc, char **argv)
 	req.group = 1;
 	req.excerpt_len = 200;
 	req.ul = (char *)"";
-	while ((opt = getopt(argc, argv, "S:p:n:dGt:u:f:T:m:x:l:vcr:Dbs:")) != -1) {
+	while ((opt = getopt(argc, argv, "S:p:n:dGt:u:f:T:m:x:l:vcr:Dbs:g:")) != -1) {
 		switch (opt) {
 		case 'S': sconf = optarg; break;
 		case 'p': req.page = (uint32_t)strtoul(optarg, NULL, 10); break;
@@ -137,6 +139,7 @@ int main(int argc, char **argv)
 		case 'r': repeat = strtol(optarg, NULL, 10); break;
 		case 'D': expired = true; break;
 		case 'b': bench = true; break;
+		case 'g': gen_dir = optarg; break;
 		case 's':
 			if (req.n_spaces < ARRAY_SIZE(spaces))
 				spaces[req.n_spaces++] = (uint32_t)strtoul(optarg, NULL, 10);
@@ -163,11 +166,11 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < c->n_stopword_files; i++)
 		if (tok_load_stopwords(tok, c->stopword_files[i]))
 			goto out;
-	if (search_index_open(sc ? sc : c, c->data_dir, NULL, true, &ix, &err)) {
+	if (search_index_open(sc ? sc : c, c->data_dir, gen_dir, !gen_dir, &ix, &err)) {
 		fprintf(stderr, "search-tool: %s\n", buf_str(&err));
 		goto out;
 	}
-	if (db_open(c, 10, &db))
+	if (!gen_dir && db_open(c, 10, &db))
 		goto out;
 	{
 		struct search_env env = { sc ? sc : c, tok, db, expired ? now_monotonic() - 1 : 0 };
@@ -227,7 +230,10 @@ int main(int argc, char **argv)
 				for (uint32_t i = 0; i < res.n_hits; i++) {
 					const struct proto_hit *h = &res.hits[i];
 
-					printf("%s%s\n", h->second ? "  " : "", h->url ? h->url : "?");
+					if (h->url)
+						printf("%s%s\n", h->second ? "  " : "", h->url);
+					else
+						printf("%s%u\n", h->second ? "  " : "", h->url_id);
 					if (!verbose)
 						continue;
 					printf("    score %.4f site_hits %u url_id %u lastmod %" PRIu64 "\n",
