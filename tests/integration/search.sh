@@ -82,6 +82,14 @@ while IFS=$'\t' read -r name opts query mode want; do
 	[ -s "$T/err" ] && sed 's/^/#   /' "$T/err" | head -5
 done <"$data/queries.tsv"
 
+# ---- web spaces: the sites of the spaces asked for
+SQL "INSERT INTO spaces (space_id, site_id) VALUES (7, $SITE_B), (8, $SITE_A)"
+got=$("$tool" -G -n 100 -s 7 "$conf" apple | paths | sort | tr '\n' ' ')
+tap_is "$got" "b/fresh.html b/strudel.html " "space 7: the pages of its site"
+got=$("$tool" -G -n 100 -s 7 -s 8 "$conf" pie | paths | sort | tr '\n' ' ')
+tap_is "$got" "a/apple-tips.html a/apple.html a/cherry.html b/strudel.html " "spaces 7 and 8: both sites"
+tap_is "$("$tool" -s 9 "$conf" apple | head -1)" "0 0 0" "an empty space: nothing"
+
 # ---- brute force: postings from --dump-index, evaluated in Python
 "$idx" --dump-index "$conf" >"$T/dump.tsv" 2>"$T/dump.log"
 tap_is "$?" 0 "--dump-index"
