@@ -34,6 +34,7 @@
 #define SEARCH_MAX_POSITIONS (1u << 26) /* positions one query may load (128 MiB) */
 #define SEARCH_MAX_SCANNED   100000     /* dictionary words looked at per wildcard */
 #define SEARCH_PR_TIEBREAK   1e-3       /* PageRank added to every score */
+#define SEARCH_TITLE_UNORDERED 0.25    /* title boost when the words are not in order */
 #define SEARCH_PROXIMITY_MAX 16         /* positions apart that still count as near */
 
 /* ---- the generation --------------------------------------------------------- */
@@ -143,7 +144,7 @@ void search_rank_params(const struct conf *c, struct search_rank_params *p)
 	p->k1 = c ? c->bm25_k1 : 1.2;
 	p->b = c ? c->bm25_b : 0.75;
 	p->phrase = c ? c->phrase_boost : 1.0;
-	p->proximity = c ? c->proximity_boost : 0.5;
+	p->proximity = c ? c->proximity_boost : 2.0;
 	p->pagerank = c ? c->pagerank_weight : 0.5;
 	p->title_match = c ? c->title_match_boost : 1000;
 }
@@ -238,6 +239,18 @@ uint32_t search_phrase_count(const uint16_t *const *pos, const uint32_t *n, cons
 		}
 	}
 	return total;
+}
+
+bool search_title_chain(const uint64_t *masks, size_t k)
+{
+	uint64_t reach;
+
+	if (k == 0)
+		return false;
+	reach = masks[0];
+	for (size_t i = 1; i < k && reach; i++)
+		reach = ((reach << 1) | (reach << 2)) & masks[i];
+	return reach != 0;
 }
 
 uint32_t search_min_distance(const uint16_t *a, uint32_t na, const uint16_t *b, uint32_t nb)
@@ -1371,6 +1384,8 @@ static int score_doc(struct run *r, uint64_t key, struct search_doc *out, bool *
 	double idfs[64];
 	size_t nprox = 0;
 	double text = 0, score, pr, wn[4];
+	uint64_t tmask[QUERY_MAX_PHRASE];
+	size_t ntitle = 0;
 	bool exact = r->title_eligible;
 	int rc;
 
@@ -1408,8 +1423,17 @@ static int score_doc(struct run *r, uint64_t key, struct search_doc *out, bool *
 		p = plist_pos(&l->pl, at, &n);
 		for (uint32_t j = 0; j < n; j++)
 			tf[tok_pos_section(p[j])]++;
-		if (!tf[TOK_SECTION_TITLE])
+		if (!tf[TOK_SECTION_TITLE]) {
 			exact = false;
+		} else if (exact && ntitle < ARRAY_SIZE(tmask)) {
+			/* The title positions of this word, for the order check. */
+			tmask[ntitle] = 0;
+			for (uint32_t j = 0; j < n; j++)
+				if (tok_pos_section(p[j]) == TOK_SECTION_TITLE &&
+				    tok_pos_position(p[j]) < 64)
+					tmask[ntitle] |= 1ull << tok_pos_position(p[j]);
+			ntitle++;
+		}
 		text += bm25f_wn(&r->rp, l->idf, tf, wn);
 		if (!l->in_phrase && nprox < ARRAY_SIZE(ppos)) {
 			ppos[nprox] = p;
@@ -1459,7 +1483,9 @@ static int score_doc(struct run *r, uint64_t key, struct search_doc *out, bool *
 	 * of TitleMatchBoost and ranks first. */
 	if (exact && r->query_tokens && d.len[TOK_SECTION_TITLE] >= r->query_tokens) {
 		double ratio = (double)r->query_tokens / d.len[TOK_SECTION_TITLE];
-		score += r->rp.title_match * ratio * ratio;
+		bool in_order = ntitle < ARRAY_SIZE(tmask) && search_title_chain(tmask, ntitle);
+
+		score += r->rp.title_match * ratio * ratio * (in_order ? 1.0 : SEARCH_TITLE_UNORDERED);
 	}
 	out->site_id = site;
 	out->url_id = url;

@@ -1,6 +1,7 @@
 /* test-search.c - the pure parts of the search engine, table-driven from
  * tests/data/search/: idf.tsv and bm25.tsv (the ranking formula),
- * phrase.tsv and distance.tsv (position lists), select.tsv (grouping,
+ * phrase.tsv and distance.tsv (position lists), title-chain.tsv (the
+ * order of the query's words in a title), select.tsv (grouping,
  * sorting, paging), excerpt.tsv (passages and highlights), plus the stored
  * text round trip of excerpt_inflate().
  */
@@ -160,6 +161,45 @@ static void distance_case(char **f, size_t *len, int n, int lineno, void *arg)
 	else
 		snprintf(got, sizeof(got), "%u", d);
 	is_str(got, f[2], "distance.tsv:%d", lineno);
+}
+
+static void chain_case(char **f, size_t *len, int n, int lineno, void *arg)
+{
+	uint64_t masks[16];
+	size_t k = 0;
+	char *w = f[0];
+
+	UNUSED(len);
+	UNUSED(arg);
+	if (n < 2) {
+		ok(0, "title-chain.tsv:%d: needs 2 columns", lineno);
+		return;
+	}
+	while (*w && k < 16) {
+		char *bar = strchr(w, '|');
+
+		masks[k] = 0;
+		if (bar)
+			*bar = '\0';
+		for (char *p = w; *p;) {
+			char *end;
+			unsigned long v = strtoul(p, &end, 10);
+
+			if (end == p) {
+				p++;
+				continue;
+			}
+			if (v < 64)
+				masks[k] |= 1ull << v;
+			p = end;
+		}
+		k++;
+		if (!bar)
+			break;
+		w = bar + 1;
+	}
+	is_int(search_title_chain(masks, k), f[1][0] == '1', "title-chain.tsv:%d: %s", lineno,
+	       f[0]);
 }
 
 static void select_case(char **f, size_t *len, int n, int lineno, void *arg)
@@ -342,6 +382,7 @@ int main(void)
 	tap_lines("search/phrase.tsv", phrase_case, NULL);
 	tap_lines("search/distance.tsv", distance_case, NULL);
 	tap_lines("search/select.tsv", select_case, NULL);
+	tap_lines("search/title-chain.tsv", chain_case, NULL);
 	tap_lines("search/excerpt.tsv", excerpt_case, NULL);
 	passages_bounded();
 	inflate_round_trip();
