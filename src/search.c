@@ -1156,8 +1156,26 @@ static int resolve_filters(struct run *r)
 			memcpy(tok, ul, n);
 			tok[n] = '\0';
 			if (strstr(tok, "://")) {
-				if (db_url_ids_prefix(r->env->db, tok, url_row, r))
-					return -1;
+				/* Only the URLs of the prefix's site are read. */
+				struct buf site = BUF_INIT(MAX_URL_LEN + 1);
+				uint32_t sid = 0;
+				int found = 0;
+
+				if (url_site(tok, &site, NULL) == 0) {
+					found = db_site_lookup(r->env->db, buf_str(&site), &sid);
+					if (found < 0) {
+						buf_free(&site);
+						return -1;
+					}
+				}
+				buf_free(&site);
+				/* A site nobody crawled has no URLs; a prefix that is no
+				 * URL is looked for everywhere. */
+				if (found || url_site(tok, &site, NULL) != 0) {
+					if (db_url_ids_prefix(r->env->db, found ? sid : 0, tok, url_row, r))
+						return -1;
+				}
+				buf_free(&site);
 			} else {
 				uint32_t *v;
 				size_t nv;
