@@ -35,6 +35,7 @@
 #define SEARCH_MAX_SCANNED   100000     /* dictionary words looked at per wildcard */
 #define SEARCH_PR_TIEBREAK   1e-3       /* PageRank added to every score */
 #define SEARCH_TITLE_UNORDERED 0.25    /* title boost when the words are not in order */
+#define SEARCH_MAX_CACHED_SPANS 100000 /* highlights of one cached copy */
 #define SEARCH_PROXIMITY_MAX 16         /* positions apart that still count as near */
 
 /* ---- the generation --------------------------------------------------------- */
@@ -1914,7 +1915,11 @@ int search_cached(struct search_index *ix, const struct search_env *env,
 		goto out;
 	}
 	excerpt_plain_text(buf_str(&raw), raw.len, d.content_type, true, &plain);
-	excerpt_highlight(env->tok, buf_str(&plain), plain.len, &terms, 100000, &res->text);
+	/* One protocol string holds at most PROTO_MAX_STRING bytes. */
+	if (plain.len > PROTO_MAX_STRING)
+		buf_truncate(&plain, utf8_cut(plain.ptr, plain.len, PROTO_MAX_STRING));
+	excerpt_highlight(env->tok, buf_str(&plain), plain.len, &terms, SEARCH_MAX_CACHED_SPANS,
+			  &res->text);
 	res->error = xstrdup("");
 	res->url_id = id;
 	res->url = valid_dup(d.url);
