@@ -750,21 +750,20 @@ static int cmp_driven(const void *a, const void *b)
 	return x->df < y->df ? -1 : x->df > y->df;
 }
 
-/* A root AND of plain words (over all sections), whatever NOTs and site:
- * filters go with it: load its rarest word, then each other word only for
- * the documents all the rarer ones have.  Marks the leaves loaded; the rest
- * are loaded by load_leaf().  Returns 0 or -1 (damage). */
-static int load_and_driven(struct run *r)
+/* Words that must all be in every answer (the plain words of a root AND,
+ * the words of a phrase that is the root or one of its ANDed parts), over
+ * all sections: load the rarest whole, then each other only for the
+ * documents all the rarer ones have.  Marks the leaves loaded; the rest are
+ * loaded by load_leaf().  Returns 0 or -1 (damage). */
+static int drive_group(struct run *r, struct qnode *const *kids, size_t nk)
 {
-	const struct qnode *root = r->q.root;
 	struct driven d[QUERY_MAX_NODES];
 	size_t n = 0;
 	const struct plist *prev = NULL;
+	bool none = false;
 
-	if (root->type != Q_AND)
-		return 0;
-	for (size_t i = 0; i < root->n_kids && n < QUERY_MAX_NODES; i++) {
-		const struct qnode *k = root->kids[i];
+	for (size_t i = 0; i < nk && n < QUERY_MAX_NODES; i++) {
+		const struct qnode *k = kids[i];
 		struct storage_word w;
 		struct leaf *l;
 		int rc;
@@ -780,6 +779,8 @@ static int load_and_driven(struct run *r)
 		d[n].l = l;
 		d[n].word_id = rc ? w.word_id : 0;
 		d[n].df = rc ? w.n_urls : 0;
+		if (d[n].df == 0)
+			none = true;
 		n++;
 	}
 	if (n < 2)
@@ -794,7 +795,8 @@ static int load_and_driven(struct run *r)
 		l->n_words = 1;
 		l->loaded = true;
 		l->df = d[i].df;
-		if (d[i].df == 0 || (prev && prev->n == 0))
+		/* A word no document has: nothing to read for the others. */
+		if (none || (prev && prev->n == 0))
 			continue;
 		if (!prev)
 			rc = load_word(r, d[i].word_id, l->mask, &l->pl);
@@ -804,6 +806,23 @@ static int load_and_driven(struct run *r)
 			return -1;
 		prev = &l->pl;
 	}
+	return 0;
+}
+
+static int load_and_driven(struct run *r)
+{
+	struct qnode *root = r->q.root;
+
+	if (root->type == Q_PHRASE)
+		return drive_group(r, root->kids, root->n_kids);
+	if (root->type != Q_AND)
+		return 0;
+	if (drive_group(r, root->kids, root->n_kids))
+		return -1;
+	for (size_t i = 0; i < root->n_kids; i++)
+		if (root->kids[i]->type == Q_PHRASE &&
+		    drive_group(r, root->kids[i]->kids, root->kids[i]->n_kids))
+			return -1;
 	return 0;
 }
 
