@@ -359,13 +359,16 @@ static void inflate_round_trip(void)
 	is_int(excerpt_inflate(blob, clen + 4, 10, &out, &err), 0, "a prefix inflates");
 	is_str(buf_str(&out), "<html><tit", "to the first 10 bytes");
 	blob[0]++;
-	ok(excerpt_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err) == -1 && err.len, "a wrong length is refused");
+	ok(excerpt_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err) == -1 && err.len,
+	   "a wrong length is refused");
 	ok(excerpt_inflate(blob, 3, MAX_DOC_BYTES, &out, &err) == -1, "a short value is refused");
 	blob[0] = blob[1] = blob[2] = 0xff;
 	blob[3] = 0x7f;
-	ok(excerpt_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err) == -1, "a huge length is refused");
+	ok(excerpt_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err) == -1,
+	   "a huge length is refused");
 	blob[3] = 0xff;
-	ok(excerpt_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err) == 0 && out.len == clen, "0xFFFFFFFF: raw");
+	ok(excerpt_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err) == 0 && out.len == clen,
+	   "0xFFFFFFFF: raw");
 	free(blob);
 	buf_free(&out);
 	buf_free(&err);
