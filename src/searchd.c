@@ -682,7 +682,9 @@ static void do_cached(struct worker *w, struct conn *cn)
 	ix = index_get(s);
 	buf_reset(&w->out);
 	if (!ix) {
-		answer_error(w, "ER_NOINDEX", "There is no index to search yet.");
+		r.error = xstrdup("ER_NOINDEX");
+		if (proto_encode_cached(&w->out, &r))
+			answer_error(w, "ER_INTERNAL", "The cached copy could not be encoded.");
 	} else if (search_cached(ix, &env, &q, &r) && !(r.error && *r.error)) {
 		answer_error(w, "ER_INTERNAL", "The cached copy failed; see the searchd log.");
 	} else {
@@ -1099,14 +1101,14 @@ static int start_threads(struct server *s)
 	s->workers = xcalloc(s->n_workers, sizeof(*s->workers));
 	s->dbs = xcalloc(s->n_workers, sizeof(*s->dbs));
 	/* Connections are opened here, one thread at a time (the client
-	 * library's start-up is not thread-safe), then handed to the workers. */
-	for (size_t i = 0; i < s->n_workers; i++)
-		if (db_open(c, 30, &s->dbs[i]))
-			return -1;
-	/* searchd may start before the first crawl: the schema is created
-	 * (or its version checked) as mpseek-index does. */
+	 * library's start-up is not thread-safe), then handed to the workers:
+	 * MaxThreads + 1 of them.  searchd may start before the first crawl:
+	 * the schema is created (or its version checked) as mpseek-index does. */
 	if (db_open(c, 30, &s->st_db) || db_schema_check(s->st_db, true))
 		return -1;
+	for (size_t i = 0; i < s->n_workers; i++)
+		if (db_open(c, 10, &s->dbs[i]))
+			return -1;
 	for (size_t i = 0; i < s->n_workers; i++) {
 		struct worker *w = xcalloc(1, sizeof(*w));
 

@@ -108,6 +108,8 @@ out=$(Q homeword 2>&1)
 tap_is "$?:$out" "1:ER_NOINDEX: There is no index to search yet." \
 	"a query before the first crawl gets ER_NOINDEX (exit 1)"
 tap_ok "$(grep -q 'no index under .* yet' "$main_log" && echo 1)" "the log says there is no index yet"
+out=$(Q --cached 1 2>&1)
+tap_is "$?:$out" "1:ER_NOINDEX: no cached copy of 1" "a cached copy before the first crawl: ER_NOINDEX (exit 1)"
 
 mpi_no_leak_check timeout 300 "$idx" "$conf" >"$T/crawl.out" 2>"$T/crawl.log"
 tap_is "$?" 0 "the crawl publishes the first generation"
