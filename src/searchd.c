@@ -1033,22 +1033,28 @@ static void take_returns(struct server *s, bool stopping)
 	}
 }
 
-/* Close connections past their deadline (idle, a frame too slow, lingering). */
+/* Close connections past their deadline (idle, a frame too slow,
+ * lingering).  Crowded (over 3/4 of max_conns open), an idle connection
+ * gets SEARCHD_CROWDED_IDLE_MS instead of SEARCHD_IDLE_MS, so that idle
+ * clients cannot keep new ones out for long. */
 static void expire(struct server *s)
 {
 	double now = now_monotonic();
+	bool crowded = s->n_conns > s->max_conns / 4 * 3;
+	double cut = (SEARCHD_IDLE_MS - SEARCHD_CROWDED_IDLE_MS) / 1000.0;
 
 	for (size_t i = 0; i < s->n_conns;) {
 		struct conn *cn = s->conns[i];
+		bool idle = !cn->lingering && !cn->hdr_got;
 
-		if (cn->busy || cn->deadline > now) {
+		if (cn->busy || (cn->deadline > now && !(crowded && idle && cn->deadline - cut <= now))) {
 			i++;
 			continue;
 		}
-		if (!cn->lingering && cn->hdr_got)
+		if (!idle && !cn->lingering)
 			warning("%s: closing a connection that sent part of a frame and stalled",
 				cn->peer);
-		else if (!cn->lingering)
+		else if (idle)
 			debug("%s: closing an idle connection", cn->peer);
 		conn_close(s, cn); /* moves the last slot to i */
 	}
@@ -1094,6 +1100,10 @@ static int load_tokenizer(struct server *s)
 static int start_threads(struct server *s)
 {
 	const struct conf *c = s->c;
+	/* How long a worker waits for a lost database to come back (db.c
+	 * reconnects inside each call): about one query's time limit. */
+	double db_wait = c->query_time_limit > 10000 ? 10.0
+			 : c->query_time_limit < 1000 ? 1.0 : (double)c->query_time_limit / 1000.0;
 	int k;
 
 	s->n_workers = (size_t)c->max_threads;
@@ -1107,7 +1117,7 @@ static int start_threads(struct server *s)
 	if (db_open(c, 30, &s->st_db) || db_schema_check(s->st_db, true))
 		return -1;
 	for (size_t i = 0; i < s->n_workers; i++)
-		if (db_open(c, 10, &s->dbs[i]))
+		if (db_open(c, db_wait, &s->dbs[i]))
 			return -1;
 	for (size_t i = 0; i < s->n_workers; i++) {
 		struct worker *w = xcalloc(1, sizeof(*w));
@@ -1442,13 +1452,23 @@ int searchd_run(const struct conf *c, const struct searchd_opts *o)
 		if (log_open(log_path))
 			goto out;
 	}
-	if (o->daemonize && daemonize(&ready_fd, log_path))
-		goto out;
 	if (o->pid_file || o->daemonize) {
 		pid_path = o->pid_file ? xstrdup(o->pid_file) : xasprintf("%s/searchd.pid", c->data_dir);
-		if (pid_file_open(pid_path, &pid_fd))
-			goto out;
+		if (pid_path[0] != '/') { /* -D changes to / */
+			char cwd[PATH_MAX], *abs;
+			if (!getcwd(cwd, sizeof(cwd))) {
+				error_errno("getcwd");
+				goto out;
+			}
+			abs = xasprintf("%s/%s", cwd, pid_path);
+			free(pid_path);
+			pid_path = abs;
+		}
 	}
+	if (o->daemonize && daemonize(&ready_fd, log_path))
+		goto out;
+	if (pid_path && pid_file_open(pid_path, &pid_fd))
+		goto out;
 	if (setup_events(&s))
 		goto out;
 	reload_check(&s, false);
