@@ -22,6 +22,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "caps.h"
 #include "conf.h"
 #include "db.h"
 #include "dbserver.h"
@@ -155,6 +157,52 @@ struct server {
 };
 
 /* ---- small helpers -------------------------------------------------------- */
+
+/* Lines about misbehaving clients (refused, bad frames, stalls, busy) are
+ * limited to RATE_LINES per RATE_WINDOW seconds, so that a flood cannot
+ * fill the disk; the next line that passes says how many were dropped. */
+#define RATE_LINES 20
+#define RATE_WINDOW 10.0
+
+static pthread_mutex_t rate_mu = PTHREAD_MUTEX_INITIALIZER;
+static double rate_start;
+static unsigned rate_n, rate_dropped;
+
+static void client_log(enum log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void client_log(enum log_level level, const char *fmt, ...)
+{
+	char line[MAX_LOG_LINE];
+	unsigned dropped = 0;
+	bool ok;
+	double now = now_monotonic();
+	va_list ap;
+
+	pthread_mutex_lock(&rate_mu);
+	if (now - rate_start >= RATE_WINDOW) {
+		rate_start = now;
+		rate_n = 0;
+	}
+	ok = rate_n < RATE_LINES;
+	if (ok) {
+		rate_n++;
+		dropped = rate_dropped;
+		rate_dropped = 0;
+	} else {
+		rate_dropped++;
+	}
+	pthread_mutex_unlock(&rate_mu);
+	if (!ok)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (dropped)
+		log_msg(level, "%s (and %u similar line(s) not logged)", line, dropped);
+	else
+		log_msg(level, "%s", line);
+}
 
 static void mutex_init(pthread_mutex_t *m)
 {
@@ -621,7 +669,7 @@ static void do_search(struct worker *w, struct conn *cn)
 
 	memset(&r, 0, sizeof(r));
 	if (proto_decode_search(cn->payload.ptr, cn->payload.len, &q, &w->err)) {
-		warning("%s: %s", cn->peer, buf_str(&w->err));
+		client_log(LOG_WARN, "%s: %s", cn->peer, buf_str(&w->err));
 		answer_error(w, "ER_BADFRAME", buf_str(&w->err));
 		cn->close_after = true;
 		return;
@@ -672,7 +720,7 @@ static void do_cached(struct worker *w, struct conn *cn)
 
 	memset(&r, 0, sizeof(r));
 	if (proto_decode_cached_req(cn->payload.ptr, cn->payload.len, &q, &w->err)) {
-		warning("%s: %s", cn->peer, buf_str(&w->err));
+		client_log(LOG_WARN, "%s: %s", cn->peer, buf_str(&w->err));
 		answer_error(w, "ER_BADFRAME", buf_str(&w->err));
 		cn->close_after = true;
 		return;
@@ -844,8 +892,8 @@ static void accept_all(struct server *s, struct listener *l)
 		}
 		addr_text(&sa, peer, sizeof(peer));
 		if (s->n_conns >= s->max_conns) {
-			warning("refused a connection from %s: %zu connections open", peer,
-				s->n_conns);
+			client_log(LOG_WARN, "refused a connection from %s: %zu connections open",
+				   peer, s->n_conns);
 			send_error_now(fd, "ER_BUSY", "searchd has too many connections; try again.");
 			close(fd);
 			continue;
@@ -868,7 +916,7 @@ static void accept_all(struct server *s, struct listener *l)
 		cn->slot = s->n_conns;
 		s->conns[s->n_conns++] = cn;
 		if (!allowed(s, &sa)) {
-			info("refused a connection from %s: not in AllowFrom", peer);
+			client_log(LOG_INFO, "refused a connection from %s: not in AllowFrom", peer);
 			conn_refuse(cn, "ER_FORBIDDEN", "This address may not use searchd.");
 		}
 	}
@@ -904,7 +952,7 @@ static void dispatch(struct server *s, struct conn *cn)
 	}
 	/* Not queued: still the loop's. */
 	cn->busy = false;
-	warning("%s: %zu requests waiting: answering ER_BUSY", cn->peer, s->max_jobs);
+	client_log(LOG_WARN, "%s: %zu requests waiting: answering ER_BUSY", cn->peer, s->max_jobs);
 	conn_refuse(cn, "ER_BUSY", "searchd is busy; try again.");
 	{
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.ptr = cn };
@@ -958,19 +1006,20 @@ static int conn_read(struct server *s, struct conn *cn)
 			if (cn->hdr_got < PROTO_HEADER_SIZE)
 				continue;
 			if (proto_parse_header(cn->hdr, &cn->type, &cn->len, &err)) {
-				warning("%s: %s", cn->peer, buf_str(&err));
+				client_log(LOG_WARN, "%s: %s", cn->peer, buf_str(&err));
 				conn_refuse(cn, "ER_BADFRAME", buf_str(&err));
 				continue;
 			}
 			if (cn->type != PROTO_SEARCH && cn->type != PROTO_CACHED &&
 			    cn->type != PROTO_PING) {
-				warning("%s: a frame of type %d is not a request", cn->peer, cn->type);
+				client_log(LOG_WARN, "%s: a frame of type %d is not a request", cn->peer,
+					   cn->type);
 				conn_refuse(cn, "ER_BADFRAME", "not a request");
 				continue;
 			}
 			if (cn->len > SEARCHD_MAX_REQUEST) {
-				warning("%s: a request of %u bytes (at most %u)", cn->peer, cn->len,
-					SEARCHD_MAX_REQUEST);
+				client_log(LOG_WARN, "%s: a request of %u bytes (at most %u)", cn->peer,
+					   cn->len, SEARCHD_MAX_REQUEST);
 				conn_refuse(cn, "ER_BADFRAME", "request over the size cap");
 				continue;
 			}
@@ -1052,8 +1101,8 @@ static void expire(struct server *s)
 			continue;
 		}
 		if (!idle && !cn->lingering)
-			warning("%s: closing a connection that sent part of a frame and stalled",
-				cn->peer);
+			client_log(LOG_WARN, "%s: closing a connection that sent part of a frame "
+				   "and stalled", cn->peer);
 		else if (idle)
 			debug("%s: closing an idle connection", cn->peer);
 		conn_close(s, cn); /* moves the last slot to i */
