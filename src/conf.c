@@ -220,6 +220,7 @@ static const struct directive directives[] = {
 	LONG("MaxExcerpts", TPL, C(max_excerpts), 2, 0, 100),
 	LONG("MaxExcerptLen", TPL, C(max_excerpt_len), 200, 10, 10000),
 	BOOL("Clones", TPL, C(show_clones), 1),
+	LONG("SearchTimeOut", TPL, C(search_timeout), 10000, 100, 600000),
 	STR("LocalCharset", TPL, C(local_charset), "UTF-8"),
 	RAW("ER_STOPWORDS", TPL, d_errtext),
 	RAW("ER_EXTRASYMBOL", TPL, d_errtext),
