@@ -57,8 +57,9 @@ struct cgi_request {
 
 /* Read the parameters of the running CGI request: QUERY_STRING always,
  * and for POST the body from fd (CONTENT_LENGTH bytes, at most
- * CGI_MAX_INPUT, within timeout_ms; a short body, a bad length or a content
- * type other than application/x-www-form-urlencoded sets status).  getenv
+ * CGI_MAX_INPUT, within timeout_ms; a short body, a bad length, a content
+ * type other than application/x-www-form-urlencoded or more than
+ * CGI_MAX_PARAMS pairs sets status).  getenv
  * is the environment lookup (getenv itself, or a test's).  Free with
  * cgi_request_free(). */
 void cgi_read_request(struct cgi_request *r, const char *(*get)(const char *name), int fd,

@@ -241,10 +241,10 @@ void cgi_read_request(struct cgi_request *r, const char *(*get)(const char *name
 		cgi_parse(qs, n, &r->params);
 	}
 	if (!strcmp(method, "GET"))
-		return;
+		goto out;
 	if (!strcmp(method, "HEAD")) {
 		r->head = true;
-		return;
+		goto out;
 	}
 	if (strcmp(method, "POST")) {
 		refuse(r, 405, "Only GET, HEAD and POST are supported.");
@@ -267,15 +267,19 @@ void cgi_read_request(struct cgi_request *r, const char *(*get)(const char *name
 		refuse(r, 413, "The request is too large.");
 		return;
 	}
-	if (want == 0)
-		return;
-	body = xmalloc((size_t)want + 1);
-	got = read_body(fd, body, (size_t)want, timeout_ms);
-	if (got < (size_t)want)
-		refuse(r, 400, "The request body is shorter than its Content-Length.");
-	else
-		cgi_parse(body, got, &r->params);
-	free(body);
+	if (want > 0) {
+		body = xmalloc((size_t)want + 1);
+		got = read_body(fd, body, (size_t)want, timeout_ms);
+		if (got < (size_t)want)
+			refuse(r, 400, "The request body is shorter than its Content-Length.");
+		else
+			cgi_parse(body, got, &r->params);
+		free(body);
+	}
+out:
+	/* silently dropping pairs could drop the query itself */
+	if (r->params.flags & CGI_F_TOO_MANY)
+		refuse(r, 400, "The request has too many parameters.");
 }
 
 void cgi_request_free(struct cgi_request *r)

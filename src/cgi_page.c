@@ -530,8 +530,9 @@ static int put_highlighted(struct tpl_run *r, enum tpl_ctx ctx, const struct pro
 /* $H: the colour of term pg->color, from the lines of section hicolors. */
 static int put_color(struct tpl_run *r, enum tpl_ctx ctx)
 {
-	static const char *const dflt[] = { "#ffef7a", "#a7f3d0", "#bfdbfe", "#fbcfe8",
-					    "#fed7aa", "#ddd6fe" };
+	/* names: a value in a style attribute is CSS-escaped, '#' included */
+	static const char *const dflt[] = { "yellow", "palegreen", "lightskyblue", "pink",
+					    "orange", "plum" };
 	struct page *pg = r->arg;
 	size_t len, n = 0, i, want;
 	const char *s = tpl_literal(r->t, "hicolors", r->variant, &len), *e, *line[32];
@@ -632,24 +633,31 @@ static void fmt_date(uint64_t t, char *s, size_t n)
 		s[0] = '\0';
 }
 
+/* Statistics of word i, summed over the daemons (each one's first answer). */
+static void word_sum(const struct page *pg, uint32_t i, uint64_t *urls, uint64_t *total)
+{
+	size_t d;
+
+	*urls = *total = 0;
+	for (d = 0; d < pg->n_first; d++) {
+		const struct proto_results *x = &pg->res[pg->first[d]];
+		if (i < x->n_words) {
+			*urls += x->words[i].urls;
+			*total += x->words[i].total;
+		}
+	}
+}
+
 static int put_words(struct tpl_run *r, enum tpl_ctx ctx)
 {
 	struct page *pg = r->arg;
 	struct buf b = BUF_INIT(1 << 16);
+	uint64_t urls, total;
 	uint32_t i;
-	size_t d;
 	int rc;
 
-	/* per word, summed over the daemons that answered (first answer each) */
 	for (i = 0; pg->n_res && i < pg->res[0].n_words; i++) {
-		uint64_t urls = 0, total = 0;
-		for (d = 0; d < pg->n_first; d++) {
-			const struct proto_results *x = &pg->res[pg->first[d]];
-			if (i < x->n_words) {
-				urls += x->words[i].urls;
-				total += x->words[i].total;
-			}
-		}
+		word_sum(pg, i, &urls, &total);
 		buf_printf(&b, "%s%s: %llu/%llu%s", i ? ", " : "", pg->res[0].words[i].word,
 			   (unsigned long long)urls, (unsigned long long)total,
 			   pg->res[0].words[i].stopword ? " (stopword)" : "");
@@ -908,10 +916,13 @@ static void json_results(struct page *pg, struct buf *b, const char *token, cons
 		   isfinite(pg->seconds) ? pg->seconds : 0.0, now_monotonic() - pg->started);
 	for (i = 0; pg->n_res && i < pg->res[0].n_words; i++) {
 		const struct proto_word_stat *w = &pg->res[0].words[i];
+		uint64_t urls, total;
+		word_sum(pg, (uint32_t)i, &urls, &total);
 		buf_adds(b, i ? ",{\"word\":" : "{\"word\":");
 		json_str(b, w->word);
-		buf_printf(b, ",\"urls\":%u,\"total\":%llu,\"stopword\":%s}", w->urls,
-			   (unsigned long long)w->total, w->stopword ? "true" : "false");
+		buf_printf(b, ",\"urls\":%llu,\"total\":%llu,\"stopword\":%s}",
+			   (unsigned long long)urls, (unsigned long long)total,
+			   w->stopword ? "true" : "false");
 	}
 	buf_adds(b, "],\"results\":[");
 	for (i = 0; i < pg->n_ent; i++) {
