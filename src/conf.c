@@ -229,6 +229,9 @@ static const struct directive directives[] = {
 	RAW("ER_NOQUOTED", TPL, d_errtext),
 	RAW("ER_NOPARENTHESIS", TPL, d_errtext),
 	RAW("ER_NOSEARCHD", TPL, d_errtext),
+	RAW("ER_TOOLONG", TPL, d_errtext),
+	RAW("ER_TOOCOMPLEX", TPL, d_errtext),
+	RAW("ER_TIMEOUT", TPL, d_errtext),
 
 	/* ASPseek directives with no mpseek meaning: refused with a reason
 	 * rather than dropped, so an old config does not half-work. */

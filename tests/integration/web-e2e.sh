@@ -1,0 +1,105 @@
+#!/bin/bash
+# web-e2e.sh - the whole way from a crawl to a browser: mpseek-index crawls
+# tests/data/web/site (under mpirun, -np 2), searchd serves the index,
+# mpi-scripts/mpseek-web serves s.cgi through a private nginx + fcgiwrap on a
+# free port, and Debian's headless chromium (driven by playwright-core,
+# tests/e2e/drive.js) types a query, checks the results, follows page 2,
+# opens a cached copy, and checks that <script>alert(1)</script> in q comes
+# back escaped and fires no dialog.  Screenshots at 1280 px (desktop) and
+# 390 px (phone) go to $builddir/tests/e2e-shots/.  Skipped only when
+# chromium, node or playwright-core (mpi-scripts/deps test) is missing.
+. "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+
+idx="$builddir/mpseek-index"
+sd="$builddir/searchd"
+cgi="$builddir/s.cgi"
+web="$srcdir/mpi-scripts/mpseek-web"
+e2e="$srcdir/tests/e2e"
+data="$srcdir/tests/data/web"
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+[ -x "$CHROMIUM" ] || tap_skip_all "chromium not found (Debian package chromium)"
+command -v node >/dev/null 2>&1 || tap_skip_all "node not found (Debian package nodejs)"
+[ -d "$e2e/node_modules/playwright-core" ] ||
+	tap_skip_all "playwright-core not installed (mpi-scripts/deps test runs npm ci in tests/e2e)"
+for p in "$idx" "$sd" "$cgi"; do
+	[ -x "$p" ] || tap_skip_all "$p not built"
+done
+[ -x "$NGINX" ] || tap_skip_all "nginx not found (Debian package nginx)"
+[ -x /usr/sbin/fcgiwrap ] || tap_skip_all "fcgiwrap not found (Debian package fcgiwrap)"
+
+T=$(tmp_dir)
+shots="$builddir/tests/e2e-shots"
+mkdir -p "$shots"
+rm -f "$shots"/*.png
+
+# ---- crawl the test web with two ranks ---------------------------------------------
+cp -R "$data/site" "$T/site"
+sh "$data/generate.sh" "$T/site"
+web_start "$T/site" "$data/site.nginx.conf"
+grep -rlF '@WEB_PORT@' "$T/site" | while read -r f; do
+	LC_ALL=C sed -i "s/@WEB_PORT@/$WEB_PORT/g" "$f"
+done
+mdb_start
+conf=$T/mpseek.conf
+write_conf "$conf" site "MinDelay 0" "ReadTimeOut 5" "MaxHops 6" "Server $WEB_URL"
+mpi_no_leak_check timeout 300 "$MPIRUN" --oversubscribe -np 2 "$idx" "$conf" >"$T/crawl.out" 2>"$T/crawl.log"
+rc=$?
+tap_is "$rc" 0 "the crawl (mpirun -np 2) succeeds"
+[ "$rc" = 0 ] || tail -5 "$T/crawl.log" | sed 's/^/# /'
+tap_ok "$([ -e "$MDB_DIR/data-site/index/current" ] && echo 1)" "an index is published"
+
+# ---- searchd on a free port ---------------------------------------------------------
+sd_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+sconf=$T/searchd.conf
+write_conf "$sconf" site "Port $sd_port" "Listen 127.0.0.1"
+"$sd" -F "$sconf" >"$T/searchd.out" 2>"$T/searchd.log" &
+sd_pid=$!
+up=""
+for _ in $(seq 100); do
+	kill -0 "$sd_pid" 2>/dev/null || break
+	python3 -c "import socket,sys; socket.create_connection(('127.0.0.1',$sd_port),0.2)" 2>/dev/null && { up=1; break; }
+	sleep 0.1
+done
+tap_ok "$up" "searchd listens on 127.0.0.1:$sd_port"
+[ -n "$up" ] || tail -5 "$T/searchd.log" | sed 's/^/# /'
+
+# ---- s.cgi behind nginx + fcgiwrap ----------------------------------------------------
+mkdir -p "$T/etc"
+sed -e "s/^DaemonAddress .*/DaemonAddress 127.0.0.1:$sd_port/" \
+	-e 's/^#ResultsPerPage 10/ResultsPerPage 5/' "$srcdir/etc/s.htm" >"$T/etc/s.htm"
+url=$("$web" start "$T/web" auto "$cgi" "$T/etc/s.htm" 2>"$T/web.err")
+tap_ok "$(echo "$url" | grep -qE '^http://127\.0\.0\.1:[0-9]+/s\.cgi$' && echo 1)" "mpseek-web prints the URL ($url)"
+again=$("$web" start "$T/web" auto "$cgi" "$T/etc/s.htm" 2>/dev/null)
+tap_is "$again" "$url" "mpseek-web start is idempotent"
+tap_ok "$("$web" status "$T/web" | grep -qF "running $url" && echo 1)" "mpseek-web status"
+stop_web() { "$web" stop "$T/web" >/dev/null 2>&1; kill "$sd_pid" 2>/dev/null; wait "$sd_pid" 2>/dev/null; }
+trap 'stop_web; _lib_cleanup' EXIT
+
+# A word of many pages of the test web (more than one page of 5 results).
+query=page
+n=$(curl -s "$url?q=$query&fmt=json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["total_results"])' 2>/dev/null)
+tap_ok "$([ "${n:-0}" -gt 5 ] 2>/dev/null && echo 1)" "fmt=json through the web server: $n results for '$query'"
+status=$(curl -s -o /dev/null -w '%{http_code}' "$url?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E")
+tap_is "$status" 200 "a script tag in q: HTTP 200"
+
+# ---- the browser -------------------------------------------------------------------------
+(cd "$e2e" && timeout 180 node drive.js "$url" "$query" "$shots") >"$T/drive.out" 2>"$T/drive.err"
+rc=$?
+while read -r tag pass what; do
+	[ "$tag" = CHECK ] || continue
+	tap_ok "$pass" "browser: $what"
+done <"$T/drive.out"
+tap_is "$rc" 0 "the browser run ends cleanly"
+[ "$rc" = 0 ] || sed 's/^/# /' "$T/drive.err" | tail -10
+for s in desktop-results desktop-page2 desktop-cached phone-results; do
+	tap_ok "$([ -s "$shots/$s.png" ] && echo 1)" "screenshot $s.png"
+done
+
+# ---- searchd stopped: the page says so, HTTP 503 ---------------------------------------------
+kill "$sd_pid" 2>/dev/null; wait "$sd_pid" 2>/dev/null
+hdr=$(curl -s -D - -o "$T/down.html" "$url?q=$query")
+tap_ok "$(echo "$hdr" | grep -q '^HTTP/1.1 503' && echo 1)" "searchd stopped: HTTP 503"
+tap_ok "$(echo "$hdr" | grep -qi '^Retry-After: [0-9]' && echo 1)" "searchd stopped: Retry-After"
+"$web" stop "$T/web"
+tap_ok "$("$web" status "$T/web" | grep -q stopped && echo 1)" "mpseek-web stop"
+tap_done
