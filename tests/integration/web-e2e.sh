@@ -60,6 +60,11 @@ for _ in $(seq 100); do
 	python3 -c "import socket,sys; socket.create_connection(('127.0.0.1',$sd_port),0.2)" 2>/dev/null && { up=1; break; }
 	sleep 0.1
 done
+if [ -z "$up" ] && grep -q 'no index to serve under .* yet' "$T/searchd.log"; then
+	# the placeholder searchd of the tree before the search issue
+	tap_skip 1 "searchd does not serve queries yet"
+	tap_done
+fi
 tap_ok "$up" "searchd listens on 127.0.0.1:$sd_port"
 [ -n "$up" ] || tail -5 "$T/searchd.log" | sed 's/^/# /'
 
