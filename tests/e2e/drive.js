@@ -102,6 +102,15 @@ async function run() {
 		await Promise.all([page.waitForNavigation(), page.press('input[name=q]', 'Enter')]);
 		await page.waitForTimeout(300);
 		check(await page.inputValue('input[name=q]') === xss, 'typed: the query box keeps it as text');
+		// a page of the index whose title and text hold markup as text
+		if (process.env.HOSTILE_QUERY) {
+			await page.goto(url + '?q=' + encodeURIComponent(process.env.HOSTILE_QUERY));
+			await page.waitForTimeout(300);
+			const titles = await page.$$eval('article.result h2', (hs) => hs.map((h) => h.textContent));
+			check(titles.some((t) => t.includes('<script>alert(3)</script>')),
+			      'an indexed title holding <script> shows as text', titles.join(' | '));
+			await page.screenshot({ path: `${outdir}/desktop-hostile.png`, fullPage: false });
+		}
 		check(dialogs.length === 0, 'no dialog fired', dialogs.join(','));
 		await desk.close();
 

@@ -35,6 +35,16 @@ rm -f "$shots"/*.png
 # ---- crawl the test web with two ranks ---------------------------------------------
 cp -R "$data/site" "$T/site"
 sh "$data/generate.sh" "$T/site"
+# A page whose title and text are markup once decoded: the index holds
+# "<script>alert(3)</script>" and "<img src=x onerror=alert(4)>" as text,
+# and the page must show them as text (no dialog in the browser).
+cat >"$T/site/hostile-text.html" <<'EOH'
+<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>&lt;script&gt;alert(3)&lt;/script&gt; hostile page</title>
+<meta name="description" content="&quot;&gt;&lt;img src=x onerror=alert(5)&gt; description"></head>
+<body><p>This page talks about &lt;img src=x onerror=alert(4)&gt; and a page of text.</p></body></html>
+EOH
+sed -i 's|</body>|<p><a href="hostile-text.html">hostile text</a></p></body>|' "$T/site/index.html"
 web_start "$T/site" "$data/site.nginx.conf"
 grep -rlF '@WEB_PORT@' "$T/site" | while read -r f; do
 	LC_ALL=C sed -i "s/@WEB_PORT@/$WEB_PORT/g" "$f"
@@ -87,8 +97,31 @@ tap_ok "$([ "${n:-0}" -gt 5 ] 2>/dev/null && echo 1)" "fmt=json through the web 
 status=$(curl -s -o /dev/null -w '%{http_code}' "$url?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E")
 tap_is "$status" 200 "a script tag in q: HTTP 200"
 
+# ---- s.cgi run directly against searchd: exit 0, no sanitizer report --------------
+direct() {
+	env -i PATH="$PATH" ASAN_OPTIONS="${ASAN_OPTIONS:-}" LSAN_OPTIONS="${LSAN_OPTIONS:-}" \
+		UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" MPSEEK_TEMPLATE="$T/etc/s.htm" \
+		REQUEST_METHOD=GET SCRIPT_NAME=/s.cgi QUERY_STRING="$1" "$cgi" >"$T/direct.out" 2>"$T/direct.err"
+	local rc=$?
+	tap_ok "$([ "$rc" = 0 ] && ! grep -qE 'Sanitizer|runtime error' "$T/direct.err" && echo 1)" \
+		"s.cgi directly, $1: exit 0, clean ($(head -1 "$T/direct.out" | tr -d '\r'))"
+}
+first=$(curl -s "$url?q=$query&fmt=json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["url"])' 2>/dev/null)
+enc=$(python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$first")
+for qs in "q=$query" "q=$query&np=1" "q=$query&fmt=json" "q=$query&gr=off&s=date&ps=3" \
+	"q=%22unclosed" "q=zzzznotaword" "q=$query&t=1" "ch=$enc&q=$query" "ch=$enc&q=$query&fmt=json" \
+	"ch=http%3A%2F%2Fnot.indexed%2F&q=x"; do
+	direct "$qs"
+done
+direct "q=alert"
+tap_ok "$(grep -q '&lt;script&gt;alert(3)&lt;/script&gt;' "$T/direct.out" && ! grep -q '<script>' "$T/direct.out" && echo 1)" \
+	"an indexed title holding <script> is shown as text"
+direct "q=onerror"
+tap_ok "$(grep -q '&lt;img src=x onerror=alert(4)&gt;' "$T/direct.out" && ! grep -q '<img' "$T/direct.out" && echo 1)" \
+	"an indexed text holding <img onerror> is shown as text"
+
 # ---- the browser -------------------------------------------------------------------------
-(cd "$e2e" && timeout 180 node drive.js "$url" "$query" "$shots") >"$T/drive.out" 2>"$T/drive.err"
+(cd "$e2e" && HOSTILE_QUERY=alert timeout 180 node drive.js "$url" "$query" "$shots") >"$T/drive.out" 2>"$T/drive.err"
 rc=$?
 while read -r tag pass what; do
 	[ "$tag" = CHECK ] || continue
