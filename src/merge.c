@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -814,7 +815,8 @@ struct build_ctx {
 	uint32_t touched_max;
 	struct storage_cursor *cursor;
 	uint16_t *pos;
-	int me, size;
+	int me;
+	const int *owner;          /* per partition */
 	struct part_build b;
 	int cur;                /* partition being collected, -1 none */
 	int next;               /* next partition this rank must build */
@@ -926,7 +928,7 @@ static int build_until(struct build_ctx *x, int upto)
 	int rc = 0;
 
 	while (!rc && x->next < upto) {
-		if (x->next % x->size == x->me) {
+		if (x->owner[x->next] == x->me) {
 			if (x->cur != x->next)
 				rc = part_open(x, (unsigned)x->next);
 			if (!rc)
@@ -1069,14 +1071,67 @@ out:
 /* Records of the merged local stream go to the file of their owner. */
 struct split {
 	FILE **f;
-	int size;
+	const int *owner;      /* per partition */
 };
 
 static int split_rec(void *arg, const unsigned char *rec)
 {
 	struct split *sp = arg;
 
-	return write_rec(sp->f[rec[0] % sp->size], rec);
+	return write_rec(sp->f[sp->owner[rec[0]]], rec);
+}
+
+/* Does this rank see the directory rank 0 created?  Rank 0 leaves a token
+ * in it (a stale directory of the same name on another host's disk has
+ * another one or none). */
+static bool sees_rank0_dir(const char *dir, int me)
+{
+	char *path = xasprintf("%s/.token", dir);
+	int token = me == 0 ? (int)(((unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL)) & 0x7fffffff) : 0;
+	int seen = -1;
+	FILE *f;
+
+	if (me == 0 && (f = fopen(path, "w"))) {
+		fprintf(f, "%d\n", token);
+		if (fclose(f) != 0)
+			token = -2;
+	}
+	cluster_bcast_int(&token);
+	if ((f = fopen(path, "r"))) {
+		if (fscanf(f, "%d", &seen) != 1)
+			seen = -1;
+		fclose(f);
+	}
+	cluster_agree(0);  /* everyone has read it before rank 0 removes it */
+	if (me == 0)
+		unlink(path);
+	free(path);
+	return seen == token && access(dir, W_OK) == 0;
+}
+
+/* Partition owners: the ranks that see rank 0's generation directory (a
+ * shared DataDir, or the same host), round robin; the others only read and
+ * sort their deltas and send the postings on.  Without a shared filesystem
+ * the index is thus written on rank 0's host, where searchd runs. */
+static int owners(bool sees_dir, int owner[STORAGE_PARTITIONS], int *n_owners)
+{
+	unsigned char mine = sees_dir, *all = NULL;
+	size_t *lens = NULL;
+	int ok[1024], n = 0, size = cluster_size();
+
+	if (cluster_allgather_bytes(&mine, 1, &all, &lens))
+		return -1;
+	for (int r = 0; r < size && n < (int)ARRAY_SIZE(ok); r++)
+		if (all[r])
+			ok[n++] = r;
+	free(all);
+	free(lens);
+	if (!n)
+		return error("merge: no rank sees the generation directory");
+	for (int p = 0; p < STORAGE_PARTITIONS; p++)
+		owner[p] = ok[p % n];
+	*n_owners = n;
+	return 0;
 }
 
 static int rm_scratch(const char *dir)
@@ -1113,7 +1168,8 @@ int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir
 	uint32_t touched_max = 0;
 	char *dir = NULL, *index_dir = xasprintf("%s/index", c->data_dir);
 	double t0 = now_monotonic();
-	int igen[2];
+	int igen[2], owner[STORAGE_PARTITIONS], n_owners = 0;
+	bool sees = false;
 
 	*gen = 0;
 	*gen_dir = NULL;
@@ -1140,17 +1196,21 @@ int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir
 		rc = error_errno("merge: cannot create %s", dir);
 	if (cluster_agree(rc))
 		goto fail;
-	if (cur > 0) {
+	sees = sees_rank0_dir(dir, me);
+	if (owners(sees, owner, &n_owners))
+		rc = -1;
+	if (me == 0)
+		info("merge: %d of %d rank(s) write partitions%s", n_owners, size,
+		     n_owners < size ? " (the others do not share DataDir with rank 0)" : "");
+	if (cur > 0 && sees) {
 		char *od = storage_gen_path(c->data_dir, cur);
 
 		if (storage_open_dir(od, &old, &err))
 			rc = error("merge: the live index cannot be read: %s", buf_str(&err));
 		free(od);
 	}
-	/* Every rank needs the generation directory: a shared DataDir. */
-	if (!rc && access(dir, W_OK) != 0)
-		rc = error("merge: %s is not visible on rank %d: the merge needs the ranks to share "
-			   "DataDir (doc/MERGE.md)", dir, me);
+	if (!rc && mkdir_p(index_dir))
+		rc = -1;
 	M.scratch = xasprintf("%s/merge-r%d", index_dir, me);
 	rm_scratch(M.scratch);
 	if (!rc && mkdir(M.scratch, 0755) < 0)
@@ -1199,7 +1259,7 @@ int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir
 				rc = error_errno("merge: cannot create %s", mine[r]);
 		}
 		if (!rc) {
-			struct split sp = { outf, size };
+			struct split sp = { outf, owner };
 
 			rc = merge_files(sorter.runs, sorter.n_runs, split_rec, &sp);
 		}
@@ -1245,7 +1305,7 @@ int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir
 			x.cursor = xmalloc(sizeof(*x.cursor));
 			x.pos = xmalloc(65536 * sizeof(*x.pos));
 			x.me = me;
-			x.size = size;
+			x.owner = owner;
 			rc = merge_files(from, (size_t)size, on_rec, &x);
 			if (!rc && x.cur >= 0) {
 				x.next = x.cur;

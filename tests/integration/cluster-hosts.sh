@@ -5,8 +5,11 @@
 # host, Open MPI starting the remote ranks through `--mca plm_rsh_agent` with
 # an `ip netns exec` wrapper, and every host with its own data directory
 # (MPSEEK_DATADIR, no DataDir in the config).  The crawl completes and stores
-# the same URLs, statuses and MD5s as a one-rank crawl on one host; each
-# worker's delta log is in its own host's directory.
+# the same URLs, statuses and MD5s as a one-rank crawl on one host.  The
+# merge that follows needs no shared filesystem: each worker reads the delta
+# log in its own host's directory and sends the postings on; the partitions
+# are written by the rank(s) that see rank 0's directory, so the index on
+# host 1 holds the same postings (by URL) as the one-host index.
 # Skipped (TAP skip) when network namespaces cannot be made (not root).
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
@@ -114,9 +117,26 @@ tap_is "$rc" 0 "mpirun -np 3 over three hosts: exit 0"
 tap_is "$(dump multi)" "$(dump single)" "three hosts store the same URLs, statuses and MD5s as one"
 tap_is "$(SQL 'SELECT COUNT(*) FROM urlword WHERE status = 200' multi)" "$((3 * 61))" "every page of the three sites stored"
 tap_is "$(SQL 'SELECT COUNT(*) FROM urlword WHERE index_status = 2 OR claim_rank <> -1' multi)" 0 "no claim left"
+tap_ok "$(grep -q 'merge: 1 of 3 rank(s) write partitions' "$T/multi.log" && echo 1)" \
+	"the merge finds that only rank 0 sees host 1's data directory"
 for i in 2 3; do
 	r=$((i - 1))
-	tap_ok "$(ls "$T/data-$i/deltas/" 2>/dev/null | grep -q "$r" && echo 1)" "rank $r's delta log is in host $i's data directory ($(ls "$T/data-$i/deltas/" 2>/dev/null | tr '\n' ' '))"
+	tap_ok "$(grep -q "\[$r\].*merge: [1-9][0-9]* segment(s) here" "$T/multi.log" ||
+		grep -q "rank $r.*merge: [1-9][0-9]* segment(s) here" "$T/multi.log" && echo 1)" \
+		"rank $r merged the delta log of host $i"
+	tap_is "$(ls "$T/data-$i/deltas/" 2>/dev/null | grep -c dlt)" 0 "host $i's consumed delta log is removed after the switch"
+	tap_ok "$([ ! -e "$T/data-$i/index/current" ] && echo 1)" "no index on host $i"
 done
-tap_is "$(ls "$T/data-1/deltas/" 2>/dev/null)" "" "the master (host 1) crawled nothing: no delta log there"
+# index_by_url NAME DATADIR: the postings with URLs instead of url_ids.
+index_by_url() {
+	SQL "SELECT url_id, url FROM urlword" "$1" >"$T/$1.ids"
+	MPSEEK_DATADIR=$2 "$idx" --dump-index "$T/$1.conf" 2>/dev/null |
+		awk -F'\t' 'NR == FNR { u[$1] = $2; next } { print $1 "\t" u[$2] "\t" $3 }' "$T/$1.ids" - | sort
+}
+index_by_url single "$T/single" >"$T/single.idx"
+index_by_url multi "$T/data-1" >"$T/multi.idx"
+tap_ok "$([ "$(wc -l <"$T/single.idx")" -gt 100 ] && cmp -s "$T/single.idx" "$T/multi.idx" && echo 1)" \
+	"host 1's index has the same postings by URL as the one-host index ($(wc -l <"$T/multi.idx") postings)"
+MPSEEK_DATADIR=$T/data-1 "$idx" --check "$T/multi.conf" >"$T/check.out" 2>&1
+tap_is "$?" 0 "--check passes on host 1's index"
 tap_done

@@ -74,6 +74,29 @@ tap_is "$rc" 0 "-np 3: exit 0"
 tap_is "$(dump trio | sed "s/:$PORT//")" "$(dump solo | sed "s/:$PORT//")" "-np 3 stores the same URLs, statuses and MD5s as -np 1"
 tap_is "$(fetched_twice "$T/tw.log")" "" "-np 3: no URL fetched twice"
 tap_is "$(claims_left trio)" 0 "-np 3: no claim or site lease left"
+# The index after the crawl: url_ids depend on the order of discovery, so
+# the postings are compared by URL; -np 2 and 4 as well.
+index_by_url() {
+	SQL "SELECT url_id, url FROM urlword" "$1" | sed "s/:$PORT//" >"$T/$1.ids"
+	"$idx" --dump-index "$T/$1.conf" 2>/dev/null |
+		awk -F'\t' 'NR == FNR { u[$1] = $2; next } { print $1 "\t" u[$2] "\t" $3 }' "$T/$1.ids" - | sort
+}
+index_by_url solo >"$T/solo.idx"
+same=1
+for np in 2 3 4; do
+	name=trio
+	if [ "$np" != 3 ]; then
+		name=np$np
+		conf "$name"
+		run "$name" "$np"
+		[ "$rc" = 0 ] || { same=0; tap_diag "-np $np: exit $rc"; }
+	fi
+	index_by_url "$name" >"$T/$name.idx"
+	cmp -s "$T/solo.idx" "$T/$name.idx" || { same=0; tap_diag "-np $np: the index differs"; diff "$T/solo.idx" "$T/$name.idx" | head -3 | sed 's/^/#   /'; }
+	"$idx" --check "$T/$name.conf" >/dev/null 2>&1 || { same=0; tap_diag "-np $np: --check fails"; }
+done
+tap_ok "$([ "$same" = 1 ] && [ "$(wc -l <"$T/solo.idx")" -gt 1000 ] && echo 1)" \
+	"crawl + merge with -np 2, 3, 4 give the index of -np 1, posting for posting by URL ($(wc -l <"$T/solo.idx") postings); --check passes"
 tap_ok "$(grep -q 'nothing is due and no rank is busy' "$T/trio.log" && echo 1)" "the master decides the end"
 tap_is "$(grep -cE '^ +[12] +[0-9]+ ' "$T/trio.out")" 2 "the summary has a row per crawling rank"
 tap_ok "$(awk '$1 == 1 && $2 > 0 { a = 1 } $1 == 2 && $2 > 0 { b = 1 } END { print a && b }' "$T/trio.out")" \
