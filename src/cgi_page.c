@@ -287,7 +287,7 @@ static void time_limits(const struct page *pg, struct proto_search *s)
 
 	if (!strcmp(dt, "back")) {
 		if (!conf_parse_time(param(pg, "dp"), &secs) && secs > 0 &&
-		    (double)secs < pg->started)
+		    secs < (long)time(NULL))
 			s->time_from = (uint64_t)(time(NULL) - secs);
 	} else if (!strcmp(dt, "er")) {
 		if (!day_time(param_long(pg, "dd", 0, 0, 31), param_long(pg, "dm", -1, -1, 11),
