@@ -131,6 +131,16 @@ struct conf {
 	long max_threads;         /* MaxThreads (10) */
 	long min_fixed_pattern_length; /* MinFixedPatternLength (6) */
 	long query_time_limit;    /* QueryTimeLimit ms (2000) */
+	/* ranking (doc/SEARCH.md, "Ranking") */
+	double section_weight[4]; /* WeightBody, WeightDescription, WeightKeywords,
+	                           * WeightTitle (1, 2, 3, 5): by section number */
+	double bm25_k1;           /* BM25K1 (1.2) */
+	double bm25_b;            /* BM25B (0.75) */
+	double phrase_boost;      /* PhraseBoost (1.0) */
+	double proximity_boost;   /* ProximityBoost (0.5) */
+	double pagerank_weight;   /* PageRankWeight (0.5) */
+	double title_match_boost; /* TitleMatchBoost (1000) */
+	long max_wildcard_words;  /* MaxWildcardWords (64) */
 
 	/* s.htm variables */
 	char **daemon_addresses;  /* DaemonAddress host[:port] */

@@ -269,4 +269,55 @@ int db_graph_hrefs(struct db *db, uint32_t lo, uint32_t hi,
 int db_graph_urls(struct db *db, int (*cb)(void *arg, uint32_t url_id, const char *url),
 		  void *arg);
 
+/* --- engine: what a result page and the query filters need (search.c) ---
+ *
+ * Each is one statement (per result page, per filter), built from integers
+ * or escaped strings, run on the caller's connection with db.c's reconnect
+ * and retry. */
+
+/* One document of a result page.  Strings are malloc'd, NUL-terminated
+ * ("" when absent); free with db_hit_doc_free(). */
+struct db_hit_doc {
+	uint32_t url_id;
+	uint32_t site_id;
+	bool found;               /* the row exists (urlword joined with urlwordsNN) */
+	char *url, *site, *title, *description, *keywords, *content_type, *charset;
+	uint32_t size;            /* docsize */
+	uint64_t last_index_time;
+	void *text;               /* urlwordsNN.words (4-byte LE length + zlib data), or NULL */
+	size_t text_len;
+};
+void db_hit_doc_free(struct db_hit_doc *d); /* accepts a zeroed struct */
+
+/* Fill out[i] for ids[i] (n <= DB_MAX_HIT_DOCS; out is the caller's array,
+ * zeroed here), with the stored text when with_text: one SELECT over the
+ * urlwordsNN tables the ids live in.  Returns 0 or -1. */
+#define DB_MAX_HIT_DOCS 512
+int db_hit_docs(struct db *db, const uint32_t *ids, size_t n, bool with_text,
+		struct db_hit_doc *out);
+
+/* The clones of the origins ids[0..n): live status-200 rows with origin 0,
+ * the same site and MD5, ascending by url_id; cb(arg, i, clone_id, url) for
+ * each (url borrowed).  Returns 0 or -1. */
+int db_hit_clones(struct db *db, const uint32_t *ids, size_t n,
+		  int (*cb)(void *arg, size_t i, uint32_t clone_id, const char *url), void *arg);
+
+/* Every row of `sites`: cb(arg, site_id, site) (site borrowed), for site:
+ * patterns.  Returns 0 or -1. */
+int db_sites_each(struct db *db, int (*cb)(void *arg, uint32_t site_id, const char *site),
+		  void *arg);
+
+/* The url_id of a normalised URL: 1 and *url_id, 0 when unknown, -1. */
+int db_url_id(struct db *db, const char *url, uint32_t *url_id);
+
+/* url_id of every URL that starts with prefix (the ul= filter), through
+ * cb.  Returns 0 or -1. */
+int db_url_ids_prefix(struct db *db, const char *prefix, int (*cb)(void *arg, uint32_t url_id),
+		      void *arg);
+
+/* site_id of every site of the web spaces space_ids[0..n) (table spaces).
+ * Returns 0 or -1. */
+int db_space_sites(struct db *db, const uint32_t *space_ids, size_t n,
+		   int (*cb)(void *arg, uint32_t site_id), void *arg);
+
 #endif

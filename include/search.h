@@ -59,4 +59,54 @@ int search_run(struct search_index *ix, const struct search_env *env,
 int search_cached(struct search_index *ix, const struct search_env *env,
 		  const struct proto_cached_req *req, struct proto_cached *res);
 
+/* ---- the pure parts, for tests/unit/test-search -------------------------
+ * (doc/SEARCH.md, "Ranking", has the formula these compute). */
+
+struct search_rank_params {
+	double w[4];               /* section weights: body, description, keywords, title */
+	double k1, b;              /* BM25 */
+	double phrase, proximity;  /* boosts */
+	double pagerank;           /* blend factor of ranks_score() */
+	double title_match;        /* added when the title is exactly the query */
+};
+/* From searchd.conf (the defaults when c is NULL). */
+void search_rank_params(const struct conf *c, struct search_rank_params *p);
+/* ln(1 + (N - df + 0.5) / (df + 0.5)), never below 0. */
+double search_idf(uint64_t n_docs, uint64_t df);
+/* The BM25F score of one term in one document: tf and len per section. */
+double search_bm25f(const struct search_rank_params *p, double idf, const uint32_t tf[4],
+		    const uint16_t len[4], const double avg_len[4]);
+/* Occurrences of a phrase: word i must be at offs[i] positions after word
+ * 0, in the same section (pos[i] are a document's sorted positions of word
+ * i, n[i] of them).  Counts per section into per_section[4] (if not NULL).
+ * Returns the total. */
+uint32_t search_phrase_count(const uint16_t *const *pos, const uint32_t *n, const uint32_t *offs,
+			     size_t k, uint32_t per_section[4]);
+/* The smallest distance between a position of a and one of b in the same
+ * section (UINT32_MAX when none). */
+uint32_t search_min_distance(const uint16_t *a, uint32_t na, const uint16_t *b, uint32_t nb);
+
+/* A matching document, as the ranking leaves it. */
+struct search_doc {
+	uint32_t site_id, url_id;
+	double score;
+	uint64_t last_modified;
+};
+/* One entry of a result page: docs[doc], second of its site or not. */
+struct search_pick {
+	uint32_t doc;
+	uint8_t second;
+	uint32_t site_hits;        /* matching documents of its site */
+};
+/* Rank docs (n of them, sorted by site_id then url_id) by score or date
+ * (enum proto_sort; ties: score, then url_id), grouped 2 per site when
+ * group, and pick page `page` of page_size entries (a group is one entry)
+ * into out (room for 2 * page_size).  Only the top (page+1)*page_size
+ * entries are ordered (a heap).  Returns the number of picks; *total is the
+ * number of entries (sites when grouped, else documents), *sites the number
+ * of distinct sites. */
+size_t search_select(const struct search_doc *docs, size_t n, bool group, int sort,
+		     uint32_t page, uint32_t page_size, struct search_pick *out, uint64_t *total,
+		     uint32_t *sites);
+
 #endif

@@ -68,6 +68,13 @@ int buf_adds(struct buf *b, const char *s)
 
 int buf_addc(struct buf *b, char c)
 {
+	/* The common case without grow() and memcpy(): the parsers append
+	 * byte by byte. */
+	if (b->len + 2 <= b->alloc && b->len < b->max) {
+		b->ptr[b->len++] = c;
+		b->ptr[b->len] = '\0';
+		return 0;
+	}
 	return buf_add(b, &c, 1);
 }
 

@@ -119,6 +119,7 @@ static int d_allowfrom(struct parser *p, const struct directive *d, int argc, ch
 static int d_daemon(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_errtext(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_pagerank(struct parser *p, const struct directive *d, int argc, char **argv);
+static int d_ranking(struct parser *p, const struct directive *d, int argc, char **argv);
 
 /* The vocabulary (reference/aspseek.md §2).  A name may appear twice with
  * different kinds (Clones is a crawl switch in mpseek.conf and a display
@@ -212,6 +213,17 @@ static const struct directive directives[] = {
 	LONG("MinFixedPatternLength", SRD, C(min_fixed_pattern_length), 6, 0, MAX_WORD_LEN),
 	LONG("QueryTimeLimit", SRD, C(query_time_limit), 2000, 0, 3600000),
 	IGNORE("MultipleDBConnections", SRD),
+	FNW("WeightBody", SRD, NOWHERE, 0, d_ranking, NULL),
+	FNW("WeightDescription", SRD, NOWHERE, 1, d_ranking, NULL),
+	FNW("WeightKeywords", SRD, NOWHERE, 2, d_ranking, NULL),
+	FNW("WeightTitle", SRD, NOWHERE, 3, d_ranking, NULL),
+	FNW("BM25K1", SRD, NOWHERE, 4, d_ranking, NULL),
+	FNW("BM25B", SRD, NOWHERE, 5, d_ranking, NULL),
+	FNW("PhraseBoost", SRD, NOWHERE, 6, d_ranking, NULL),
+	FNW("ProximityBoost", SRD, NOWHERE, 7, d_ranking, NULL),
+	FNW("PageRankWeight", SRD, NOWHERE, 8, d_ranking, NULL),
+	FNW("TitleMatchBoost", SRD, NOWHERE, 9, d_ranking, NULL),
+	LONG("MaxWildcardWords", SRD, C(max_wildcard_words), 64, 1, 10000),
 
 	/* s.htm <!--variables--> */
 	FN("DaemonAddress", TPL, 1, 1, d_daemon),
@@ -1212,6 +1224,40 @@ static int d_pagerank(struct parser *p, const struct directive *d, int argc, cha
 	return 0;
 }
 
+/* The ranking parameters of searchd.conf (doc/SEARCH.md): decimal numbers
+ * in [0, 1e6]; BM25B in [0, 1]; BM25K1 above 0. */
+static int d_ranking(struct parser *p, const struct directive *d, int argc, char **argv)
+{
+	char *end;
+	double v, *f;
+
+	UNUSED(argc);
+	errno = 0;
+	v = strtod(argv[0], &end);
+	if (errno || end == argv[0] || *end || !isfinite(v) || v < 0 || v > 1e6)
+		return perr(p, "%s wants a number from 0 to 1000000, not \"%.80s\"", d->name,
+			    argv[0]);
+	switch (d->def) {
+	case 0: case 1: case 2: case 3: f = &p->c->section_weight[d->def]; break;
+	case 4:
+		if (v <= 0)
+			return perr(p, "BM25K1 must be above 0");
+		f = &p->c->bm25_k1;
+		break;
+	case 5:
+		if (v > 1)
+			return perr(p, "BM25B must be between 0 and 1");
+		f = &p->c->bm25_b;
+		break;
+	case 6: f = &p->c->phrase_boost; break;
+	case 7: f = &p->c->proximity_boost; break;
+	case 8: f = &p->c->pagerank_weight; break;
+	default: f = &p->c->title_match_boost; break;
+	}
+	*f = v;
+	return 0;
+}
+
 static int d_dblisten(struct parser *p, const struct directive *d, int argc, char **argv)
 {
 	char *norm;
@@ -1754,6 +1800,16 @@ static int apply_defaults(struct parser *p)
 	c->user_agent = pool_dup(c, "mpseek/" PACKAGE_VERSION);
 	c->pagerank_damping = 0.85;
 	c->pagerank_tolerance = 1e-9;
+	c->section_weight[0] = 1;   /* body */
+	c->section_weight[1] = 2;   /* description */
+	c->section_weight[2] = 3;   /* keywords */
+	c->section_weight[3] = 5;   /* title */
+	c->bm25_k1 = 1.2;
+	c->bm25_b = 0.75;
+	c->phrase_boost = 1.0;
+	c->proximity_boost = 0.5;
+	c->pagerank_weight = 0.5;
+	c->title_match_boost = 1000;
 	if (env && *env) {
 		char cwd[PATH_MAX];
 		if (env[0] != '/' && !getcwd(cwd, sizeof(cwd)))

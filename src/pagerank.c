@@ -497,8 +497,11 @@ static int cmp_pair(const void *a, const void *b)
 static void resolve_aliases(const struct graph *g, struct vec32 *red, struct vec32 *clo,
 			    struct vec32 *out)
 {
-	qsort(red->v, red->n / 2, 2 * sizeof(uint32_t), cmp_pair);
-	qsort(clo->v, clo->n / 2, 2 * sizeof(uint32_t), cmp_pair);
+	/* qsort(NULL, 0, ...) is undefined (UBSan): a crawl without redirects. */
+	if (red->n)
+		qsort(red->v, red->n / 2, 2 * sizeof(uint32_t), cmp_pair);
+	if (clo->n)
+		qsort(clo->v, clo->n / 2, 2 * sizeof(uint32_t), cmp_pair);
 	for (int pass = 0; pass < 2; pass++) {
 		const struct vec32 *from = pass ? clo : red;
 

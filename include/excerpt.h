@@ -1,0 +1,61 @@
+/* excerpt.h - snippets and highlighting for search results (src/excerpt.c):
+ * the stored text of a document (urlwordsNN.words, decompressed and turned
+ * into plain text by html.c), the best passages with the query's words,
+ * highlight spans on UTF-8 boundaries, and whole texts (titles, the cached
+ * copy) with every query word highlighted.  Pure functions of their input:
+ * no index, no database.  The work is bounded: at most EXCERPT_MAX_SCAN
+ * bytes of a text are searched for passages.
+ */
+#ifndef MPSEEK_EXCERPT_H
+#define MPSEEK_EXCERPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+
+struct buf;
+struct tokenizer;
+
+#define EXCERPT_MAX_SCAN (1u << 20)    /* bytes of plain text searched for passages */
+#define EXCERPT_MAX_TERMS 256          /* query words highlighted */
+
+/* The words to highlight: folded (tok_fold), as the index has them. */
+struct excerpt_terms {
+	const char *const *words;
+	size_t n;
+};
+
+/* Decompress a urlwordsNN.words value (4-byte LE length, 0xFFFFFFFF = the
+ * bytes follow raw, else zlib data of that many bytes, at most
+ * MAX_DOC_BYTES) into out (reset first).  Returns 0, or -1 for a value that
+ * does not decompress to its length (err says why). */
+int excerpt_inflate(const void *blob, size_t len, struct buf *out, struct buf *err);
+
+/* The plain text of a stored document: html_parse (or html_parse_text for
+ * text/plain) of the UTF-8 bytes, the body section; its newlines kept when
+ * lines (the cached copy), else made spaces (snippets).  Into out (reset
+ * first).  Returns 0 or -1 (out's ceiling). */
+int excerpt_plain_text(const char *utf8, size_t len, const char *content_type, bool lines,
+		       struct buf *out);
+
+/* Up to max passages of at most len bytes each (cut on UTF-8 and word
+ * boundaries) from text, the ones with the most distinct query words
+ * first, in text order; each word of terms in them highlighted.  A text
+ * without any query word gives its beginning, unhighlighted.  *out is a
+ * malloc'd array of *n texts (free each with excerpt_text_free(), then the
+ * array).  Returns 0. */
+int excerpt_passages(const struct tokenizer *tok, const char *text, size_t text_len,
+		     const struct excerpt_terms *terms, uint32_t max, uint32_t len,
+		     struct proto_text **out, uint32_t *n);
+
+/* The whole text (invalid UTF-8 replaced) with every query word
+ * highlighted, into *out (malloc'd; free with excerpt_text_free()).  At most
+ * max_spans spans.  Returns 0. */
+int excerpt_highlight(const struct tokenizer *tok, const char *text, size_t len,
+		      const struct excerpt_terms *terms, uint32_t max_spans, struct proto_text *out);
+
+void excerpt_text_free(struct proto_text *t); /* accepts a zeroed struct */
+
+#endif

@@ -1,0 +1,192 @@
+/* search-tool.c - runs search_run()/search_cached() directly (no searchd)
+ * for tests/integration/search.sh and by hand.
+ *
+ * Usage: search-tool [options] CONFIG QUERY
+ *   CONFIG is an mpseek.conf (DataDir, DBAddr, word lengths, stopwords);
+ *   -S FILE     a searchd.conf for the ranking parameters
+ *   -p N        page (0-based)          -n N   page size (10)
+ *   -d          sort by date            -G     ungrouped (gr=off)
+ *   -t N        st: only site_id N      -u S   ul: URL prefixes / site masks
+ *   -f T, -T T  time_from, time_to      -m M   sections mask
+ *   -x N        N excerpts per hit (0)  -l N   excerpt length (200)
+ *   -v          verbose: score, site_hits, second, title, excerpts with [spans]
+ *   -c          QUERY is "URL_OR_ID<TAB>terms": print the cached copy
+ *   -r N        run the query N times, print the time of the last (ms)
+ *   -D          a deadline already past (ER_TIMEOUT)
+ * Output: "ERROR token message" or one line "total_urls total_results
+ * total_sites", a line "words: w:urls:total[:stop] ...", then one URL per
+ * hit (a second hit of its site starts with "  ").
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "conf.h"
+#include "db.h"
+#include "log.h"
+#include "proto.h"
+#include "search.h"
+#include "tokenize.h"
+#include "util.h"
+
+static void print_text(const char *label, const struct proto_text *t)
+{
+	const char *s = t->text ? t->text : "";
+	size_t at = 0;
+
+	printf("    %s: ", label);
+	for (uint32_t i = 0; i < t->n_spans; i++) {
+		printf("%.*s[%.*s]", (int)(t->spans[2 * i] - at), s + at,
+		       (int)(t->spans[2 * i + 1] - t->spans[2 * i]), s + t->spans[2 * i]);
+		at = t->spans[2 * i + 1];
+	}
+	printf("%s\n", s + at);
+}
+
+int main(int argc, char **argv)
+{
+	struct proto_search req = { 0 };
+	struct buf err = BUF_INIT(4096);
+	struct conf *c = NULL, *sc = NULL;
+	struct tokenizer *tok = NULL;
+	struct search_index *ix = NULL;
+	struct db *db = NULL;
+	const char *sconf = NULL;
+	bool verbose = false, cached = false, expired = false;
+	long repeat = 0;
+	int opt, rc = 1;
+
+	log_set_prog("search-tool");
+	log_set_level(LOG_WARN);
+	req.page_size = 10;
+	req.group = 1;
+	req.excerpt_len = 200;
+	req.ul = (char *)"";
+	while ((opt = getopt(argc, argv, "S:p:n:dGt:u:f:T:m:x:l:vcr:D")) != -1) {
+		switch (opt) {
+		case 'S': sconf = optarg; break;
+		case 'p': req.page = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'n': req.page_size = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'd': req.sort = PROTO_SORT_DATE; break;
+		case 'G': req.group = 0; break;
+		case 't': req.site_id = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'u': req.ul = optarg; break;
+		case 'f': req.time_from = strtoull(optarg, NULL, 10); break;
+		case 'T': req.time_to = strtoull(optarg, NULL, 10); break;
+		case 'm': req.sections = (uint8_t)strtoul(optarg, NULL, 0); break;
+		case 'x': req.max_excerpts = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'l': req.excerpt_len = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'v': verbose = true; break;
+		case 'c': cached = true; break;
+		case 'r': repeat = strtol(optarg, NULL, 10); break;
+		case 'D': expired = true; break;
+		default:
+			fprintf(stderr, "usage: search-tool [options] CONFIG QUERY\n");
+			return 2;
+		}
+	}
+	if (argc - optind != 2) {
+		fprintf(stderr, "usage: search-tool [options] CONFIG QUERY\n");
+		return 2;
+	}
+	if (conf_load(argv[optind], CONF_INDEXER, &c, &err)) {
+		fprintf(stderr, "search-tool: %s\n", buf_str(&err));
+		goto out;
+	}
+	if (sconf && conf_load(sconf, CONF_SEARCHD, &sc, &err)) {
+		fprintf(stderr, "search-tool: %s\n", buf_str(&err));
+		goto out;
+	}
+	tok = tok_new(c->min_word_length, c->max_word_length);
+	for (size_t i = 0; i < c->n_stopword_files; i++)
+		if (tok_load_stopwords(tok, c->stopword_files[i]))
+			goto out;
+	if (search_index_open(sc ? sc : c, c->data_dir, NULL, true, &ix, &err)) {
+		fprintf(stderr, "search-tool: %s\n", buf_str(&err));
+		goto out;
+	}
+	if (db_open(c, 10, &db))
+		goto out;
+	{
+		struct search_env env = { sc ? sc : c, tok, db, expired ? now_monotonic() - 1 : 0 };
+		const char *q = argv[optind + 1];
+
+		if (cached) {
+			struct proto_cached_req cr = { 0 };
+			struct proto_cached res;
+			const char *tab = strchr(q, '\t');
+			char *first = xstrndup(q, tab ? (size_t)(tab - q) : strlen(q));
+
+			if (strstr(first, "://"))
+				cr.url = first;
+			else
+				cr.url_id = (uint32_t)strtoul(first, NULL, 10);
+			cr.q = (char *)(tab ? tab + 1 : "");
+			rc = search_cached(ix, &env, &cr, &res) ? 1 : 0;
+			if (res.error && res.error[0])
+				printf("ERROR %s\n", res.error);
+			else {
+				printf("%u %s %s %s\n", res.url_id, res.url, res.content_type, res.charset);
+				print_text("text", &res.text);
+			}
+			proto_cached_free(&res);
+			free(first);
+			goto out;
+		}
+		req.q = (char *)q;
+		for (long i = 1; i < repeat; i++) {
+			struct proto_results res;
+			search_run(ix, &env, &req, &res);
+			proto_results_free(&res);
+		}
+		{
+			struct proto_results res;
+			double t0 = now_monotonic();
+
+			rc = search_run(ix, &env, &req, &res) ? 1 : 0;
+			if (repeat > 0)
+				fprintf(stderr, "time %.3f ms\n", 1000 * (now_monotonic() - t0));
+			if (res.error && res.error[0]) {
+				printf("ERROR %s %s\n", res.error, res.message);
+			} else {
+				printf("%" PRIu64 " %" PRIu64 " %u\n", res.total_urls, res.total_results,
+				       res.total_sites);
+				printf("words:");
+				for (uint32_t i = 0; i < res.n_words; i++)
+					printf(" %s:%u:%" PRIu64 "%s", res.words[i].word, res.words[i].urls,
+					       res.words[i].total, res.words[i].stopword ? ":stop" : "");
+				printf("\n");
+				if (verbose && res.message && res.message[0])
+					printf("note: %s\n", res.message);
+				for (uint32_t i = 0; i < res.n_hits; i++) {
+					const struct proto_hit *h = &res.hits[i];
+
+					printf("%s%s\n", h->second ? "  " : "", h->url ? h->url : "?");
+					if (!verbose)
+						continue;
+					printf("    score %.4f site_hits %u url_id %u lastmod %" PRIu64 "\n",
+					       h->score, h->site_hits, h->url_id, h->last_modified);
+					print_text("title", &h->title);
+					for (uint32_t k = 0; k < h->n_excerpts; k++)
+						print_text("excerpt", &h->excerpts[k]);
+					for (uint32_t k = 0; k < h->n_clones; k++)
+						printf("    clone: %s\n", h->clones[k].url);
+				}
+			}
+			proto_results_free(&res);
+		}
+	}
+out:
+	db_close(db);
+	search_index_unref(ix);
+	tok_free(tok);
+	conf_free(c);
+	conf_free(sc);
+	buf_free(&err);
+	return rc;
+}

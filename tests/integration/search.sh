@@ -1,0 +1,164 @@
+#!/bin/bash
+# search.sh - the search engine (search.c, excerpt.c) on a real crawl:
+# mpseek-index crawls tests/data/search/site as two sites (127.0.0.1 and
+# localhost on one private nginx, pages dated by their mtimes) into a private
+# MariaDB and merges; then tests/helper/search-tool runs search_run()
+# directly for every query form of tests/data/search/queries.tsv (expected
+# lists written by hand), for AND/OR/NOT/phrase/title: queries over word
+# pairs against a brute-force evaluation of `mpseek-index --dump-index`
+# (search-oracle.py), and checks paging, grouping, clones, excerpts, the
+# cached copy, the wildcard cap and a damaged generation.
+. "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+
+idx="$builddir/mpseek-index"
+tool="$builddir/tests/helper/search-tool"
+data="$srcdir/tests/data/search"
+PY=${PYTHON3:-python3}
+[ -x "$idx" ] || tap_skip_all "$idx not built"
+[ -x "$tool" ] || tap_skip_all "$tool not built"
+[ -x "$NGINX" ] || tap_skip_all "nginx not found (Debian package nginx)"
+
+T=$(tmp_dir)
+cp -R "$data/site" "$T/site"
+web_start "$T/site"
+grep -rlF '@WEB_PORT@' "$T/site" | while read -r f; do
+	LC_ALL=C sed -i "s/@WEB_PORT@/$WEB_PORT/g" "$f"
+done
+# Last-Modified comes from the mtimes: most pages 2020, one 2001, one 2024.
+find "$T/site" -type f -exec touch -d '2020-06-01 12:00:00 UTC' {} +
+touch -d '2001-01-01 00:00:00 UTC' "$T/site/a/old.html"
+touch -d '2024-03-01 00:00:00 UTC' "$T/site/b/fresh.html"
+mdb_start
+conf=$T/mpseek.conf
+write_conf "$conf" search "MinDelay 0" "ReadTimeOut 5" "MaxHops 6" \
+	"Server http://127.0.0.1:$WEB_PORT/a/" "Server http://localhost:$WEB_PORT/b/"
+SQL() { mdb_sql "$1" search; }
+
+mpi_no_leak_check timeout 300 "$idx" "$conf" >"$T/crawl.out" 2>"$T/crawl.log"
+rc=$?
+tap_is "$rc" 0 "crawl and merge of the two sites"
+[ "$rc" = 0 ] || { tail -15 "$T/crawl.log" | sed 's/^/#   /'; tap_done; }
+SITE_A=$(SQL "SELECT site_id FROM sites WHERE site = 'http://127.0.0.1:$WEB_PORT/'")
+SITE_B=$(SQL "SELECT site_id FROM sites WHERE site = 'http://localhost:$WEB_PORT/'")
+tap_ok "$([ -n "$SITE_A" ] && [ -n "$SITE_B" ] && echo 1)" "two sites ($SITE_A, $SITE_B)"
+
+# Paths of the hit lines (a second hit keeps its two-space indent).
+paths() {
+	sed -n '3,$p' | sed -e "s|http://127.0.0.1:$WEB_PORT/||" -e "s|http://localhost:$WEB_PORT/||"
+}
+subst() {
+	printf '%s' "$1" | sed -e "s/@PORT@/$WEB_PORT/g" -e "s/@SITE_A@/$SITE_A/g" \
+		-e "s/@SITE_B@/$SITE_B/g"
+}
+
+# ---- the query forms, expected lists by hand
+while IFS=$'\t' read -r name opts query mode want; do
+	case "$name" in ''|'#'*) continue ;; esac
+	[ "$opts" = - ] && opts=
+	opts=$(subst "$opts")
+	query=$(subst "$query")
+	eval "set -- $opts"
+	case "$mode" in
+	set) "$tool" "$@" -G -n 100 "$conf" "$query" >"$T/out" 2>"$T/err"
+		got=$(paths <"$T/out" | sort | tr '\n' ' ' | sed 's/ $//') ;;
+	first) "$tool" "$@" "$conf" "$query" >"$T/out" 2>"$T/err"
+		got=$(paths <"$T/out" | head -1) ;;
+	last) "$tool" "$@" -n 100 "$conf" "$query" >"$T/out" 2>"$T/err"
+		got=$(paths <"$T/out" | tail -1) ;;
+	list) "$tool" "$@" "$conf" "$query" >"$T/out" 2>"$T/err"
+		got=$(paths <"$T/out" | tr '\n' ',') ;;
+	total) "$tool" "$@" "$conf" "$query" >"$T/out" 2>"$T/err"
+		got=$(head -1 "$T/out") ;;
+	words) "$tool" "$@" "$conf" "$query" >"$T/out" 2>"$T/err"
+		got=$(sed -n 2p "$T/out") ;;
+	error) "$tool" "$@" "$conf" "$query" >"$T/out" 2>"$T/err"
+		got=$(awk 'NR == 1 && $1 == "ERROR" { print $2 }' "$T/out") ;;
+	*) got="bad mode $mode" ;;
+	esac
+	if [ "$mode" != error ] && grep -q '^ERROR' "$T/out"; then
+		got="$(head -1 "$T/out")"
+	fi
+	tap_is "$got" "$want" "$name: $query"
+	[ -s "$T/err" ] && sed 's/^/#   /' "$T/err" | head -5
+done <"$data/queries.tsv"
+
+# ---- brute force: postings from --dump-index, evaluated in Python
+"$idx" --dump-index "$conf" >"$T/dump.tsv" 2>"$T/dump.log"
+tap_is "$?" 0 "--dump-index"
+SQL "SELECT url_id, url FROM urlword" >"$T/urls.tsv"
+"$PY" "$srcdir/tests/integration/search-oracle.py" "$T/dump.tsv" "$T/urls.tsv" "$WEB_PORT" \
+	>"$T/oracle.tsv"
+n=$(wc -l <"$T/oracle.tsv")
+tap_ok "$([ "$n" -ge 40 ] && echo 1)" "the oracle made $n queries"
+bad=0
+while IFS=$'\t' read -r query want; do
+	"$tool" -G -n 100 "$conf" "$query" >"$T/out" 2>&1
+	got=$(paths <"$T/out" | sort | tr '\n' ' ' | sed 's/ $//')
+	if [ "$got" != "$want" ]; then
+		bad=$((bad + 1))
+		tap_diag "$query: got '$got', want '$want'"
+	fi
+done <"$T/oracle.tsv"
+tap_is "$bad" 0 "$n brute-force queries (AND, OR, NOT, title:, phrases) agree"
+
+# ---- paging: pages of 2 are the slices of one page of 6; past the end, nothing
+"$tool" -G -n 6 "$conf" apple | paths >"$T/all"
+: >"$T/pages"
+for p in 0 1 2; do "$tool" -G -n 2 -p $p "$conf" apple | paths >>"$T/pages"; done
+tap_ok "$(cmp -s "$T/all" "$T/pages" && [ "$(wc -l <"$T/all")" = 6 ] && echo 1)" \
+	"pages 0, 1, 2 of 2 = page 0 of 6"
+tap_is "$("$tool" -G -n 2 -p 3 "$conf" apple | paths | wc -l)" 0 "page 3 of 2 is empty"
+"$tool" -n 1 -p 1 "$conf" apple | paths >"$T/g1"
+tap_is "$(tr '\n' ',' <"$T/g1")" "b/strudel.html,  b/fresh.html," \
+	"grouped page 2 of 1: the second site with its two hits"
+
+# ---- grouping: at most 2 hits per site, the second indented after the first
+"$tool" -n 10 "$conf" "apple OR pie OR zebra OR baking" | paths >"$T/grp"
+ok=$(awk '{ site = $1; sub(/\/.*/, "", site); n[site]++; if (n[site] > 2) bad = 1;
+	if (/^  / && prev_site != site) bad = 1; prev_site = site }
+	END { print bad ? 0 : 1 }' "$T/grp")
+tap_ok "$ok" "grouped: at most two per site, the second right after the first"
+tap_is "$(grep -c '^  ' "$T/grp")" 2 "grouped: both sites show a second hit"
+
+# ---- ranking: the page whose words are in its title ranks above one with them in the body
+tap_is "$("$tool" -G "$conf" zebra | paths | head -1)" a/zebra-title.html "title beats body"
+first=$("$tool" -G "$conf" '"quick brown fox"' | paths | head -1)
+tap_is "$first" a/fox.html "phrase: the page with the phrase"
+
+# ---- hits: clones, excerpts with highlights, titles highlighted
+"$tool" -v -x 2 -l 80 "$conf" "cinnamon" >"$T/v"
+tap_ok "$(grep -q "clone: http://127.0.0.1:$WEB_PORT/a/apple-copy.html" "$T/v" && echo 1)" \
+	"the clone is listed under its origin"
+tap_ok "$(grep -q 'excerpt: An apple pie with \[cinnamon\] and butter' "$T/v" && echo 1)" \
+	"the excerpt highlights the word"
+"$tool" -v -x 1 "$conf" "apple pie" >"$T/v"
+tap_ok "$(grep -q 'title: \[Apple\] \[pie\] recipe' "$T/v" && echo 1)" "the title highlights the words"
+"$tool" -v -x 3 -l 40 "$conf" "forty OR butter OR smell" >"$T/v"
+tap_ok "$(awk '/excerpt:/ { n++; if (length($0) > 4 + 9 + 40 + 6 * 2 + 2) bad = 1 }
+	END { print (n >= 2 && !bad) ? 1 : 0 }' "$T/v")" "several excerpts, each within its length"
+
+# ---- the cached copy, by URL and by id
+"$tool" -c "$conf" "http://127.0.0.1:$WEB_PORT/a/banana.html	bread" >"$T/c"
+tap_ok "$(grep -q 'Banana \[bread\] with walnuts' "$T/c" && echo 1)" "cached copy by URL, highlighted"
+id=$(SQL "SELECT url_id FROM urlword WHERE url = 'http://127.0.0.1:$WEB_PORT/a/elastic.html'")
+"$tool" -c "$conf" "$id	elasti*" >"$T/c"
+tap_ok "$(grep -q '\[elasticity\]; an \[elastic\] band' "$T/c" && echo 1)" \
+	"cached copy by url_id, the wildcard's words highlighted"
+tap_is "$("$tool" -c "$conf" "999999	x")" "ERROR ER_NOTFOUND" "cached copy of an unknown id"
+
+# ---- searchd.conf: the wildcard cap is said; weights change the order
+printf 'MaxWildcardWords 2\nWeightTitle 0\nWeightBody 5\nTitleMatchBoost 0\n' >"$T/searchd.conf"
+"$tool" -v -S "$T/searchd.conf" "$conf" 'elasti*' >"$T/w"
+tap_ok "$(grep -q 'note: elasti\* matches more than 2 words: the first 2 are searched' "$T/w" && echo 1)" \
+	"a capped wildcard says so"
+tap_is "$("$tool" -G -S "$T/searchd.conf" "$conf" zebra | paths | head -1)" a/zebra-body.html \
+	"WeightTitle 0, WeightBody 5: the body page first"
+
+# ---- a damaged generation is refused when opened with verify
+gen=$(readlink -f "$MDB_DIR/data-search/index/current")
+f=$(ls "$gen"/*w/urls | head -1)
+printf '\377\377\377\377' | dd of="$f" bs=1 seek=40 conv=notrunc 2>/dev/null
+"$tool" "$conf" apple >"$T/d" 2>&1
+tap_ok "$(grep -q 'damaged' "$T/d" && echo 1)" "a damaged generation is refused"
+
+tap_done
