@@ -128,6 +128,7 @@ struct conf {
 	char *listen;             /* Listen address (127.0.0.1) */
 	char **allow_from;        /* AllowFrom ip|ip/cidr|host */
 	size_t n_allow_from;
+	long slow_query_time;     /* SlowQueryTime ms (1000, 0 = off): log slower queries */
 	long max_threads;         /* MaxThreads (10) */
 	long min_fixed_pattern_length; /* MinFixedPatternLength (6) */
 	long query_time_limit;    /* QueryTimeLimit ms (2000) */
