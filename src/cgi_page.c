@@ -450,6 +450,25 @@ static size_t ask_daemons(struct page *pg, struct proto_search *req)
 	return answered;
 }
 
+/* Forget the answers of ask_daemons(), to ask again. */
+static void free_answers(struct page *pg)
+{
+	size_t i;
+
+	for (i = 0; i < pg->n_res; i++)
+		proto_results_free(&pg->res[i]);
+	free(pg->res);
+	free(pg->first);
+	free(pg->ent);
+	pg->res = NULL;
+	pg->first = NULL;
+	pg->ent = NULL;
+	pg->n_res = pg->n_first = pg->n_ent = 0;
+	pg->total_results = pg->total_urls = pg->total_sites = 0;
+	pg->seconds = 0;
+	buf_reset(&pg->errors);
+}
+
 /* ---- rendering ------------------------------------------------------------ */
 
 static int put_num(struct tpl_run *r, enum tpl_ctx ctx, const char *fmt, ...)
@@ -706,7 +725,8 @@ static int var_cb(struct tpl_run *r, int var, long num, enum tpl_ctx ctx)
 	case V_W: return put_words(r, ctx);
 	case V_Y: return put_num(r, ctx, "%.3f", pg->seconds);
 	case V_H: return put_color(r, ctx);
-	case V_V: return tpl_render(r, "navigator");
+	case V_V: /* no navigator for a single page */
+		return n_pages(pg) > 1 ? tpl_render(r, "navigator") : 0;
 	case V_NL:
 		if (pg->np > 0) {
 			pg->nav = pg->np - 1;
@@ -1103,6 +1123,14 @@ static void search_page(struct page *pg, bool json, bool head)
 		req.referer = empty;
 
 	answered = ask_daemons(pg, &req);
+	if (answered && pg->group && pg->total_sites == 1 && !pg->errors.len) {
+		/* One site matches, across all daemons: grouping would show one
+		 * entry, so list its pages instead (ASPseek does the same). */
+		free_answers(pg);
+		pg->group = false;
+		req.group = 0;
+		answered = ask_daemons(pg, &req);
+	}
 	if (answered == 0) {
 		status = 503;
 		token = "ER_NOSEARCHD";
@@ -1252,14 +1280,7 @@ int cgi_main(const char *default_template)
 		search_page(&pg, json, rq.head);
 
 out:
-	if (pg.res) {
-		size_t i;
-		for (i = 0; i < pg.n_res; i++)
-			proto_results_free(&pg.res[i]);
-		free(pg.res);
-	}
-	free(pg.ent);
-	free(pg.first);
+	free_answers(&pg);
 	buf_free(&pg.q);
 	buf_free(&pg.errors);
 	tpl_free(t);
