@@ -121,6 +121,29 @@ direct "q=onerror"
 tap_ok "$(grep -q '&lt;img src=x <b>onerror</b>=alert(4)&gt;' "$T/direct.out" &&
 	! grep -qi '<img' "$T/direct.out" && echo 1)" "an indexed text holding <img onerror> is shown as text"
 
+# ---- two DaemonAddress lines (the same searchd twice): merged, counted twice
+sed "s/^DaemonAddress .*/DaemonAddress 127.0.0.1:$sd_port\nDaemonAddress 127.0.0.1:$sd_port/" \
+	"$T/etc/s.htm" >"$T/etc/two.htm"
+direct "q=$query&fmt=json&ps=10&gr=off"
+cp "$T/direct.out" "$T/one.json"
+direct "q=$query&fmt=json&ps=20&gr=off&tmpl=two"
+cp "$T/direct.out" "$T/two.json"
+direct "q=$query&ps=3&np=2&tmpl=two"
+tap_is "$(python3 - "$T/one.json" "$T/two.json" 2>&1 <<'PY'
+import json, sys, collections
+def load(f):
+    return json.loads(open(f, encoding='utf-8', newline='').read().split('\r\n\r\n', 1)[1])
+one, two = load(sys.argv[1]), load(sys.argv[2])
+urls1 = collections.Counter(r['url'] for r in one['results'])
+urls2 = collections.Counter(r['url'] for r in two['results'])
+ok = (two['total_results'] == 2 * one['total_results'] and
+      two['words'][0]['urls'] == 2 * one['words'][0]['urls'] and
+      urls2 == collections.Counter({u: 2 * n for u, n in urls1.items()}) and
+      [r['score'] for r in two['results']] == sorted((r['score'] for r in two['results']), reverse=True))
+print("merged" if ok else 'one %d %s / two %d %s' % (one['total_results'], dict(urls1), two['total_results'], dict(urls2)))
+PY
+)" merged "two searchds: totals and word counts summed, every hit twice, in score order"
+
 # ---- the browser -------------------------------------------------------------------------
 (cd "$e2e" && HOSTILE_QUERY=alert timeout 180 node drive.js "$url" "$query" "$shots") >"$T/drive.out" 2>"$T/drive.err"
 rc=$?
