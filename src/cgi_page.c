@@ -52,8 +52,22 @@ _Static_assert(sizeof(var_names) / sizeof(var_names[0]) == V_ST + 1, "one name p
  * this site), everything but np and st. */
 static const char *const carry[] = {
 	"q", "ps", "s", "gr", "o", "tmpl", "ul", "dt", "dp", "dx", "dd", "dm", "dy", "db",
-	"de", "iq", "im", "xq", "xm", "is", "xs",
+	"de", "iq", "im", "xq", "xm", "is", "xs", "bd", "ds", "kw", "tl",
 };
+
+/* spN=on: web space N (ASPseek §2.4), carried over too. */
+static bool space_param(const char *name, uint32_t *n)
+{
+	long v;
+
+	if (name[0] != 's' || name[1] != 'p' || !name[2] || strlen(name) > 12)
+		return false;
+	if (strspn(name + 2, "0123456789") != strlen(name + 2) ||
+	    parse_long(name + 2, 0, UINT32_MAX, &v))
+		return false;
+	*n = (uint32_t)v;
+	return true;
+}
 
 /* One ranked entry of the merged list: a hit and, when grouped, the second
  * hit of its site right after it. */
@@ -588,10 +602,14 @@ static void self_link(const struct page *pg, struct buf *b, long np, long st)
 	char sep = '?';
 
 	buf_adds(b, pg->action);
-	for (k = 0; k < ARRAY_SIZE(carry); k++) {
+	for (k = 0; k <= ARRAY_SIZE(carry); k++) {
 		for (i = 0; i < pg->p->n; i++) {
 			const struct cgi_param *cp = &pg->p->v[i];
-			if (strcmp(cp->name, carry[k]) || (!cp->len && strcmp(cp->name, "q")))
+			uint32_t sp;
+			if (k < ARRAY_SIZE(carry) ? strcmp(cp->name, carry[k]) != 0
+						  : !space_param(cp->name, &sp))
+				continue;
+			if (!cp->len && strcmp(cp->name, "q"))
 				continue;
 			buf_printf(b, "%c%s=", sep, cp->name);
 			tpl_escape_component(b, cp->value, cp->len);
@@ -1072,6 +1090,7 @@ out:
 static void search_page(struct page *pg, bool json, bool head)
 {
 	static char empty[1];
+	uint32_t *spaces = NULL;
 	const struct conf *c = pg->conf;
 	struct proto_search req;
 	struct buf out = BUF_INIT(PAGE_MAX);
@@ -1111,6 +1130,20 @@ static void search_page(struct page *pg, bool json, bool head)
 	if (strlen(req.ul) > 4096)
 		req.ul = empty;
 	time_limits(pg, &req);
+	/* section limits bd ds kw tl (body, description, keywords, title) */
+	{
+		static const char *const sec[] = { "bd", "ds", "kw", "tl" };
+		for (i = 0; i < ARRAY_SIZE(sec); i++)
+			if (!strcmp(param(pg, sec[i]), "on"))
+				req.sections |= (uint8_t)(1u << i);
+	}
+	/* web spaces, OR-ed */
+	spaces = xcalloc(PROTO_MAX_SPACES, sizeof(*spaces));
+	for (i = 0; i < pg->p->n && req.n_spaces < PROTO_MAX_SPACES; i++)
+		if (!strcmp(pg->p->v[i].value, "on") &&
+		    space_param(pg->p->v[i].name, &spaces[req.n_spaces]))
+			req.n_spaces++;
+	req.spaces = spaces;
 	req.max_excerpts = (uint32_t)(c->max_excerpts < PROTO_MAX_EXCERPTS ? c->max_excerpts
 									 : PROTO_MAX_EXCERPTS);
 	req.excerpt_len = (uint32_t)(c->max_excerpt_len < PROTO_MAX_EXCERPT_LEN
@@ -1193,6 +1226,7 @@ query_error:
 		respond(200, "text/html; charset=UTF-8", &out, head, NULL);
 	}
 out:
+	free(spaces);
 	buf_free(&out);
 }
 

@@ -121,6 +121,20 @@ direct "q=onerror"
 tap_ok "$(grep -q '&lt;img src=x <b>onerror</b>=alert(4)&gt;' "$T/direct.out" &&
 	! grep -qi '<img' "$T/direct.out" && echo 1)" "an indexed text holding <img onerror> is shown as text"
 
+# tl=on: the query word in titles only (fewer results than anywhere)
+direct "q=$query&sp1=on&sp2=on&bd=on"
+direct "q=$query&fmt=json&gr=off&tl=on"
+cp "$T/direct.out" "$T/title.json"
+tap_ok "$(python3 - "$T/title.json" "$T/one.json" 2>&1 <<'PY'
+import json, sys
+def load(f):
+    return json.loads(open(f, encoding='utf-8', newline='').read().split('\r\n\r\n', 1)[1])
+t = load(sys.argv[1])
+print(1 if t['error'] is None and t['results'] and all(r['title_highlights'] for r in t['results'])
+      else 'no: %s' % [(r['title'], r['title_highlights']) for r in t['results']])
+PY
+)" "tl=on: every result has the query word in its title"
+
 # ---- two DaemonAddress lines (the same searchd twice): merged, counted twice
 sed "s/^DaemonAddress .*/DaemonAddress 127.0.0.1:$sd_port\nDaemonAddress 127.0.0.1:$sd_port/" \
 	"$T/etc/s.htm" >"$T/etc/two.htm"
