@@ -151,6 +151,7 @@ struct conf {
 	long max_excerpts;        /* MaxExcerpts (2) */
 	long max_excerpt_len;     /* MaxExcerptLen (200) */
 	bool show_clones;         /* Clones (yes) */
+	long search_timeout;      /* SearchTimeOut ms: connect + answer of searchd (10000) */
 	char *local_charset;      /* LocalCharset (UTF-8) */
 	char **error_names;       /* ER_* names and their texts, parallel arrays */
 	char **error_texts;
