@@ -310,10 +310,15 @@ int db_sites_each(struct db *db, int (*cb)(void *arg, uint32_t site_id, const ch
 /* The url_id of a normalised URL: 1 and *url_id, 0 when unknown, -1. */
 int db_url_id(struct db *db, const char *url, uint32_t *url_id);
 
-/* url_id of every URL that starts with prefix (the ul= filter), through
- * cb.  Returns 0 or -1. */
-int db_url_ids_prefix(struct db *db, const char *prefix, int (*cb)(void *arg, uint32_t url_id),
-		      void *arg);
+/* url_id of every live URL that starts with prefix (the ul= filter), through
+ * cb; site_id != 0 reads only that site's URLs (the site_claim index), 0
+ * scans urlword.  Returns 0 or -1. */
+int db_url_ids_prefix(struct db *db, uint32_t site_id, const char *prefix,
+		      int (*cb)(void *arg, uint32_t url_id), void *arg);
+
+/* The site_id of site key "scheme://host[:port]/": 1 and *site_id, 0 when
+ * there is no such site, -1. */
+int db_site_lookup(struct db *db, const char *site, uint32_t *site_id);
 
 /* site_id of every site of the web spaces space_ids[0..n) (table spaces).
  * Returns 0 or -1. */
@@ -321,3 +326,23 @@ int db_space_sites(struct db *db, const uint32_t *space_ids, size_t n,
 		   int (*cb)(void *arg, uint32_t site_id), void *arg);
 
 #endif
+
+/* --- searchd: the query log (table stat, ASPseek's ADD_STAT) -------------- */
+
+#define DB_STAT_ADDR 128          /* stat.addr, stat.proxy (ascii) */
+#define DB_STAT_TEXT 255          /* stat.query, ul, sp, referer (binary) */
+#define DB_STAT_BATCH 64          /* rows of one db_stat_add() call, at most */
+#define DB_STAT_SQL (DB_STAT_BATCH * (2 * (2 * DB_STAT_ADDR + 4 * DB_STAT_TEXT) + 256) + 256)
+
+/* One query (strings borrowed; NULL = ""; longer strings are cut to the
+ * column widths, addresses to printable ASCII). */
+struct db_stat {
+	const char *addr;         /* the browser's address (s.cgi's REMOTE_ADDR) */
+	const char *proxy;        /* the address that connected to searchd */
+	const char *query, *ul, *sp, *referer;
+	unsigned site, np, ps, sites;
+	uint64_t urls;
+	double start, finish;     /* unix times */
+};
+/* Insert n (at most DB_STAT_BATCH) rows in one statement.  Returns 0 or -1. */
+int db_stat_add(struct db *db, const struct db_stat *rows, size_t n);
