@@ -4,7 +4,9 @@
  * thread does) or against a running searchd (-a HOST:PORT: the wire
  * protocol of include/proto.h, the client side s.cgi uses).
  *
- * Usage: search-load -c CONFIG [-n] | -a ADDR  ping | mrr ITEMS | lat QUERIES CLIENTS SECONDS
+ * Usage: search-load -c CONFIG [-S SEARCHD_CONF] [-n] | -a ADDR  ping | mrr ITEMS | lat ...
+ * -S: the searchd.conf whose ranking weights and limits searchd would use
+ * (without it, the searchd directives keep their built-in defaults).
  * -n: in-process without the database (the index alone: no URLs, titles,
  * clones; for lat only, to tell the engine's time from the database's).
  * ping: exit 0 when the index opens / searchd answers a PING.
@@ -114,6 +116,7 @@ static bool same_url(const char *a, const char *b)
 struct target {
 	const char *addr;              /* -a */
 	struct conf *c;                /* -c: owned */
+	struct conf *sc;               /* -S: searchd.conf, its ranking weights; owned */
 	struct tokenizer *tok;         /* owned */
 	struct search_index *ix;       /* one reference */
 	bool no_db;                    /* -n: in-process without the database */
@@ -162,7 +165,7 @@ static int ask(const struct target *t, struct session *s, const struct proto_sea
 		session_open(t, s, err);
 		return -1;
 	}
-	struct search_env env = { t->c, t->tok, s->db, 0 };
+	struct search_env env = { t->sc ? t->sc : t->c, t->tok, s->db, 0 };
 
 	if (search_run(t->ix, &env, q, r) == 0)
 		return 0;
@@ -171,7 +174,8 @@ static int ask(const struct target *t, struct session *s, const struct proto_sea
 	return -1;
 }
 
-static int target_open(struct target *t, const char *conf_path, const char *addr)
+static int target_open(struct target *t, const char *conf_path, const char *sconf_path,
+		       const char *addr)
 {
 	struct buf err = BUF_INIT(4096);
 	int rc = 0;
@@ -183,11 +187,15 @@ static int target_open(struct target *t, const char *conf_path, const char *addr
 		rc = error("search-load: %s", buf_str(&err));
 		goto out;
 	}
+	if (sconf_path && conf_load(sconf_path, CONF_SEARCHD, &t->sc, &err)) {
+		rc = error("search-load: %s", buf_str(&err));
+		goto out;
+	}
 	t->tok = tok_new(t->c->min_word_length, t->c->max_word_length);
 	for (size_t i = 0; i < t->c->n_stopword_files && !rc; i++)
 		if (tok_load_stopwords(t->tok, t->c->stopword_files[i]))
 			rc = -1;
-	if (!rc && search_index_open(t->c, t->c->data_dir, NULL, true, &t->ix, &err))
+	if (!rc && search_index_open(t->sc ? t->sc : t->c, t->c->data_dir, NULL, true, &t->ix, &err))
 		rc = error("search-load: %s", buf_str(&err));
 out:
 	buf_free(&err);
@@ -199,6 +207,7 @@ static void target_close(struct target *t)
 	search_index_unref(t->ix);
 	tok_free(t->tok);
 	conf_free(t->c);
+	conf_free(t->sc);
 }
 
 /* searchd answers a PING with a PONG; in-process: a database connection. */
@@ -421,7 +430,7 @@ static int run_lat(const struct target *t, const char *path, long clients, doubl
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: search-load -c CONFIG [-n] | -a HOST:PORT  ping | mrr ITEMS |"
+	fprintf(stderr, "usage: search-load -c CONFIG [-S SEARCHD_CONF] [-n] | -a HOST:PORT  ping | mrr ITEMS |"
 		" lat QUERIES CLIENTS SECONDS\n");
 	return 2;
 }
@@ -429,15 +438,16 @@ static int usage(void)
 int main(int argc, char **argv)
 {
 	struct target t = { 0 };
-	const char *conf = NULL, *addr = NULL;
+	const char *conf = NULL, *sconf = NULL, *addr = NULL;
 	long clients = 1, secs = 5;
 	int opt, rc;
 
 	log_set_prog("search-load");
 	log_set_level(LOG_WARN);
-	while ((opt = getopt(argc, argv, "c:a:n")) != -1) {
+	while ((opt = getopt(argc, argv, "c:S:a:n")) != -1) {
 		switch (opt) {
 		case 'c': conf = optarg; break;
+		case 'S': sconf = optarg; break;
 		case 'n': t.no_db = true; break;
 		case 'a': addr = optarg; break;
 		default: return usage();
@@ -454,7 +464,7 @@ int main(int argc, char **argv)
 		return usage();
 	if (strcmp(argv[0], "lat") && strcmp(argv[0], "mrr") && strcmp(argv[0], "ping"))
 		return usage();
-	rc = target_open(&t, conf, addr);
+	rc = target_open(&t, conf, sconf, addr);
 	if (!rc) {
 		if (!strcmp(argv[0], "ping"))
 			rc = ping(&t);
