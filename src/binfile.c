@@ -34,22 +34,6 @@ int binfile_create(struct binfile *f, const char *path)
 	return 0;
 }
 
-static int write_all(int fd, const void *data, size_t n)
-{
-	const unsigned char *p = data;
-
-	while (n) {
-		ssize_t k = write(fd, p, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
 
 static int flush(struct binfile *f)
 {
@@ -93,13 +77,8 @@ int binfile_pwrite(struct binfile *f, const void *data, size_t n, uint64_t off)
 static int fsync_dir_of(const char *path)
 {
 	char *copy = xstrdup(path);
-	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc = 0;
+	int rc = fsync_dir(dirname(copy));
 
-	if (fd < 0 || fsync(fd) < 0)
-		rc = -1;
-	if (fd >= 0)
-		close(fd);
 	free(copy);
 	return rc;
 }

@@ -160,40 +160,7 @@ static void header_pack(unsigned char *h, uint32_t rank, uint64_t created)
 	le_put32(h + 24, crc(h, 24));
 }
 
-/* Make a new directory entry durable: without this a crash could lose the
- * file even though its data was fdatasync'ed. */
-static int fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc = 0;
 
-	if (fd < 0)
-		return -1;
-	if (fsync(fd) < 0)
-		rc = -1;
-	close(fd);
-	return rc;
-}
-
-static int write_all(int fd, const void *data, size_t n)
-{
-	const char *p = data;
-
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		if (k == 0) {
-			errno = EIO;
-			return -1;
-		}
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
 
 /* "r<rank>-<seq>.dlt" with rank <= INT_MAX and seq <= UINT32_MAX. */
 static int parse_seg_name(const char *name, int *rank, uint32_t *seq)

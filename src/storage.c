@@ -84,35 +84,7 @@ static int wordcmp(const unsigned char *a, size_t al, const unsigned char *b, si
 	return c ? c : (al > bl) - (al < bl);
 }
 
-static int fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc = 0;
 
-	if (fd < 0)
-		return -1;
-	if (fsync(fd) < 0)
-		rc = -1;
-	close(fd);
-	return rc;
-}
-
-static int write_all(int fd, const void *data, size_t n)
-{
-	const char *p = data;
-
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
 
 /* ---- one output file: buffered, crc'd, header patched at the end -------- */
 
