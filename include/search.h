@@ -91,6 +91,12 @@ bool search_title_chain(const uint64_t *masks, size_t k);
  * section (UINT32_MAX when none). */
 uint32_t search_min_distance(const uint16_t *a, uint32_t na, const uint16_t *b, uint32_t nb);
 
+/* Does site key "scheme://host[:port]/" match a site: pattern (lower case)?
+ * The pattern's labels end the host ("example.org" matches
+ * "www.example.org", not "badexample.org"); with a port it compares
+ * host:port, with "://" the whole key (a trailing '/' optional). */
+bool search_site_match(const char *site, const char *pat);
+
 /* A matching document, as the ranking leaves it. */
 struct search_doc {
 	uint32_t site_id, url_id;

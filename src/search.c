@@ -1012,7 +1012,7 @@ static void collect(struct run *r, struct qnode *n, bool positive, bool in_phras
  * pattern's host labels must end the site's host ("example.org" matches
  * "www.example.org", not "badexample.org"); a pattern with a port compares
  * host:port, one with a scheme the whole key. */
-static bool site_match(const char *site, const char *pat)
+bool search_site_match(const char *site, const char *pat)
 {
 	const char *hp = strstr(site, "://"), *end;
 	size_t plen = strlen(pat), hlen;
@@ -1033,9 +1033,13 @@ static bool site_match(const char *site, const char *pat)
 	end = strchr(hp, '/');
 	hlen = end ? (size_t)(end - hp) : strlen(hp);
 	with_port = memchr(pat, ':', plen) != NULL;
-	if (!with_port) {
-		const char *colon = memchr(hp, ':', hlen);
-		if (colon && hp[0] != '[')
+	if (!with_port || (pat[0] == '[' && pat[plen - 1] == ']')) {
+		/* The host without its port ("[v6]" keeps its brackets). */
+		const char *colon = hp[0] == '[' ? memchr(hp, ']', hlen) : memchr(hp, ':', hlen);
+
+		if (colon && hp[0] == '[')
+			colon++;
+		if (colon && colon < hp + hlen && *colon == ':')
 			hlen = (size_t)(colon - hp);
 	}
 	if (hlen > MAX_SITE_LEN || plen == 0)
@@ -1066,7 +1070,7 @@ static int site_row(void *arg, uint32_t site_id, const char *site)
 {
 	struct sites_ctx *s = arg;
 
-	if (site_match(site, s->pat))
+	if (search_site_match(site, s->pat))
 		u32_push(&s->v, &s->n, &s->cap, site_id);
 	return 0;
 }
