@@ -128,6 +128,7 @@ struct conf {
 	char *listen;             /* Listen address (127.0.0.1) */
 	char **allow_from;        /* AllowFrom ip|ip/cidr|host */
 	size_t n_allow_from;
+	long slow_query_time;     /* SlowQueryTime ms (1000, 0 = off): log slower queries */
 	long max_threads;         /* MaxThreads (10) */
 	long min_fixed_pattern_length; /* MinFixedPatternLength (6) */
 	long query_time_limit;    /* QueryTimeLimit ms (2000) */
@@ -150,6 +151,7 @@ struct conf {
 	long max_excerpts;        /* MaxExcerpts (2) */
 	long max_excerpt_len;     /* MaxExcerptLen (200) */
 	bool show_clones;         /* Clones (yes) */
+	long search_timeout;      /* SearchTimeOut ms: connect + answer of searchd (10000) */
 	char *local_charset;      /* LocalCharset (UTF-8) */
 	char **error_names;       /* ER_* names and their texts, parallel arrays */
 	char **error_texts;

@@ -326,3 +326,23 @@ int db_space_sites(struct db *db, const uint32_t *space_ids, size_t n,
 		   int (*cb)(void *arg, uint32_t site_id), void *arg);
 
 #endif
+
+/* --- searchd: the query log (table stat, ASPseek's ADD_STAT) -------------- */
+
+#define DB_STAT_ADDR 128          /* stat.addr, stat.proxy (ascii) */
+#define DB_STAT_TEXT 255          /* stat.query, ul, sp, referer (binary) */
+#define DB_STAT_BATCH 64          /* rows of one db_stat_add() call, at most */
+#define DB_STAT_SQL (DB_STAT_BATCH * (2 * (2 * DB_STAT_ADDR + 4 * DB_STAT_TEXT) + 256) + 256)
+
+/* One query (strings borrowed; NULL = ""; longer strings are cut to the
+ * column widths, addresses to printable ASCII). */
+struct db_stat {
+	const char *addr;         /* the browser's address (s.cgi's REMOTE_ADDR) */
+	const char *proxy;        /* the address that connected to searchd */
+	const char *query, *ul, *sp, *referer;
+	unsigned site, np, ps, sites;
+	uint64_t urls;
+	double start, finish;     /* unix times */
+};
+/* Insert n (at most DB_STAT_BATCH) rows in one statement.  Returns 0 or -1. */
+int db_stat_add(struct db *db, const struct db_stat *rows, size_t n);

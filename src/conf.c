@@ -149,9 +149,11 @@ static const struct directive directives[] = {
 
 	/* indexer, global */
 	LONG("MaxDocSize", IDX, C(max_doc_size), 1L << 20, 1, MAX_DOC_BYTES),
-	LONG("MinWordLength", IDX, C(min_word_length), 1, 1, MAX_WORD_LEN),
-	LONG("MaxWordLength", IDX, C(max_word_length), 32, 1, MAX_WORD_LEN),
-	FN("StopwordFile", IDX, 1, 2, d_stopword),
+	/* searchd tokenizes queries as the indexer tokenized pages: the word
+	 * lengths and stopwords are read by both (ASPseek §2.2). */
+	LONG("MinWordLength", IDX | SRD, C(min_word_length), 1, 1, MAX_WORD_LEN),
+	LONG("MaxWordLength", IDX | SRD, C(max_word_length), 32, 1, MAX_WORD_LEN),
+	FN("StopwordFile", IDX | SRD, 1, 2, d_stopword),
 	RAW("HTTPHeader", IDX, d_httpheader),
 	FN("MaxBandwidth", IDX, 1, 3, d_bandwidth),
 	LONG("DeltaBufferSize", IDX, C(delta_buffer_size), 512, 4, 65536),
@@ -209,6 +211,7 @@ static const struct directive directives[] = {
 	LONG("Port", SRD, C(port), DEFAULT_SEARCHD_PORT, 1, 65535),
 	FNW("Listen", SRD, C(listen), 0, d_listen, "127.0.0.1"),
 	FN("AllowFrom", SRD, 1, MANY, d_allowfrom),
+	LONG("SlowQueryTime", SRD, C(slow_query_time), 1000, 0, 3600000),
 	LONG("MaxThreads", SRD, C(max_threads), 10, 1, 1024),
 	LONG("MinFixedPatternLength", SRD, C(min_fixed_pattern_length), 6, 0, MAX_WORD_LEN),
 	LONG("QueryTimeLimit", SRD, C(query_time_limit), 2000, 0, 3600000),
@@ -232,6 +235,7 @@ static const struct directive directives[] = {
 	LONG("MaxExcerpts", TPL, C(max_excerpts), 2, 0, 100),
 	LONG("MaxExcerptLen", TPL, C(max_excerpt_len), 200, 10, 10000),
 	BOOL("Clones", TPL, C(show_clones), 1),
+	LONG("SearchTimeOut", TPL, C(search_timeout), 10000, 100, 600000),
 	STR("LocalCharset", TPL, C(local_charset), "UTF-8"),
 	RAW("ER_STOPWORDS", TPL, d_errtext),
 	RAW("ER_EXTRASYMBOL", TPL, d_errtext),
@@ -240,6 +244,9 @@ static const struct directive directives[] = {
 	RAW("ER_NOQUOTED", TPL, d_errtext),
 	RAW("ER_NOPARENTHESIS", TPL, d_errtext),
 	RAW("ER_NOSEARCHD", TPL, d_errtext),
+	RAW("ER_TOOLONG", TPL, d_errtext),
+	RAW("ER_TOOCOMPLEX", TPL, d_errtext),
+	RAW("ER_TIMEOUT", TPL, d_errtext),
 
 	/* ASPseek directives with no mpseek meaning: refused with a reason
 	 * rather than dropped, so an old config does not half-work. */

@@ -2422,3 +2422,75 @@ int db_space_sites(struct db *db, const uint32_t *space_ids, size_t n,
 	buf_free(&sql);
 	return rc < 0 ? -1 : 0;
 }
+
+/* --- searchd: the query log (table stat) ---------------------------------- */
+
+/* Cut s to at most max bytes on a UTF-8 character boundary (the binary
+ * columns take any bytes; a cut character would only look odd). */
+static size_t stat_cut(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n <= max)
+		return n;
+	n = max;
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	return n;
+}
+
+/* An address for the ascii columns: printable ASCII only, at most max bytes. */
+static int stat_add_ascii(struct db *db, struct buf *b, const char *s, size_t max)
+{
+	char tmp[DB_STAT_ADDR + 1];
+	size_t n = 0;
+
+	if (max > DB_STAT_ADDR)
+		max = DB_STAT_ADDR;
+	for (; s && s[n] && n < max; n++)
+		tmp[n] = s[n] > 0x20 && s[n] < 0x7f ? s[n] : '?';
+	return add_quoted(db, b, tmp, n);
+}
+
+static int stat_add_bin(struct db *db, struct buf *b, const char *s)
+{
+	s = s ? s : "";
+	return add_quoted(db, b, s, stat_cut(s, DB_STAT_TEXT));
+}
+
+int db_stat_add(struct db *db, const struct db_stat *rows, size_t n)
+{
+	struct buf sql = BUF_INIT(DB_STAT_SQL);
+	size_t i;
+	int rc;
+
+	if (!n)
+		return 0;
+	/* Escaping needs the connection; sql_run() below reconnects again
+	 * should it drop in between (the charset is always utf8mb4). */
+	rc = ensure_connected(db);
+	if (rc)
+		return -1;
+	rc = buf_adds(&sql, "INSERT INTO stat (addr, proxy, query, ul, sp, site, np, ps, sites,"
+			    " urls, start, finish, referer) VALUES ");
+	for (i = 0; !rc && i < n; i++) {
+		const struct db_stat *r = &rows[i];
+		rc = (i && buf_addc(&sql, ',')) || buf_addc(&sql, '(') ||
+		     stat_add_ascii(db, &sql, r->addr, DB_STAT_ADDR) || buf_addc(&sql, ',') ||
+		     stat_add_ascii(db, &sql, r->proxy, DB_STAT_ADDR) || buf_addc(&sql, ',') ||
+		     stat_add_bin(db, &sql, r->query) || buf_addc(&sql, ',') ||
+		     stat_add_bin(db, &sql, r->ul) || buf_addc(&sql, ',') ||
+		     stat_add_bin(db, &sql, r->sp) ||
+		     buf_printf(&sql, ",%u,%u,%u,%u,%u,%.3f,%.3f,", r->site, r->np < 65535 ? r->np : 65535,
+				r->ps < 65535 ? r->ps : 65535, r->sites,
+				r->urls < UINT32_MAX ? (unsigned)r->urls : UINT32_MAX, r->start,
+				r->finish) ||
+		     stat_add_bin(db, &sql, r->referer) || buf_addc(&sql, ')');
+	}
+	if (rc)
+		rc = error("the query log: %zu row(s) do not fit one statement", n);
+	else
+		rc = sql_run(db, sql.ptr, NULL) ? -1 : 0;
+	buf_free(&sql);
+	return rc;
+}

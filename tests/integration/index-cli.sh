@@ -50,8 +50,11 @@ tap_ok "$(echo "$out" | grep -q -- '--db-start' && echo 1)" "the message says ho
 
 out=$("$builddir/searchd" --bogus 2>&1); rc=$?
 tap_is "$rc" 2 "searchd: unknown option exits 2"
-out=$("$builddir/searchd" -F "$srcdir/etc/searchd.conf" 2>&1); rc=$?
-tap_ok "$([ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] && echo 1)" "searchd without an index exits cleanly ($rc)"
+out=$("$builddir/searchd" "$srcdir/etc/searchd.conf" 2>&1); rc=$?
+tap_ok "$([ "$rc" = 2 ] && echo "$out" | grep -q -- '-F' && echo 1)" "searchd without -F or -D explains itself and exits 2"
+out=$(MPSEEK_DATADIR=$tmp/emb "$builddir/searchd" -F "$srcdir/etc/searchd.conf" 2>&1); rc=$?
+tap_ok "$([ "$rc" = 1 ] && echo "$out" | grep -q -- '--db-start' && echo 1)" \
+	"searchd on a stopped embedded database exits 1 and says how to start it: $out"
 
 out=$(REQUEST_METHOD=GET QUERY_STRING='q=%3Cscript%3E' "$builddir/s.cgi" </dev/null 2>&1); rc=$?
 tap_is "$rc" 0 "s.cgi answers"

@@ -156,6 +156,7 @@ static void dump(struct buf *b, const struct conf *c)
 	kv(b, "max_threads", "%ld", c->max_threads);
 	kv(b, "min_fixed_pattern_length", "%ld", c->min_fixed_pattern_length);
 	kv(b, "query_time_limit", "%ld", c->query_time_limit);
+	kv(b, "slow_query_time", "%ld", c->slow_query_time);
 	kv(b, "n_daemon_addresses", "%zu", c->n_daemon_addresses);
 	for (i = 0; i < c->n_daemon_addresses; i++) {
 		snprintf(k, sizeof(k), "daemon_address[%zu]", i);
