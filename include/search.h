@@ -84,9 +84,9 @@ uint32_t search_phrase_count(const uint16_t *const *pos, const uint32_t *n, cons
 			     size_t k, uint32_t per_section[4]);
 /* Do the query's words follow each other in the title?  masks[i] has bit p
  * set when word i (in query order) is at title position p (< 64).  True
- * when some position of each word comes 1 or 2 positions (a stopword
- * between) after one of the word before it. */
-bool search_title_chain(const uint64_t *masks, size_t k);
+ * when some position of each word comes 1 to max_gap positions after one
+ * of the word before it. */
+bool search_title_chain(const uint64_t *masks, size_t k, unsigned max_gap);
 /* The smallest distance between a position of a and one of b in the same
  * section (UINT32_MAX when none). */
 uint32_t search_min_distance(const uint16_t *a, uint32_t na, const uint16_t *b, uint32_t nb);

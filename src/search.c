@@ -242,15 +242,24 @@ uint32_t search_phrase_count(const uint16_t *const *pos, const uint32_t *n, cons
 	return total;
 }
 
-bool search_title_chain(const uint64_t *masks, size_t k)
+bool search_title_chain(const uint64_t *masks, size_t k, unsigned max_gap)
 {
 	uint64_t reach;
 
 	if (k == 0)
 		return false;
+	if (max_gap < 1)
+		max_gap = 1;
+	if (max_gap > 63)
+		max_gap = 63;
 	reach = masks[0];
-	for (size_t i = 1; i < k && reach; i++)
-		reach = ((reach << 1) | (reach << 2)) & masks[i];
+	for (size_t i = 1; i < k && reach; i++) {
+		uint64_t next = 0;
+
+		for (unsigned g = 1; g <= max_gap; g++)
+			next |= reach << g;
+		reach = next & masks[i];
+	}
 	return reach != 0;
 }
 
@@ -1525,7 +1534,10 @@ static int score_doc(struct run *r, uint64_t key, struct search_doc *out, bool *
 	 * of TitleMatchBoost and ranks first. */
 	if (exact && r->query_tokens && d.len[TOK_SECTION_TITLE] >= r->query_tokens) {
 		double ratio = (double)r->query_tokens / d.len[TOK_SECTION_TITLE];
-		bool in_order = ntitle < ARRAY_SIZE(tmask) && search_title_chain(tmask, ntitle);
+		/* A stopword of the query is a gap between its words; one more
+		 * word in the title may sit between any two. */
+		unsigned gap = 2 + (r->query_tokens > ntitle ? r->query_tokens - (unsigned)ntitle : 0);
+		bool in_order = ntitle < ARRAY_SIZE(tmask) && search_title_chain(tmask, ntitle, gap);
 
 		score += r->rp.title_match * ratio * ratio * (in_order ? 1.0 : SEARCH_TITLE_UNORDERED);
 	}

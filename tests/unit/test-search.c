@@ -199,8 +199,8 @@ static void chain_case(char **f, size_t *len, int n, int lineno, void *arg)
 			break;
 		w = bar + 1;
 	}
-	is_int(search_title_chain(masks, k), f[1][0] == '1', "title-chain.tsv:%d: %s", lineno,
-	       f[0]);
+	is_int(search_title_chain(masks, k, n > 2 ? (unsigned)strtoul(f[2], NULL, 10) : 2),
+	       f[1][0] == '1', "title-chain.tsv:%d: %s", lineno, f[0]);
 }
 
 static void site_case(char **f, size_t *len, int n, int lineno, void *arg)
