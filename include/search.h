@@ -39,6 +39,14 @@ uint64_t search_index_generation(const struct search_index *ix);
 /* The generation directory's name, e.g. ".../index/gen-00000003". */
 const char *search_index_dir(const struct search_index *ix);
 
+/* The result-page rows (URL, site, title, description, keywords, type,
+ * size, clones) an opened generation keeps after reading them from the
+ * database once (at most 65,536 rows / 64 MiB; a full cache starts over):
+ * lookups answered, lookups that went to the database, rows kept.  Pages
+ * with snippets read the database (the stored text is not kept). */
+void search_index_cache_stats(struct search_index *ix, uint64_t *hits, uint64_t *misses,
+			      uint64_t *rows);
+
 /* What a search may use besides the index: the tokenizer of the indexer
  * (same word lengths and stopwords), the limits of searchd.conf. */
 struct search_env {

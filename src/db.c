@@ -2181,6 +2181,7 @@ static int hit_row(void *arg, MYSQL_ROW row, unsigned long *lens, unsigned nf)
 		if (h->ids[i] != id || d->found)
 			continue;
 		d->found = true;
+		d->url_id = id;
 		d->site_id = (uint32_t)num(row[1] ? row[1] : "0");
 		d->url = col_str(row, lens, 2);
 		d->site = col_str(row, lens, 3);
@@ -2208,8 +2209,10 @@ int db_hit_docs(struct db *db, const uint32_t *ids, size_t n, bool with_text,
 	bool any = false;
 	int rc;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
+		out[i].url_id = ids[i];
+	}
 	if (n == 0)
 		return 0;
 	if (n > DB_MAX_HIT_DOCS)
