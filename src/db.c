@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <mysql.h>
 #include <mysqld_error.h>
+#include <pthread.h>
 #include <errmsg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -188,21 +189,31 @@ struct db {
 
 /* --- the client library --------------------------------------------------- */
 
+/* Threads (searchd, bench/search-load) open and close connections at the
+ * same time: the count of users is guarded. */
 static int lib_users;
+static pthread_mutex_t lib_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static int lib_acquire(void)
 {
+	int rc = 0;
+
+	pthread_mutex_lock(&lib_mu);
 	if (lib_users == 0 && mysql_library_init(0, NULL, NULL))
-		return error("cannot initialise the MySQL client library");
-	lib_users++;
-	return 0;
+		rc = -1;
+	else
+		lib_users++;
+	pthread_mutex_unlock(&lib_mu);
+	return rc ? error("cannot initialise the MySQL client library") : 0;
 }
 
 /* The last user ends the library, so leak checkers see its memory freed. */
 static void lib_release(void)
 {
+	pthread_mutex_lock(&lib_mu);
 	if (lib_users > 0 && --lib_users == 0)
 		mysql_library_end();
+	pthread_mutex_unlock(&lib_mu);
 }
 
 static void sleep_seconds(double s)
