@@ -19,6 +19,7 @@ struct buf;
 struct tokenizer;
 
 #define EXCERPT_MAX_SCAN (1u << 20)    /* bytes of plain text searched for passages */
+#define EXCERPT_MAX_HTML (256u << 10)  /* bytes of a stored page parsed for snippets */
 #define EXCERPT_MAX_TERMS 256          /* query words highlighted */
 
 /* The words to highlight: folded (tok_fold), as the index has them. */
@@ -29,9 +30,11 @@ struct excerpt_terms {
 
 /* Decompress a urlwordsNN.words value (4-byte LE length, 0xFFFFFFFF = the
  * bytes follow raw, else zlib data of that many bytes, at most
- * MAX_DOC_BYTES) into out (reset first).  Returns 0, or -1 for a value that
- * does not decompress to its length (err says why). */
-int excerpt_inflate(const void *blob, size_t len, struct buf *out, struct buf *err);
+ * MAX_DOC_BYTES) into out (reset first; its ceiling must allow max bytes):
+ * the whole text, or its first max bytes when it is longer (snippets read
+ * EXCERPT_MAX_HTML; the cached copy everything).  Returns 0, or -1 for a
+ * value that does not decompress to its length (err says why). */
+int excerpt_inflate(const void *blob, size_t len, size_t max, struct buf *out, struct buf *err);
 
 /* The plain text of a stored document: html_parse (or html_parse_text for
  * text/plain) of the UTF-8 bytes, the body section; its newlines kept when

@@ -16,6 +16,7 @@ struct conf;
 #define SEARCHD_MAX_CONNS 1024        /* open client connections; more get ER_BUSY */
 #define SEARCHD_MAX_REQUEST (64u << 10) /* bytes of one request payload */
 #define SEARCHD_IDLE_MS 60000         /* a connection may wait this long between requests */
+#define SEARCHD_CROWDED_IDLE_MS 5000  /* ... when over 3/4 of the connections are open */
 #define SEARCHD_FRAME_MS 5000         /* a frame, once begun, must arrive whole within this */
 #define SEARCHD_WRITE_MS 10000        /* an answer must be taken by the client within this */
 #define SEARCHD_RELOAD_MS 200         /* index/current is looked at this often */

@@ -173,6 +173,34 @@ int cluster_sum_u64(uint64_t *v, int n)
 #define XFER_CHUNK (4 << 20)
 #define XFER_TAG 77
 
+/* Complete the send and the receive of one exchange step together.  Data
+ * moves only inside MPI calls (no progress thread), and a 4 MiB message
+ * over shared memory takes many calls: waiting for the send alone, with
+ * sleeps of up to 20 ms between tests, made -D with 2 ranks 3.5x slower
+ * than with one (bench/merge).  Hence, as wait_fast() below: test both
+ * between sched_yield()s for up to 200 ms, then with sleeps of 50 us
+ * growing to 1 ms. */
+static void wait_step(MPI_Request *req, int n, MPI_Status *st)
+{
+	int done = 0;
+	long ns = 50000;
+	double t0 = now_monotonic();
+
+	for (;;) {
+		MPI_Testall(n, req, &done, st);
+		if (done)
+			return;
+		if (now_monotonic() - t0 < 0.200) {
+			sched_yield();
+			continue;
+		}
+		struct timespec ts = { 0, ns };
+		nanosleep(&ts, NULL);
+		if (ns < 1000000)
+			ns *= 2;
+	}
+}
+
 int cluster_exchange_file(const char *send_path, int to, const char *recv_path, int from)
 {
 	FILE *in = fopen(send_path, "rb"), *out = fopen(recv_path, "wb");
@@ -186,7 +214,7 @@ int cluster_exchange_file(const char *send_path, int to, const char *recv_path, 
 	/* Each chunk is a message; a short (possibly empty) chunk ends the file. */
 	while (!send_done || !recv_done) {
 		MPI_Request req[2];
-		MPI_Status st;
+		MPI_Status st[2];
 		int nreq = 0, got = 0;
 		size_t k = 0;
 
@@ -197,24 +225,9 @@ int cluster_exchange_file(const char *send_path, int to, const char *recv_path, 
 		if (!recv_done)
 			MPI_Irecv(rbuf, XFER_CHUNK, MPI_BYTE, from, XFER_TAG, MPI_COMM_WORLD,
 				  &req[nreq++]);
-		for (int i = 0; i < nreq; i++) {
-			if (!send_done && i == 0) {
-				wait_polled(&req[i]);
-				continue;
-			}
-			int done = 0;
-			long ns = 1000000;
-			for (;;) {
-				MPI_Test(&req[i], &done, &st);
-				if (done)
-					break;
-				struct timespec ts = { 0, ns };
-				nanosleep(&ts, NULL);
-				if (ns < 20000000)
-					ns *= 2;
-			}
-			MPI_Get_count(&st, MPI_BYTE, &got);
-		}
+		wait_step(req, nreq, st);
+		if (!recv_done)
+			MPI_Get_count(&st[nreq - 1], MPI_BYTE, &got);
 		if (!send_done && k < XFER_CHUNK)
 			send_done = 1;
 		if (!recv_done) {

@@ -1810,7 +1810,7 @@ static int apply_defaults(struct parser *p)
 	c->bm25_k1 = 1.2;
 	c->bm25_b = 0.75;
 	c->phrase_boost = 1.0;
-	c->proximity_boost = 0.5;
+	c->proximity_boost = 2.0;
 	c->pagerank_weight = 0.5;
 	c->title_match_boost = 1000;
 	if (env && *env) {

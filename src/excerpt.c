@@ -31,12 +31,13 @@ void excerpt_text_free(struct proto_text *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int excerpt_inflate(const void *blob, size_t len, struct buf *out, struct buf *err)
+int excerpt_inflate(const void *blob, size_t len, size_t max, struct buf *out, struct buf *err)
 {
 	const unsigned char *p = blob;
 	uint32_t want;
-	uLongf got;
-	unsigned char *tmp;
+	size_t take;
+	z_stream z;
+	char *dst;
 	int rc;
 
 	buf_reset(out);
@@ -44,9 +45,12 @@ int excerpt_inflate(const void *blob, size_t len, struct buf *out, struct buf *e
 		buf_printf(err, "stored text of %zu bytes has no length", len);
 		return -1;
 	}
+	if (max > (size_t)MAX_DOC_BYTES)
+		max = (size_t)MAX_DOC_BYTES;
 	want = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 	if (want == 0xFFFFFFFFu) {
-		if (len - 4 > (size_t)MAX_DOC_BYTES || buf_add(out, p + 4, len - 4)) {
+		take = len - 4 < max ? len - 4 : max;
+		if (buf_add(out, p + 4, take)) {
 			buf_printf(err, "raw stored text too long");
 			return -1;
 		}
@@ -56,29 +60,56 @@ int excerpt_inflate(const void *blob, size_t len, struct buf *out, struct buf *e
 		buf_printf(err, "stored text claims %u bytes, more than %ld", want, MAX_DOC_BYTES);
 		return -1;
 	}
-	tmp = xmalloc(want ? want : 1);
-	got = want;
-	rc = uncompress(tmp, &got, p + 4, (uLong)(len - 4));
-	if (rc != Z_OK || got != want) {
-		free(tmp);
+	/* Only the first max bytes are inflated: the rest is not needed. */
+	take = want < max ? want : max;
+	dst = xmalloc(take + 1);
+	memset(&z, 0, sizeof(z));
+	if (inflateInit(&z) != Z_OK) {
+		free(dst);
+		buf_printf(err, "zlib: cannot start inflating");
+		return -1;
+	}
+	z.next_in = (Bytef *)(p + 4);
+	z.avail_in = (uInt)(len - 4 < UINT32_MAX ? len - 4 : UINT32_MAX);
+	z.next_out = (Bytef *)dst;
+	z.avail_out = (uInt)take;
+	rc = inflate(&z, Z_FINISH);
+	inflateEnd(&z);
+	/* The whole text: it must end exactly at its length; a prefix: it
+	 * must fill the room (the stream goes on). */
+	if (take == want ? rc != Z_STREAM_END || z.total_out != want
+			 : (rc != Z_OK && rc != Z_BUF_ERROR) || z.total_out != take) {
+		free(dst);
 		buf_printf(err, "stored text does not inflate to its %u bytes (zlib %d)", want, rc);
 		return -1;
 	}
-	rc = buf_add(out, tmp, want);
-	free(tmp);
-	if (rc)
-		buf_printf(err, "stored text too long");
-	return rc ? -1 : 0;
+	/* A prefix ends on a character boundary. */
+	if (take < want)
+		take = utf8_cut(dst, take, take);
+	dst[take] = '\0';
+	/* Hand the bytes to out without copying them. */
+	free(out->ptr);
+	out->ptr = dst;
+	out->len = take;
+	out->alloc = take + 1;
+	return 0;
 }
 
 int excerpt_plain_text(const char *utf8, size_t len, const char *content_type, bool lines,
 		       struct buf *out)
 {
 	struct html_doc *doc = xcalloc(1, sizeof(*doc));
+	struct buf clean = BUF_INIT(MAX_DOC_BYTES + 1);
 	const struct buf *body;
 	int rc = 0;
 
 	buf_reset(out);
+	/* What the crawler stored is UTF-8; anything else is made so first. */
+	if (!utf8_valid(utf8, len)) {
+		utf8_sanitize(utf8, len, &clean, NULL);
+		utf8 = buf_str(&clean);
+		len = clean.len;
+	}
 	if (content_type && !ascii_ncasecmp(content_type, "text/plain", 10))
 		html_parse_text(utf8, len, doc);
 	else
@@ -92,20 +123,39 @@ int excerpt_plain_text(const char *utf8, size_t len, const char *content_type, b
 				out->ptr[i] = ' ';
 	html_doc_free(doc);
 	free(doc);
+	buf_free(&clean);
 	return rc;
 }
 
 /* ---- runs ------------------------------------------------------------------ */
+
+/* ASCII letters and digits: word bytes; every other ASCII byte separates. */
+static bool ascii_alnum(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Is the folded word w (n bytes) the lower-cased start of ASCII text s? */
+static bool folded_prefix(const char *w, size_t n, const char *s)
+{
+	for (size_t k = 0; k < n; k++) {
+		char c = s[k];
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c + 32);
+		if (c != w[k])
+			return false;
+	}
+	return true;
+}
 
 /* Bytes of a separator at s (len left), 0 when s starts a word character. */
 static size_t sep_len(const unsigned char *s, size_t len)
 {
 	unsigned char c = s[0];
 
-	if (c < 0x80) {
-		bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-		return alnum ? 0 : 1;
-	}
+	if (c < 0x80)
+		return ascii_alnum(c) ? 0 : 1;
 	/* NBSP, « », general punctuation (U+2000-206F), CJK punctuation
 	 * (U+3000-303F), fullwidth forms' punctuation (U+FF01-FF0F). */
 	if (c == 0xC2 && len >= 2 && (s[1] == 0xA0 || s[1] == 0xAB || s[1] == 0xBB))
@@ -150,8 +200,13 @@ static size_t find_matches(const struct tokenizer *tok, const char *text, size_t
 	const unsigned char *s = (const unsigned char *)text;
 	size_t i = 0, n = 0;
 
+	size_t tlen[EXCERPT_MAX_TERMS];
+	bool ascii;
+
 	if (!terms || terms->n == 0)
 		return 0;
+	for (size_t t = 0; t < terms->n && t < EXCERPT_MAX_TERMS; t++)
+		tlen[t] = strlen(terms->words[t]);
 	while (i < len && n < max) {
 		size_t j, k;
 		struct run_ctx x = { terms, 0 };
@@ -160,12 +215,43 @@ static size_t find_matches(const struct tokenizer *tok, const char *text, size_t
 		while (i < len && (k = sep_len(s + i, len - i)) > 0)
 			i += k;
 		j = i;
-		while (j < len && sep_len(s + j, len - j) == 0)
+		ascii = true;
+		while (j < len) {
+			if (s[j] < 0x80) {
+				if (!ascii_alnum(s[j]))
+					break;
+			} else {
+				if (sep_len(s + j, len - j))
+					break;
+				ascii = false;
+			}
 			j++;
+		}
 		if (j == i)
 			break;
-		tok_doc_reset(&td);
-		tok_run(tok, &td, TOK_SECTION_BODY, text + i, j - i, run_word, &x);
+		if (ascii) {
+			/* One ASCII word: the tokenizer only lower-cases it, and cuts
+			 * it to MaxWordLength; a cut word can only equal a query
+			 * word that is a prefix of the run, so only then is the
+			 * tokenizer asked. */
+			bool maybe_cut = false;
+
+			for (size_t t = 0; t < terms->n && t < EXCERPT_MAX_TERMS && !x.hit; t++) {
+				if (tlen[t] > j - i || !folded_prefix(terms->words[t], tlen[t], text + i))
+					continue;
+				if (tlen[t] == j - i)
+					x.hit = (int)t + 1;
+				else
+					maybe_cut = true;
+			}
+			if (!x.hit && maybe_cut) {
+				tok_doc_reset(&td);
+				tok_run(tok, &td, TOK_SECTION_BODY, text + i, j - i, run_word, &x);
+			}
+		} else {
+			tok_doc_reset(&td);
+			tok_run(tok, &td, TOK_SECTION_BODY, text + i, j - i, run_word, &x);
+		}
 		if (x.hit) {
 			m[n].start = (uint32_t)i;
 			m[n].end = (uint32_t)j;

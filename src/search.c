@@ -34,6 +34,8 @@
 #define SEARCH_MAX_POSITIONS (1u << 26) /* positions one query may load (128 MiB) */
 #define SEARCH_MAX_SCANNED   100000     /* dictionary words looked at per wildcard */
 #define SEARCH_PR_TIEBREAK   1e-3       /* PageRank added to every score */
+#define SEARCH_TITLE_UNORDERED 0.25    /* title boost when the words are not in order */
+#define SEARCH_MAX_CACHED_SPANS 100000 /* highlights of one cached copy */
 #define SEARCH_PROXIMITY_MAX 16         /* positions apart that still count as near */
 
 /* ---- the generation --------------------------------------------------------- */
@@ -143,7 +145,7 @@ void search_rank_params(const struct conf *c, struct search_rank_params *p)
 	p->k1 = c ? c->bm25_k1 : 1.2;
 	p->b = c ? c->bm25_b : 0.75;
 	p->phrase = c ? c->phrase_boost : 1.0;
-	p->proximity = c ? c->proximity_boost : 0.5;
+	p->proximity = c ? c->proximity_boost : 2.0;
 	p->pagerank = c ? c->pagerank_weight : 0.5;
 	p->title_match = c ? c->title_match_boost : 1000;
 }
@@ -170,15 +172,28 @@ static double saturate(const struct search_rank_params *p, double idf, double t)
 	return t > 0 ? idf * t * (p->k1 + 1) / (p->k1 + t) : 0;
 }
 
+/* w_s / norm_s of one document, the factor of tf_s in tf~. */
+static void section_factors(const struct search_rank_params *p, const uint16_t len[4],
+			    const double avg_len[4], double wn[4])
+{
+	for (int s = 0; s < 4; s++)
+		wn[s] = p->w[s] / section_norm(p, s, len, avg_len);
+}
+
+static double bm25f_wn(const struct search_rank_params *p, double idf, const uint32_t tf[4],
+		       const double wn[4])
+{
+	double t = tf[0] * wn[0] + tf[1] * wn[1] + tf[2] * wn[2] + tf[3] * wn[3];
+	return saturate(p, idf, t);
+}
+
 double search_bm25f(const struct search_rank_params *p, double idf, const uint32_t tf[4],
 		    const uint16_t len[4], const double avg_len[4])
 {
-	double t = 0;
+	double wn[4];
 
-	for (int s = 0; s < 4; s++)
-		if (tf[s])
-			t += p->w[s] * tf[s] / section_norm(p, s, len, avg_len);
-	return saturate(p, idf, t);
+	section_factors(p, len, avg_len, wn);
+	return bm25f_wn(p, idf, tf, wn);
 }
 
 static bool has_pos(const uint16_t *v, uint32_t n, uint16_t x)
@@ -225,6 +240,18 @@ uint32_t search_phrase_count(const uint16_t *const *pos, const uint32_t *n, cons
 		}
 	}
 	return total;
+}
+
+bool search_title_chain(const uint64_t *masks, size_t k)
+{
+	uint64_t reach;
+
+	if (k == 0)
+		return false;
+	reach = masks[0];
+	for (size_t i = 1; i < k && reach; i++)
+		reach = ((reach << 1) | (reach << 2)) & masks[i];
+	return reach != 0;
 }
 
 uint32_t search_min_distance(const uint16_t *a, uint32_t na, const uint16_t *b, uint32_t nb)
@@ -425,12 +452,25 @@ static const uint16_t *plist_pos(const struct plist *p, size_t i, uint32_t *n)
 	return p->pos + start;
 }
 
-/* Index of key in p at or after *cursor (keys ascending), or SIZE_MAX. */
+/* Index of key in p at or after *cursor (keys ascending), or SIZE_MAX.
+ * Galloping: the documents are visited in key order, so the key is
+ * usually at or just after the cursor. */
 static size_t plist_find(const struct plist *p, uint64_t key, size_t *cursor)
 {
-	size_t lo = *cursor, hi = p->n;
+	size_t lo = *cursor, hi, step = 1;
 
-	/* Galloping would do better on long lists; a binary search is enough. */
+	if (lo < p->n && p->key[lo] >= key) {
+		*cursor = lo;
+		return p->key[lo] == key ? lo : SIZE_MAX;
+	}
+	hi = lo + 1;
+	while (hi < p->n && p->key[hi] < key) {
+		lo = hi;
+		step *= 2;
+		hi = lo + step;
+	}
+	if (hi > p->n)
+		hi = p->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (p->key[mid] < key)
@@ -516,6 +556,8 @@ struct leaf {
 	struct plist pl;
 	double idf;
 	size_t cursor;
+	bool loaded;               /* by load_and_driven() */
+	uint64_t df;               /* documents of the word (load_and_driven) */
 	char **words;              /* the words it stands for (a wildcard: its expansion) */
 	size_t n_words;
 };
@@ -649,6 +691,139 @@ static int load_word(struct run *r, uint32_t word_id, uint8_t mask, struct plist
 			break;
 	}
 	return rc < 0 ? -1 : 0;
+}
+
+/* Load the postings of word_id into p only for the documents of keys[0..nk)
+ * (ascending): the other words of an AND are read by seeking, without
+ * decoding the positions of documents the rarest word does not have. */
+static int load_word_in(struct run *r, uint32_t word_id, uint8_t mask, const uint64_t *keys,
+			size_t nk, struct plist *p)
+{
+	struct storage_cursor *c = r->cur;
+	uint32_t site, url, np;
+	size_t k = 0;
+	int rc = storage_postings(r->ix->st, word_id, c);
+
+	if (rc <= 0)
+		return rc;
+	while (k < nk && (rc = storage_next_site(c, &site)) == 1) {
+		while (k < nk && (keys[k] >> 32) < site)
+			k++;
+		while (k < nk && (keys[k] >> 32) == site) {
+			rc = storage_seek_url(c, (uint32_t)keys[k], &url, &np);
+			if (rc < 0)
+				return -1;
+			if (rc == 0)
+				break;
+			/* The seek may land past the target, on a later key. */
+			while (k < nk && (keys[k] >> 32) == site && (uint32_t)keys[k] < url)
+				k++;
+			if (k < nk && (keys[k] >> 32) == site && (uint32_t)keys[k] == url) {
+				size_t start = p->npos;
+
+				for (uint32_t i = 0; i < np; i++)
+					if ((mask >> tok_pos_section(c->pos[i])) & 1)
+						if (plist_push_pos(r, p, c->pos[i]))
+							return -2;
+				if (p->npos > start) {
+					plist_push_doc(r, p, (uint64_t)site << 32 | url);
+					p->end[p->n - 1] = (uint32_t)p->npos;
+				}
+				k++;
+			}
+		}
+		if (past_deadline(r))
+			return -2;
+	}
+	return rc < 0 ? -1 : 0;
+}
+
+struct driven {
+	struct leaf *l;
+	uint32_t word_id;
+	uint64_t df;
+};
+
+static int cmp_driven(const void *a, const void *b)
+{
+	const struct driven *x = a, *y = b;
+	return x->df < y->df ? -1 : x->df > y->df;
+}
+
+/* Words that must all be in every answer (the plain words of a root AND,
+ * the words of a phrase that is the root or one of its ANDed parts), over
+ * all sections: load the rarest whole, then each other only for the
+ * documents all the rarer ones have.  Marks the leaves loaded; the rest are
+ * loaded by load_leaf().  Returns 0 or -1 (damage). */
+static int drive_group(struct run *r, struct qnode *const *kids, size_t nk)
+{
+	struct driven d[QUERY_MAX_NODES];
+	size_t n = 0;
+	const struct plist *prev = NULL;
+	bool none = false;
+
+	for (size_t i = 0; i < nk && n < QUERY_MAX_NODES; i++) {
+		const struct qnode *k = kids[i];
+		struct storage_word w;
+		struct leaf *l;
+		int rc;
+
+		if (k->type != Q_TERM)
+			continue;
+		l = &r->leaves[k->id];
+		if (l->mask != 0xf || l->loaded)
+			continue;
+		rc = storage_word(r->ix->st, k->word, strlen(k->word), &w);
+		if (rc < 0)
+			return -1;
+		d[n].l = l;
+		d[n].word_id = rc ? w.word_id : 0;
+		d[n].df = rc ? w.n_urls : 0;
+		if (d[n].df == 0)
+			none = true;
+		n++;
+	}
+	if (n < 2)
+		return 0;
+	qsort(d, n, sizeof(d[0]), cmp_driven);
+	for (size_t i = 0; i < n && !past_deadline(r); i++) {
+		struct leaf *l = d[i].l;
+		int rc = 0;
+
+		l->words = xmalloc(sizeof(char *));
+		l->words[0] = xstrdup(l->node->word);
+		l->n_words = 1;
+		l->loaded = true;
+		l->df = d[i].df;
+		/* A word no document has: nothing to read for the others. */
+		if (none || (prev && prev->n == 0))
+			continue;
+		if (!prev)
+			rc = load_word(r, d[i].word_id, l->mask, &l->pl);
+		else
+			rc = load_word_in(r, d[i].word_id, l->mask, prev->key, prev->n, &l->pl);
+		if (rc == -1)
+			return -1;
+		prev = &l->pl;
+	}
+	return 0;
+}
+
+static int load_and_driven(struct run *r)
+{
+	struct qnode *root = r->q.root;
+
+	if (root->type == Q_PHRASE)
+		return drive_group(r, root->kids, root->n_kids);
+	if (root->type != Q_AND)
+		return 0;
+	if (drive_group(r, root->kids, root->n_kids))
+		return -1;
+	for (size_t i = 0; i < root->n_kids; i++)
+		if (root->kids[i]->type == Q_PHRASE &&
+		    drive_group(r, root->kids[i]->kids, root->kids[i]->n_kids))
+			return -1;
+	return 0;
 }
 
 /* a = a OR b, positions merged. */
@@ -1001,8 +1176,26 @@ static int resolve_filters(struct run *r)
 			memcpy(tok, ul, n);
 			tok[n] = '\0';
 			if (strstr(tok, "://")) {
-				if (db_url_ids_prefix(r->env->db, tok, url_row, r))
-					return -1;
+				/* Only the URLs of the prefix's site are read. */
+				struct buf site = BUF_INIT(MAX_URL_LEN + 1);
+				uint32_t sid = 0;
+				int found = 0;
+
+				if (url_site(tok, &site, NULL) == 0) {
+					found = db_site_lookup(r->env->db, buf_str(&site), &sid);
+					if (found < 0) {
+						buf_free(&site);
+						return -1;
+					}
+				}
+				buf_free(&site);
+				/* A site nobody crawled has no URLs; a prefix that is no
+				 * URL is looked for everywhere. */
+				if (found || url_site(tok, &site, NULL) != 0) {
+					if (db_url_ids_prefix(r->env->db, found ? sid : 0, tok, url_row, r))
+						return -1;
+				}
+				buf_free(&site);
 			} else {
 				uint32_t *v;
 				size_t nv;
@@ -1228,7 +1421,9 @@ static int score_doc(struct run *r, uint64_t key, struct search_doc *out, bool *
 	uint32_t pn[64];
 	double idfs[64];
 	size_t nprox = 0;
-	double text = 0, score, pr;
+	double text = 0, score, pr, wn[4];
+	uint64_t tmask[QUERY_MAX_PHRASE];
+	size_t ntitle = 0;
 	bool exact = r->title_eligible;
 	int rc;
 
@@ -1249,6 +1444,7 @@ static int score_doc(struct run *r, uint64_t key, struct search_doc *out, bool *
 		return 0;
 	if (q->time_to && (d.last_modified == 0 || d.last_modified > q->time_to))
 		return 0;
+	section_factors(&r->rp, d.len, r->ix->avg_len, wn);
 	for (size_t i = 0; i < r->n_leaves; i++) {
 		struct leaf *l = &r->leaves[i];
 		uint32_t tf[4] = { 0 }, n;
@@ -1265,9 +1461,18 @@ static int score_doc(struct run *r, uint64_t key, struct search_doc *out, bool *
 		p = plist_pos(&l->pl, at, &n);
 		for (uint32_t j = 0; j < n; j++)
 			tf[tok_pos_section(p[j])]++;
-		if (!tf[TOK_SECTION_TITLE])
+		if (!tf[TOK_SECTION_TITLE]) {
 			exact = false;
-		text += search_bm25f(&r->rp, l->idf, tf, d.len, r->ix->avg_len);
+		} else if (exact && ntitle < ARRAY_SIZE(tmask)) {
+			/* The title positions of this word, for the order check. */
+			tmask[ntitle] = 0;
+			for (uint32_t j = 0; j < n; j++)
+				if (tok_pos_section(p[j]) == TOK_SECTION_TITLE &&
+				    tok_pos_position(p[j]) < 64)
+					tmask[ntitle] |= 1ull << tok_pos_position(p[j]);
+			ntitle++;
+		}
+		text += bm25f_wn(&r->rp, l->idf, tf, wn);
 		if (!l->in_phrase && nprox < ARRAY_SIZE(ppos)) {
 			ppos[nprox] = p;
 			pn[nprox] = n;
@@ -1299,9 +1504,7 @@ static int score_doc(struct run *r, uint64_t key, struct search_doc *out, bool *
 		if (at == SIZE_MAX)
 			continue;
 		for (int s = 0; s < 4; s++)
-			if (ph->count[at][s])
-				t += r->rp.w[s] * ph->count[at][s] / section_norm(&r->rp, s, d.len,
-										  r->ix->avg_len);
+			t += ph->count[at][s] * wn[s];
 		text += r->rp.phrase * saturate(&r->rp, ph->idf, t);
 	}
 	for (size_t i = 0; i + 1 < nprox; i++) {
@@ -1313,8 +1516,15 @@ static int score_doc(struct run *r, uint64_t key, struct search_doc *out, bool *
 	pr = r->ix->rk ? ranks_score(r->ix->rk, url) : 0;
 	/* PageRank alone orders what the text cannot (link: only). */
 	score = text * (1.0 + r->rp.pagerank * pr) + SEARCH_PR_TIEBREAK * pr;
-	if (exact && d.len[TOK_SECTION_TITLE] == r->query_tokens)
-		score += r->rp.title_match;
+	/* Every query word in the title: the closer the title is to the query
+	 * (query words / title words), the higher; the exact title gets all
+	 * of TitleMatchBoost and ranks first. */
+	if (exact && r->query_tokens && d.len[TOK_SECTION_TITLE] >= r->query_tokens) {
+		double ratio = (double)r->query_tokens / d.len[TOK_SECTION_TITLE];
+		bool in_order = ntitle < ARRAY_SIZE(tmask) && search_title_chain(tmask, ntitle);
+
+		score += r->rp.title_match * ratio * ratio * (in_order ? 1.0 : SEARCH_TITLE_UNORDERED);
+	}
 	out->site_id = site;
 	out->url_id = url;
 	out->score = score;
@@ -1436,7 +1646,7 @@ static int fill_hits(struct run *r, const struct search_doc *docs, const struct 
 		h->content_type = valid_dup(d->content_type);
 		h->size = d->size;
 		if (max_ex && d->text) {
-			if (excerpt_inflate(d->text, d->text_len, &raw, &err)) {
+			if (excerpt_inflate(d->text, d->text_len, EXCERPT_MAX_HTML, &raw, &err)) {
 				warning("url %u: stored text: %s", d->url_id, buf_str(&err));
 				buf_reset(&err);
 			} else if (!excerpt_plain_text(buf_str(&raw), raw.len, d->content_type,
@@ -1580,14 +1790,21 @@ int search_run(struct search_index *ix, const struct search_env *env,
 		r.db_failed = true;
 		goto done;
 	}
+	if (load_and_driven(&r)) {
+		fail(&r, "ER_INDEX", "The index could not be read.");
+		rc = -1;
+	}
 	for (size_t i = 0; i < r.n_leaves && !past_deadline(&r); i++) {
-		if (load_leaf(&r, &r.leaves[i])) {
+		struct leaf *l = &r.leaves[i];
+
+		if (!l->loaded && load_leaf(&r, l)) {
 			if (!r.err_token)
 				fail(&r, "ER_INDEX", "The index could not be read.");
 			rc = -1;
 			break;
 		}
-		r.leaves[i].idf = search_idf(storage_n_docs(ix->st), r.leaves[i].pl.n);
+		/* Loaded for the AND's documents only: the dictionary's count. */
+		l->idf = search_idf(storage_n_docs(ix->st), l->loaded ? l->df : l->pl.n);
 	}
 	word_stats(&r);
 	if (r.err_token)
@@ -1711,13 +1928,17 @@ int search_cached(struct search_index *ix, const struct search_env *env,
 		highlight_words(&r, &words, &terms.n);
 		terms.words = words;
 	}
-	if (excerpt_inflate(d.text, d.text_len, &raw, &err)) {
+	if (excerpt_inflate(d.text, d.text_len, MAX_DOC_BYTES, &raw, &err)) {
 		warning("url %u: stored text: %s", id, buf_str(&err));
 		res->error = xstrdup("ER_NOTFOUND");
 		goto out;
 	}
 	excerpt_plain_text(buf_str(&raw), raw.len, d.content_type, true, &plain);
-	excerpt_highlight(env->tok, buf_str(&plain), plain.len, &terms, 100000, &res->text);
+	/* One protocol string holds at most PROTO_MAX_STRING bytes. */
+	if (plain.len > PROTO_MAX_STRING)
+		buf_truncate(&plain, utf8_cut(plain.ptr, plain.len, PROTO_MAX_STRING));
+	excerpt_highlight(env->tok, buf_str(&plain), plain.len, &terms, SEARCH_MAX_CACHED_SPANS,
+			  &res->text);
 	res->error = xstrdup("");
 	res->url_id = id;
 	res->url = valid_dup(d.url);

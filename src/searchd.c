@@ -22,6 +22,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "caps.h"
 #include "conf.h"
 #include "db.h"
 #include "dbserver.h"
@@ -155,6 +157,52 @@ struct server {
 };
 
 /* ---- small helpers -------------------------------------------------------- */
+
+/* Lines about misbehaving clients (refused, bad frames, stalls, busy) are
+ * limited to RATE_LINES per RATE_WINDOW seconds, so that a flood cannot
+ * fill the disk; the next line that passes says how many were dropped. */
+#define RATE_LINES 20
+#define RATE_WINDOW 10.0
+
+static pthread_mutex_t rate_mu = PTHREAD_MUTEX_INITIALIZER;
+static double rate_start;
+static unsigned rate_n, rate_dropped;
+
+static void client_log(enum log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void client_log(enum log_level level, const char *fmt, ...)
+{
+	char line[MAX_LOG_LINE];
+	unsigned dropped = 0;
+	bool ok;
+	double now = now_monotonic();
+	va_list ap;
+
+	pthread_mutex_lock(&rate_mu);
+	if (now - rate_start >= RATE_WINDOW) {
+		rate_start = now;
+		rate_n = 0;
+	}
+	ok = rate_n < RATE_LINES;
+	if (ok) {
+		rate_n++;
+		dropped = rate_dropped;
+		rate_dropped = 0;
+	} else {
+		rate_dropped++;
+	}
+	pthread_mutex_unlock(&rate_mu);
+	if (!ok)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (dropped)
+		log_msg(level, "%s (and %u similar line(s) not logged)", line, dropped);
+	else
+		log_msg(level, "%s", line);
+}
 
 static void mutex_init(pthread_mutex_t *m)
 {
@@ -621,7 +669,7 @@ static void do_search(struct worker *w, struct conn *cn)
 
 	memset(&r, 0, sizeof(r));
 	if (proto_decode_search(cn->payload.ptr, cn->payload.len, &q, &w->err)) {
-		warning("%s: %s", cn->peer, buf_str(&w->err));
+		client_log(LOG_WARN, "%s: %s", cn->peer, buf_str(&w->err));
 		answer_error(w, "ER_BADFRAME", buf_str(&w->err));
 		cn->close_after = true;
 		return;
@@ -672,7 +720,7 @@ static void do_cached(struct worker *w, struct conn *cn)
 
 	memset(&r, 0, sizeof(r));
 	if (proto_decode_cached_req(cn->payload.ptr, cn->payload.len, &q, &w->err)) {
-		warning("%s: %s", cn->peer, buf_str(&w->err));
+		client_log(LOG_WARN, "%s: %s", cn->peer, buf_str(&w->err));
 		answer_error(w, "ER_BADFRAME", buf_str(&w->err));
 		cn->close_after = true;
 		return;
@@ -844,8 +892,8 @@ static void accept_all(struct server *s, struct listener *l)
 		}
 		addr_text(&sa, peer, sizeof(peer));
 		if (s->n_conns >= s->max_conns) {
-			warning("refused a connection from %s: %zu connections open", peer,
-				s->n_conns);
+			client_log(LOG_WARN, "refused a connection from %s: %zu connections open",
+				   peer, s->n_conns);
 			send_error_now(fd, "ER_BUSY", "searchd has too many connections; try again.");
 			close(fd);
 			continue;
@@ -868,7 +916,7 @@ static void accept_all(struct server *s, struct listener *l)
 		cn->slot = s->n_conns;
 		s->conns[s->n_conns++] = cn;
 		if (!allowed(s, &sa)) {
-			info("refused a connection from %s: not in AllowFrom", peer);
+			client_log(LOG_INFO, "refused a connection from %s: not in AllowFrom", peer);
 			conn_refuse(cn, "ER_FORBIDDEN", "This address may not use searchd.");
 		}
 	}
@@ -904,7 +952,7 @@ static void dispatch(struct server *s, struct conn *cn)
 	}
 	/* Not queued: still the loop's. */
 	cn->busy = false;
-	warning("%s: %zu requests waiting: answering ER_BUSY", cn->peer, s->max_jobs);
+	client_log(LOG_WARN, "%s: %zu requests waiting: answering ER_BUSY", cn->peer, s->max_jobs);
 	conn_refuse(cn, "ER_BUSY", "searchd is busy; try again.");
 	{
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.ptr = cn };
@@ -958,19 +1006,20 @@ static int conn_read(struct server *s, struct conn *cn)
 			if (cn->hdr_got < PROTO_HEADER_SIZE)
 				continue;
 			if (proto_parse_header(cn->hdr, &cn->type, &cn->len, &err)) {
-				warning("%s: %s", cn->peer, buf_str(&err));
+				client_log(LOG_WARN, "%s: %s", cn->peer, buf_str(&err));
 				conn_refuse(cn, "ER_BADFRAME", buf_str(&err));
 				continue;
 			}
 			if (cn->type != PROTO_SEARCH && cn->type != PROTO_CACHED &&
 			    cn->type != PROTO_PING) {
-				warning("%s: a frame of type %d is not a request", cn->peer, cn->type);
+				client_log(LOG_WARN, "%s: a frame of type %d is not a request", cn->peer,
+					   cn->type);
 				conn_refuse(cn, "ER_BADFRAME", "not a request");
 				continue;
 			}
 			if (cn->len > SEARCHD_MAX_REQUEST) {
-				warning("%s: a request of %u bytes (at most %u)", cn->peer, cn->len,
-					SEARCHD_MAX_REQUEST);
+				client_log(LOG_WARN, "%s: a request of %u bytes (at most %u)", cn->peer,
+					   cn->len, SEARCHD_MAX_REQUEST);
 				conn_refuse(cn, "ER_BADFRAME", "request over the size cap");
 				continue;
 			}
@@ -1033,22 +1082,28 @@ static void take_returns(struct server *s, bool stopping)
 	}
 }
 
-/* Close connections past their deadline (idle, a frame too slow, lingering). */
+/* Close connections past their deadline (idle, a frame too slow,
+ * lingering).  Crowded (over 3/4 of max_conns open), an idle connection
+ * gets SEARCHD_CROWDED_IDLE_MS instead of SEARCHD_IDLE_MS, so that idle
+ * clients cannot keep new ones out for long. */
 static void expire(struct server *s)
 {
 	double now = now_monotonic();
+	bool crowded = s->n_conns > s->max_conns / 4 * 3;
+	double cut = (SEARCHD_IDLE_MS - SEARCHD_CROWDED_IDLE_MS) / 1000.0;
 
 	for (size_t i = 0; i < s->n_conns;) {
 		struct conn *cn = s->conns[i];
+		bool idle = !cn->lingering && !cn->hdr_got;
 
-		if (cn->busy || cn->deadline > now) {
+		if (cn->busy || (cn->deadline > now && !(crowded && idle && cn->deadline - cut <= now))) {
 			i++;
 			continue;
 		}
-		if (!cn->lingering && cn->hdr_got)
-			warning("%s: closing a connection that sent part of a frame and stalled",
-				cn->peer);
-		else if (!cn->lingering)
+		if (!idle && !cn->lingering)
+			client_log(LOG_WARN, "%s: closing a connection that sent part of a frame "
+				   "and stalled", cn->peer);
+		else if (idle)
 			debug("%s: closing an idle connection", cn->peer);
 		conn_close(s, cn); /* moves the last slot to i */
 	}
@@ -1094,6 +1149,10 @@ static int load_tokenizer(struct server *s)
 static int start_threads(struct server *s)
 {
 	const struct conf *c = s->c;
+	/* How long a worker waits for a lost database to come back (db.c
+	 * reconnects inside each call): about one query's time limit. */
+	double db_wait = c->query_time_limit > 10000 ? 10.0
+			 : c->query_time_limit < 1000 ? 1.0 : (double)c->query_time_limit / 1000.0;
 	int k;
 
 	s->n_workers = (size_t)c->max_threads;
@@ -1107,7 +1166,7 @@ static int start_threads(struct server *s)
 	if (db_open(c, 30, &s->st_db) || db_schema_check(s->st_db, true))
 		return -1;
 	for (size_t i = 0; i < s->n_workers; i++)
-		if (db_open(c, 10, &s->dbs[i]))
+		if (db_open(c, db_wait, &s->dbs[i]))
 			return -1;
 	for (size_t i = 0; i < s->n_workers; i++) {
 		struct worker *w = xcalloc(1, sizeof(*w));
@@ -1442,13 +1501,23 @@ int searchd_run(const struct conf *c, const struct searchd_opts *o)
 		if (log_open(log_path))
 			goto out;
 	}
-	if (o->daemonize && daemonize(&ready_fd, log_path))
-		goto out;
 	if (o->pid_file || o->daemonize) {
 		pid_path = o->pid_file ? xstrdup(o->pid_file) : xasprintf("%s/searchd.pid", c->data_dir);
-		if (pid_file_open(pid_path, &pid_fd))
-			goto out;
+		if (pid_path[0] != '/') { /* -D changes to / */
+			char cwd[PATH_MAX], *abs;
+			if (!getcwd(cwd, sizeof(cwd))) {
+				error_errno("getcwd");
+				goto out;
+			}
+			abs = xasprintf("%s/%s", cwd, pid_path);
+			free(pid_path);
+			pid_path = abs;
+		}
 	}
+	if (o->daemonize && daemonize(&ready_fd, log_path))
+		goto out;
+	if (pid_path && pid_file_open(pid_path, &pid_fd))
+		goto out;
 	if (setup_events(&s))
 		goto out;
 	reload_check(&s, false);

@@ -72,8 +72,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!tok)
 		tok = tok_new(1, 32);
-	if (excerpt_inflate(data, size, &raw, &err) == 0 && raw.len > MAX_DOC_BYTES)
-		abort();
+	{
+		size_t cap = size > 2 ? data[2] * 64u : MAX_DOC_BYTES;
+
+		if (excerpt_inflate(data, size, cap, &raw, &err) == 0) {
+			if (raw.len > cap || strlen(raw.ptr ? raw.ptr : "") > raw.len)
+				abort();
+			/* Stored UTF-8 (as the crawler writes it) into the parser. */
+			excerpt_plain_text(buf_str(&raw), raw.len, "text/html", false, &plain);
+			if (!utf8_valid(buf_str(&plain), plain.len))
+				abort();
+		}
+	}
 	utf8_sanitize((const char *)data, size, &utf8, NULL);
 	tok_doc_reset(&td);
 	tok_run(tok, &td, 0, buf_str(&utf8), utf8.len < 256 ? utf8.len : 256, take, &qw);
@@ -85,6 +95,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		excerpt_plain_text(buf_str(&utf8), utf8.len, mode ? "text/plain" : "text/html", mode,
 				   &plain);
+		if (!utf8_valid(buf_str(&plain), plain.len))
+			abort();
 		excerpt_passages(tok, buf_str(&plain), plain.len, &terms, max, len, &ex, &n);
 		if (n > (max ? max : 0) || (max && plain.len && !n))
 			abort();

@@ -9,10 +9,17 @@
  *   -t N        st: only site_id N      -u S   ul: URL prefixes / site masks
  *   -f T, -T T  time_from, time_to      -m M   sections mask
  *   -x N        N excerpts per hit (0)  -l N   excerpt length (200)
+ *   -s N        web space N (repeatable: OR-ed)
+ *   -g DIR      search the generation directory DIR, without the database
+ *               (no URLs, titles, excerpts, site:, link:)
  *   -v          verbose: score, site_hits, second, title, excerpts with [spans]
  *   -c          QUERY is "URL_OR_ID<TAB>terms": print the cached copy
  *   -r N        run the query N times, print the time of the last (ms)
  *   -D          a deadline already past (ER_TIMEOUT)
+ *   -b          QUERY is a file of queries, one a line: run each (-r times,
+ *               default 1) and print "queries N p50 P95 p99 max" in ms
+ * Every answer is also encoded and decoded as searchd would send it
+ * ("ERROR WIRE ..." when that fails).
  * Output: "ERROR token message" or one line "total_urls total_results
  * total_sites", a line "words: w:urls:total[:stop] ...", then one URL per
  * hit (a second hit of its site starts with "  ").
@@ -48,16 +55,88 @@ static void print_text(const char *label, const struct proto_text *t)
 	printf("%s\n", s + at);
 }
 
+/* The answer must go over the wire as searchd sends it: encode, decode,
+ * and the decoded hits match.  Prints "ERROR WIRE ..." when not. */
+static bool wire_ok(const struct proto_results *res)
+{
+	struct buf frame = BUF_INIT(PROTO_MAX_FRAME + PROTO_HEADER_SIZE), err = BUF_INIT(1024);
+	struct proto_results back;
+	bool good = false;
+
+	if (proto_encode_results(&frame, res)) {
+		printf("ERROR WIRE the answer does not encode\n");
+	} else if (proto_decode_results(frame.ptr + PROTO_HEADER_SIZE, frame.len - PROTO_HEADER_SIZE,
+					&back, &err)) {
+		printf("ERROR WIRE the answer does not decode: %s\n", buf_str(&err));
+	} else {
+		good = back.n_hits == res->n_hits && back.total_urls == res->total_urls;
+		if (!good)
+			printf("ERROR WIRE the decoded answer differs\n");
+		proto_results_free(&back);
+	}
+	buf_free(&frame);
+	buf_free(&err);
+	return good;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int run_bench(struct search_index *ix, const struct search_env *env,
+		     struct proto_search *req, const char *file, long repeat)
+{
+	FILE *fp = fopen(file, "r");
+	char line[PROTO_MAX_QUERY + 2];
+	double *t = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!fp) {
+		fprintf(stderr, "search-tool: cannot open %s\n", file);
+		return 1;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!line[0])
+			continue;
+		req->q = line;
+		for (long i = 0; i < repeat; i++) {
+			struct proto_results res;
+			double t0 = now_monotonic();
+
+			search_run(ix, env, req, &res);
+			if (n == cap) {
+				cap = cap ? 2 * cap : 256;
+				t = xrealloc(t, cap * sizeof(*t));
+			}
+			t[n++] = 1000 * (now_monotonic() - t0);
+			proto_results_free(&res);
+		}
+	}
+	fclose(fp);
+	if (n) {
+		qsort(t, n, sizeof(*t), cmp_double);
+		printf("queries %zu p50 %.3f p95 %.3f p99 %.3f max %.3f\n", n, t[n / 2],
+		       t[(size_t)(0.95 * (double)(n - 1))], t[(size_t)(0.99 * (double)(n - 1))],
+		       t[n - 1]);
+	}
+	free(t);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct proto_search req = { 0 };
+	uint32_t spaces[16];
 	struct buf err = BUF_INIT(4096);
 	struct conf *c = NULL, *sc = NULL;
 	struct tokenizer *tok = NULL;
 	struct search_index *ix = NULL;
 	struct db *db = NULL;
-	const char *sconf = NULL;
-	bool verbose = false, cached = false, expired = false;
+	const char *sconf = NULL, *gen_dir = NULL;
+	bool verbose = false, cached = false, expired = false, bench = false;
 	long repeat = 0;
 	int opt, rc = 1;
 
@@ -67,7 +146,7 @@ int main(int argc, char **argv)
 	req.group = 1;
 	req.excerpt_len = 200;
 	req.ul = (char *)"";
-	while ((opt = getopt(argc, argv, "S:p:n:dGt:u:f:T:m:x:l:vcr:D")) != -1) {
+	while ((opt = getopt(argc, argv, "S:p:n:dGt:u:f:T:m:x:l:vcr:Dbs:g:")) != -1) {
 		switch (opt) {
 		case 'S': sconf = optarg; break;
 		case 'p': req.page = (uint32_t)strtoul(optarg, NULL, 10); break;
@@ -85,6 +164,13 @@ int main(int argc, char **argv)
 		case 'c': cached = true; break;
 		case 'r': repeat = strtol(optarg, NULL, 10); break;
 		case 'D': expired = true; break;
+		case 'b': bench = true; break;
+		case 'g': gen_dir = optarg; break;
+		case 's':
+			if (req.n_spaces < ARRAY_SIZE(spaces))
+				spaces[req.n_spaces++] = (uint32_t)strtoul(optarg, NULL, 10);
+			req.spaces = spaces;
+			break;
 		default:
 			fprintf(stderr, "usage: search-tool [options] CONFIG QUERY\n");
 			return 2;
@@ -106,16 +192,20 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < c->n_stopword_files; i++)
 		if (tok_load_stopwords(tok, c->stopword_files[i]))
 			goto out;
-	if (search_index_open(sc ? sc : c, c->data_dir, NULL, true, &ix, &err)) {
+	if (search_index_open(sc ? sc : c, c->data_dir, gen_dir, !gen_dir, &ix, &err)) {
 		fprintf(stderr, "search-tool: %s\n", buf_str(&err));
 		goto out;
 	}
-	if (db_open(c, 10, &db))
+	if (!gen_dir && db_open(c, 10, &db))
 		goto out;
 	{
 		struct search_env env = { sc ? sc : c, tok, db, expired ? now_monotonic() - 1 : 0 };
 		const char *q = argv[optind + 1];
 
+		if (bench) {
+			rc = run_bench(ix, &env, &req, q, repeat > 0 ? repeat : 1);
+			goto out;
+		}
 		if (cached) {
 			struct proto_cached_req cr = { 0 };
 			struct proto_cached res;
@@ -128,6 +218,22 @@ int main(int argc, char **argv)
 				cr.url_id = (uint32_t)strtoul(first, NULL, 10);
 			cr.q = (char *)(tab ? tab + 1 : "");
 			rc = search_cached(ix, &env, &cr, &res) ? 1 : 0;
+			{
+				/* What searchd would send must encode and decode. */
+				struct buf frame = BUF_INIT(PROTO_MAX_FRAME + PROTO_HEADER_SIZE);
+				struct proto_cached back;
+
+				if (proto_encode_cached(&frame, &res) ||
+				    proto_decode_cached(frame.ptr + PROTO_HEADER_SIZE,
+							frame.len - PROTO_HEADER_SIZE, &back, &err)) {
+					printf("ERROR WIRE the cached copy does not encode: %s\n",
+					       buf_str(&err));
+					rc = 1;
+				} else {
+					proto_cached_free(&back);
+				}
+				buf_free(&frame);
+			}
 			if (res.error && res.error[0])
 				printf("ERROR %s\n", res.error);
 			else {
@@ -151,6 +257,8 @@ int main(int argc, char **argv)
 			rc = search_run(ix, &env, &req, &res) ? 1 : 0;
 			if (repeat > 0)
 				fprintf(stderr, "time %.3f ms\n", 1000 * (now_monotonic() - t0));
+			if (!wire_ok(&res))
+				rc = 1;
 			if (res.error && res.error[0]) {
 				printf("ERROR %s %s\n", res.error, res.message);
 			} else {
@@ -166,7 +274,10 @@ int main(int argc, char **argv)
 				for (uint32_t i = 0; i < res.n_hits; i++) {
 					const struct proto_hit *h = &res.hits[i];
 
-					printf("%s%s\n", h->second ? "  " : "", h->url ? h->url : "?");
+					if (h->url)
+						printf("%s%s\n", h->second ? "  " : "", h->url);
+					else
+						printf("%s%u\n", h->second ? "  " : "", h->url_id);
 					if (!verbose)
 						continue;
 					printf("    score %.4f site_hits %u url_id %u lastmod %" PRIu64 "\n",

@@ -2,7 +2,7 @@
 """search-oracle.py - the brute-force side of search.sh: from the postings
 `mpseek-index --dump-index` prints (word TAB url_id TAB positions, each
 position the 16-bit value: 2 section bits, 14 position bits) and a url_id
-TAB url map, compute what AND, OR, NOT, two-word phrases and title: must
+TAB url map, compute what AND (of two and three words), OR, NOT, two-word phrases and title: must
 select, for pairs of words chosen deterministically.  Prints one line per
 query: query TAB the expected URLs, sorted, blank-separated."""
 import sys
@@ -55,6 +55,12 @@ for a, b in pairs:
     print("%s OR %s\t%s" % (a, b, show(A | B)))
     print("%s -%s\t%s" % (a, b, show(A - B)))
     print("title:%s\t%s" % (a, show(u for u in A if any(p >> 14 == 3 for p in post[a][u]))))
+    c = words[(words.index(a) * 3 + 1) % len(words)]
+    C = set(post[c])
+    if c not in (a, b):
+        print("%s %s %s\t%s" % (a, b, c, show(A & B & C)))
+        print("%s %s -%s\t%s" % (a, c, b, show((A & C) - B)))
+        print("(%s OR %s) %s\t%s" % (a, b, c, show((A | B) & C)))
 # Adjacent pairs that do occur as phrases, and their reverse.
 seen = 0
 for a in words:
