@@ -223,6 +223,16 @@ sed -i 's/Search<\/button>/Find<\/button>/' "$T/other.htm"
 run tmpl-other REQUEST_METHOD=GET QUERY_STRING='q=&tmpl=other'
 check tmpl-other 200
 tap_ok "$(has tmpl-other 'Find</button>')" "tmpl-other: tmpl= picks a template of the same directory"
+# o=N: the variant of each section, falling back to the first
+{ sed '/^<!--noquery-->/,$d' "$T/s.htm"
+  printf '<!--noquery-->\n<p>variant zero</p>\n<!--/noquery-->\n<!--noquery-->\n<p>variant one</p>\n<!--/noquery-->\n'
+  sed -n '/^<!--queryerror-->/,$p' "$T/s.htm"; } >"$T/variants.htm"
+run variant0 REQUEST_METHOD=GET QUERY_STRING='tmpl=variants'
+run variant1 REQUEST_METHOD=GET QUERY_STRING='tmpl=variants&o=1'
+run variant5 REQUEST_METHOD=GET QUERY_STRING='tmpl=variants&o=5'
+check variant1 200
+tap_is "$(has variant0 'variant zero')$(has variant1 'variant one')$(has variant5 'variant zero')" 111 \
+	"o=1 picks the second variant; o=0 and a missing variant the first"
 printf '<!--variables\nDaemonAddress 127.0.0.1:1\n-->\n<!--top-->\n<p>\n$Q $NoSuchVar</p>\n<!--/top-->\n' >"$T/broken.htm"
 run broken REQUEST_METHOD=GET QUERY_STRING='q=%3Cx%3E&tmpl=broken'
 check broken 500

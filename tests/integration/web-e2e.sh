@@ -135,6 +135,20 @@ print(1 if t['error'] is None and t['results'] and all(r['title_highlights'] for
 PY
 )" "tl=on: every result has the query word in its title"
 
+# valgrind (plain build only): a results page and a cached copy, no error, no leak
+if command -v valgrind >/dev/null 2>&1 && ! nm "$cgi" 2>/dev/null | grep -q __asan_init; then
+	for qs in "q=$query&np=1&ps=3" "ch=$enc&q=$query"; do
+		env -i PATH="$PATH" MPSEEK_TEMPLATE="$T/etc/s.htm" REQUEST_METHOD=GET SCRIPT_NAME=/s.cgi \
+			QUERY_STRING="$qs" valgrind -q --error-exitcode=99 --leak-check=full \
+			--errors-for-leak-kinds=definite,indirect "$cgi" >"$T/vg.out" 2>"$T/vg.err"
+		rc=$?
+		tap_ok "$([ "$rc" = 0 ] && grep -q '^Status: 200' "$T/vg.out" && echo 1)" "valgrind s.cgi, $qs: clean (rc $rc)"
+		[ "$rc" = 0 ] || head -20 "$T/vg.err" | sed 's/^/# /'
+	done
+else
+	tap_skip 2 "valgrind: not installed, or an ASan build"
+fi
+
 # ---- two DaemonAddress lines (the same searchd twice): merged, counted twice
 sed "s/^DaemonAddress .*/DaemonAddress 127.0.0.1:$sd_port\nDaemonAddress 127.0.0.1:$sd_port/" \
 	"$T/etc/s.htm" >"$T/etc/two.htm"
