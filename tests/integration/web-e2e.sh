@@ -149,6 +149,19 @@ else
 	tap_skip 2 "valgrind: not installed, or an ASan build"
 fi
 
+# ul: a URL prefix restricts (passed to searchd as data); SQL in ul is just a prefix
+direct "q=$query&fmt=json&gr=off&ul=$(python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "${WEB_URL}chain/")"
+tap_ok "$(python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1], encoding="utf-8", newline="").read().split("\r\n\r\n", 1)[1])
+print(1 if d["results"] and all(r["url"].startswith(sys.argv[2]) for r in d["results"]) else 0)' "$T/direct.out" "${WEB_URL}chain/")" \
+	"ul=<prefix>: only URLs under the prefix"
+direct "q=$query&fmt=json&ul=%27+OR+%271%27%3D%271"
+tap_is "$(python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1], encoding="utf-8", newline="").read().split("\r\n\r\n", 1)[1])
+print(d["total_results"], d["error"])' "$T/direct.out")" "0 None" "ul=' OR '1'='1: no result, no error"
+
 # ---- two DaemonAddress lines (the same searchd twice): merged, counted twice
 sed "s/^DaemonAddress .*/DaemonAddress 127.0.0.1:$sd_port\nDaemonAddress 127.0.0.1:$sd_port/" \
 	"$T/etc/s.htm" >"$T/etc/two.htm"
