@@ -203,6 +203,14 @@ kill "$sd_pid" 2>/dev/null; wait "$sd_pid" 2>/dev/null
 hdr=$(curl -s -D - -o "$T/down.html" "$url?q=$query")
 tap_ok "$(echo "$hdr" | grep -q '^HTTP/1.1 503' && echo 1)" "searchd stopped: HTTP 503"
 tap_ok "$(echo "$hdr" | grep -qi '^Retry-After: [0-9]' && echo 1)" "searchd stopped: Retry-After"
+(cd "$e2e" && timeout 60 node drive.js "$url" "$query" "$shots" down) >"$T/down.out" 2>"$T/down.err"
+rc=$?
+while read -r tag pass what; do
+	[ "$tag" = CHECK ] || continue
+	tap_ok "$pass" "browser: $what"
+done <"$T/down.out"
+tap_is "$rc" 0 "the browser run on the 503 page ends cleanly"
+tap_ok "$([ -s "$shots/desktop-503.png" ] && echo 1)" "screenshot desktop-503.png"
 "$web" stop "$T/web"
 tap_ok "$("$web" status "$T/web" | grep -q stopped && echo 1)" "mpseek-web stop"
 tap_done
