@@ -213,4 +213,6 @@ tap_is "$rc" 0 "the browser run on the 503 page ends cleanly"
 tap_ok "$([ -s "$shots/desktop-503.png" ] && echo 1)" "screenshot desktop-503.png"
 "$web" stop "$T/web"
 tap_ok "$("$web" status "$T/web" | grep -q stopped && echo 1)" "mpseek-web stop"
+left=$(pgrep -f -- "$T/web/" | wc -l)
+tap_is "$left" 0 "mpseek-web stop leaves no nginx or fcgiwrap process"
 tap_done
