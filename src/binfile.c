@@ -17,47 +17,6 @@
 #include "log.h"
 #include "util.h"
 
-_Static_assert(sizeof(double) == 8, "doubles are IEEE-754 binary64");
-
-void le_put32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-void le_put64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-uint32_t le_get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-uint64_t le_get64(const unsigned char *p)
-{
-	return (uint64_t)le_get32(p) | (uint64_t)le_get32(p + 4) << 32;
-}
-
-void le_putd(unsigned char *p, double v)
-{
-	uint64_t u;
-
-	memcpy(&u, &v, 8);
-	le_put64(p, u);
-}
-
-double le_getd(const unsigned char *p)
-{
-	uint64_t u = le_get64(p);
-	double v;
-
-	memcpy(&v, &u, 8);
-	return v;
-}
-
 int binfile_create(struct binfile *f, const char *path)
 {
 	memset(f, 0, sizeof(*f));
