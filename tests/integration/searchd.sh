@@ -141,8 +141,10 @@ d = json.load(open(sys.argv[1]))
 assert d["error"] == "" and d["total_urls"] >= 1, d
 h = d["hits"][0]
 assert h["url"].endswith("/about.html"), h["url"]
-assert any(h["title"]["text"][a:b] for a, b in h["title"]["spans"]) or h["excerpts"], h
-print(1)' "$T/about.json" 2>&1 | tail -1 | grep -x 1)" "--json: a valid JSON answer with the hit and its spans"
+ex = h["excerpts"]
+assert any(e["text"].encode()[a:b] == b"aboutword" for e in ex for a, b in e["spans"]), ex
+print(1)' "$T/about.json" 2>&1 | tail -1 | grep -x 1)" \
+	"--json: a valid JSON answer, the hit, an excerpt whose span is the query word"
 out=$(Q --cached "${WEB_URL}about.html" aboutword)
 tap_ok "$([ $? = 0 ] && echo "$out" | grep -q '\*aboutword\*' && echo 1)" \
 	"--cached URL: the stored text with the word marked"
