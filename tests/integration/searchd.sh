@@ -55,7 +55,7 @@ sd_start() {
 		$SD_WRAP "$sd" -F -P "$T/$name.pid" "$SD_CONF" >"$T/$name.out" 2>"$SD_LOG" </dev/null &
 		SD_PID=$!
 		for i in $(seq 1200); do
-			grep -q "listening on 127.0.0.1:$port" "$SD_LOG" 2>/dev/null && return 0
+			grep -q "listening on [^ ]*:$port " "$SD_LOG" 2>/dev/null && return 0
 			kill -0 "$SD_PID" 2>/dev/null || break
 			sleep 0.1
 		done
@@ -199,6 +199,17 @@ tap_ok "$(echo "$out" | grep -q 'ER_FORBIDDEN' && grep -q 'not in AllowFrom' "$S
 	"ER_FORBIDDEN is answered and logged: $out"
 sd_stop "$SD_PID"
 tap_is "$SD_RC" 0 "that searchd stops with exit 0"
+
+# ---- IPv6: Listen ::1, AllowFrom ::1
+if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
+	sd_start v6 "Listen ::1" "AllowFrom ::1"
+	SD_ADDR="[::1]:${SD_ADDR##*:}"
+	tap_is "$(first_url aboutword)" "${WEB_URL}about.html" "Listen ::1, AllowFrom ::1: a query over IPv6"
+	sd_stop "$SD_PID"
+	tap_is "$SD_RC" 0 "that searchd stops with exit 0"
+else
+	tap_skip 2 "no IPv6 loopback here"
+fi
 SD_ADDR=$main_addr
 SD_LOG=$main_log
 
@@ -310,6 +321,10 @@ else
 	SD_WRAP=
 	out=$("$load" -s "$SD_ADDR" -c 4 -n 10000 homeword aboutword 'changingword OR reloadword' \
 		'"test web"' nosuchword 2>&1)
+	# the other paths once each: cached copies, bad frames, a stall, busy
+	Q --cached "${WEB_URL}about.html" aboutword >/dev/null
+	Q --cached 999999 >/dev/null
+	for m in garbage trailing huge-length bad-utf8 two-in-one trunc-header; do H $m >/dev/null; done
 	tap_ok "$(echo "$out" | grep -q 'requests 10000 .* failed 0 ' && echo 1)" \
 		"10,000 queries under valgrind: $(echo "$out" | tail -1)"
 	sd_stop "$SD_PID"
