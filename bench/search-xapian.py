@@ -5,9 +5,10 @@ phrases, boolean operators, +/- and wildcards; BM25; the document data
 (omindex's "url=..." lines) read for every hit shown, as a result page
 needs it.  Output formats are those of search-load (bench/search-load.c).
 
-Usage: search-xapian.py mrr DB ITEMS
-       search-xapian.py lat DB QUERIES CLIENTS SECONDS
-(lat: CLIENTS processes, each with its own Database, 10 hits a page.)
+Usage: search-xapian.py [--stemmer=LANG] mrr DB ITEMS
+       search-xapian.py [--stemmer=LANG] lat DB QUERIES CLIENTS SECONDS
+(lat: CLIENTS processes, each with its own Database, 10 hits a page;
+--stemmer=none for a database indexed without stemming.)
 """
 import math
 import multiprocessing
@@ -18,11 +19,15 @@ import time
 import xapian
 
 
+STEMMER = 'english'
+
+
 def parser(db):
     qp = xapian.QueryParser()
     qp.set_database(db)
-    qp.set_stemmer(xapian.Stem('english'))
-    qp.set_stemming_strategy(xapian.QueryParser.STEM_SOME)
+    if STEMMER != 'none':
+        qp.set_stemmer(xapian.Stem(STEMMER))
+        qp.set_stemming_strategy(xapian.QueryParser.STEM_SOME)
     qp.set_default_op(xapian.Query.OP_AND)
     return qp
 
@@ -79,7 +84,8 @@ def mrr(dbpath, path):
 
 
 def worker(args):
-    dbpath, queries, start, until = args
+    global STEMMER
+    dbpath, queries, start, until, STEMMER = args
     db = xapian.Database(dbpath)
     qp = parser(db)
     lat, errors, i = [], 0, start
@@ -107,7 +113,7 @@ def lat(dbpath, path, clients, seconds):
     with multiprocessing.Pool(clients) as pool:
         for kind, qs in by_kind.items():
             t0 = time.monotonic()
-            res = pool.map(worker, [(dbpath, qs, c * len(qs) // clients, t0 + seconds)
+            res = pool.map(worker, [(dbpath, qs, c * len(qs) // clients, t0 + seconds, STEMMER)
                                     for c in range(clients)])
             t1 = time.monotonic()
             all_lat = sorted(x for l, _ in res for x in l)
@@ -118,12 +124,15 @@ def lat(dbpath, path, clients, seconds):
 
 
 def main():
+    global STEMMER
+    if len(sys.argv) > 1 and sys.argv[1].startswith('--stemmer='):
+        STEMMER = sys.argv.pop(1).split('=', 1)[1]
     if len(sys.argv) == 4 and sys.argv[1] == 'mrr':
         mrr(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 6 and sys.argv[1] == 'lat':
         lat(sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
     else:
-        sys.exit('usage: search-xapian.py mrr DB ITEMS | lat DB QUERIES CLIENTS SECONDS')
+        sys.exit('usage: search-xapian.py [--stemmer=LANG] mrr DB ITEMS | lat DB QUERIES CLIENTS SECONDS')
 
 
 if __name__ == '__main__':

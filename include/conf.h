@@ -138,7 +138,7 @@ struct conf {
 	double bm25_k1;           /* BM25K1 (1.2) */
 	double bm25_b;            /* BM25B (0.75) */
 	double phrase_boost;      /* PhraseBoost (1.0) */
-	double proximity_boost;   /* ProximityBoost (0.5) */
+	double proximity_boost;   /* ProximityBoost (2.0) */
 	double pagerank_weight;   /* PageRankWeight (0.5) */
 	double title_match_boost; /* TitleMatchBoost (1000) */
 	long max_wildcard_words;  /* MaxWildcardWords (64) */
@@ -151,6 +151,7 @@ struct conf {
 	long max_excerpts;        /* MaxExcerpts (2) */
 	long max_excerpt_len;     /* MaxExcerptLen (200) */
 	bool show_clones;         /* Clones (yes) */
+	long search_timeout;      /* SearchTimeOut ms: connect + answer of searchd (10000) */
 	char *local_charset;      /* LocalCharset (UTF-8) */
 	char **error_names;       /* ER_* names and their texts, parallel arrays */
 	char **error_texts;

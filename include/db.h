@@ -310,10 +310,15 @@ int db_sites_each(struct db *db, int (*cb)(void *arg, uint32_t site_id, const ch
 /* The url_id of a normalised URL: 1 and *url_id, 0 when unknown, -1. */
 int db_url_id(struct db *db, const char *url, uint32_t *url_id);
 
-/* url_id of every URL that starts with prefix (the ul= filter), through
- * cb.  Returns 0 or -1. */
-int db_url_ids_prefix(struct db *db, const char *prefix, int (*cb)(void *arg, uint32_t url_id),
-		      void *arg);
+/* url_id of every live URL that starts with prefix (the ul= filter), through
+ * cb; site_id != 0 reads only that site's URLs (the site_claim index), 0
+ * scans urlword.  Returns 0 or -1. */
+int db_url_ids_prefix(struct db *db, uint32_t site_id, const char *prefix,
+		      int (*cb)(void *arg, uint32_t url_id), void *arg);
+
+/* The site_id of site key "scheme://host[:port]/": 1 and *site_id, 0 when
+ * there is no such site, -1. */
+int db_site_lookup(struct db *db, const char *site, uint32_t *site_id);
 
 /* site_id of every site of the web spaces space_ids[0..n) (table spaces).
  * Returns 0 or -1. */

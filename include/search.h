@@ -82,6 +82,11 @@ double search_bm25f(const struct search_rank_params *p, double idf, const uint32
  * Returns the total. */
 uint32_t search_phrase_count(const uint16_t *const *pos, const uint32_t *n, const uint32_t *offs,
 			     size_t k, uint32_t per_section[4]);
+/* Do the query's words follow each other in the title?  masks[i] has bit p
+ * set when word i (in query order) is at title position p (< 64).  True
+ * when some position of each word comes 1 or 2 positions (a stopword
+ * between) after one of the word before it. */
+bool search_title_chain(const uint64_t *masks, size_t k);
 /* The smallest distance between a position of a and one of b in the same
  * section (UINT32_MAX when none). */
 uint32_t search_min_distance(const uint16_t *a, uint32_t na, const uint16_t *b, uint32_t nb);

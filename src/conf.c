@@ -235,6 +235,7 @@ static const struct directive directives[] = {
 	LONG("MaxExcerpts", TPL, C(max_excerpts), 2, 0, 100),
 	LONG("MaxExcerptLen", TPL, C(max_excerpt_len), 200, 10, 10000),
 	BOOL("Clones", TPL, C(show_clones), 1),
+	LONG("SearchTimeOut", TPL, C(search_timeout), 10000, 100, 600000),
 	STR("LocalCharset", TPL, C(local_charset), "UTF-8"),
 	RAW("ER_STOPWORDS", TPL, d_errtext),
 	RAW("ER_EXTRASYMBOL", TPL, d_errtext),
@@ -243,6 +244,9 @@ static const struct directive directives[] = {
 	RAW("ER_NOQUOTED", TPL, d_errtext),
 	RAW("ER_NOPARENTHESIS", TPL, d_errtext),
 	RAW("ER_NOSEARCHD", TPL, d_errtext),
+	RAW("ER_TOOLONG", TPL, d_errtext),
+	RAW("ER_TOOCOMPLEX", TPL, d_errtext),
+	RAW("ER_TIMEOUT", TPL, d_errtext),
 
 	/* ASPseek directives with no mpseek meaning: refused with a reason
 	 * rather than dropped, so an old config does not half-work. */
@@ -1806,7 +1810,7 @@ static int apply_defaults(struct parser *p)
 	c->bm25_k1 = 1.2;
 	c->bm25_b = 0.75;
 	c->phrase_boost = 1.0;
-	c->proximity_boost = 0.5;
+	c->proximity_boost = 2.0;
 	c->pagerank_weight = 0.5;
 	c->title_match_boost = 1000;
 	if (env && *env) {

@@ -2350,8 +2350,29 @@ int db_url_id(struct db *db, const char *url, uint32_t *url_id)
 	return *url_id ? 1 : 0;
 }
 
-int db_url_ids_prefix(struct db *db, const char *prefix, int (*cb)(void *arg, uint32_t url_id),
-		      void *arg)
+int db_site_lookup(struct db *db, const char *site, uint32_t *site_id)
+{
+	struct buf sql = BUF_INIT(4 * MAX_SITE_LEN + 128);
+	struct id_str_ctx c = { NULL, one_id, site_id };
+	int rc;
+
+	*site_id = 0;
+	if (ensure_connected(db))
+		return -1;
+	buf_adds(&sql, "SELECT site_id FROM sites WHERE site = ");
+	if (add_quoted(db, &sql, site, strlen(site))) {
+		buf_free(&sql);
+		return 0; /* longer than any site key: no such site */
+	}
+	rc = rows_each(db, buf_str(&sql), id_str_row, &c);
+	buf_free(&sql);
+	if (rc < 0)
+		return -1;
+	return *site_id ? 1 : 0;
+}
+
+int db_url_ids_prefix(struct db *db, uint32_t site_id, const char *prefix,
+		      int (*cb)(void *arg, uint32_t url_id), void *arg)
 {
 	struct buf sql = BUF_INIT(8 * MAX_URL_LEN), like = BUF_INIT(2 * MAX_URL_LEN + 2);
 	struct id_str_ctx c = { NULL, cb, arg };
@@ -2367,7 +2388,11 @@ int db_url_ids_prefix(struct db *db, const char *prefix, int (*cb)(void *arg, ui
 			goto toolong;
 	if (buf_addc(&like, '%'))
 		goto toolong;
-	buf_adds(&sql, "SELECT url_id FROM urlword WHERE deleted = 0 AND url LIKE ");
+	if (site_id)
+		buf_printf(&sql, "SELECT url_id FROM urlword FORCE INDEX (site_claim)"
+			   " WHERE site_id = %u AND deleted = 0 AND url LIKE ", site_id);
+	else
+		buf_adds(&sql, "SELECT url_id FROM urlword WHERE deleted = 0 AND url LIKE ");
 	if (add_quoted(db, &sql, like.ptr, like.len))
 		goto toolong;
 	rc = rows_each(db, buf_str(&sql), id_str_row, &c);

@@ -34,6 +34,8 @@
 #define SEARCH_MAX_POSITIONS (1u << 26) /* positions one query may load (128 MiB) */
 #define SEARCH_MAX_SCANNED   100000     /* dictionary words looked at per wildcard */
 #define SEARCH_PR_TIEBREAK   1e-3       /* PageRank added to every score */
+#define SEARCH_TITLE_UNORDERED 0.25    /* title boost when the words are not in order */
+#define SEARCH_MAX_CACHED_SPANS 100000 /* highlights of one cached copy */
 #define SEARCH_PROXIMITY_MAX 16         /* positions apart that still count as near */
 
 /* ---- the generation --------------------------------------------------------- */
@@ -143,7 +145,7 @@ void search_rank_params(const struct conf *c, struct search_rank_params *p)
 	p->k1 = c ? c->bm25_k1 : 1.2;
 	p->b = c ? c->bm25_b : 0.75;
 	p->phrase = c ? c->phrase_boost : 1.0;
-	p->proximity = c ? c->proximity_boost : 0.5;
+	p->proximity = c ? c->proximity_boost : 2.0;
 	p->pagerank = c ? c->pagerank_weight : 0.5;
 	p->title_match = c ? c->title_match_boost : 1000;
 }
@@ -238,6 +240,18 @@ uint32_t search_phrase_count(const uint16_t *const *pos, const uint32_t *n, cons
 		}
 	}
 	return total;
+}
+
+bool search_title_chain(const uint64_t *masks, size_t k)
+{
+	uint64_t reach;
+
+	if (k == 0)
+		return false;
+	reach = masks[0];
+	for (size_t i = 1; i < k && reach; i++)
+		reach = ((reach << 1) | (reach << 2)) & masks[i];
+	return reach != 0;
 }
 
 uint32_t search_min_distance(const uint16_t *a, uint32_t na, const uint16_t *b, uint32_t nb)
@@ -736,21 +750,20 @@ static int cmp_driven(const void *a, const void *b)
 	return x->df < y->df ? -1 : x->df > y->df;
 }
 
-/* A root AND of plain words (over all sections), whatever NOTs and site:
- * filters go with it: load its rarest word, then each other word only for
- * the documents all the rarer ones have.  Marks the leaves loaded; the rest
- * are loaded by load_leaf().  Returns 0 or -1 (damage). */
-static int load_and_driven(struct run *r)
+/* Words that must all be in every answer (the plain words of a root AND,
+ * the words of a phrase that is the root or one of its ANDed parts), over
+ * all sections: load the rarest whole, then each other only for the
+ * documents all the rarer ones have.  Marks the leaves loaded; the rest are
+ * loaded by load_leaf().  Returns 0 or -1 (damage). */
+static int drive_group(struct run *r, struct qnode *const *kids, size_t nk)
 {
-	const struct qnode *root = r->q.root;
 	struct driven d[QUERY_MAX_NODES];
 	size_t n = 0;
 	const struct plist *prev = NULL;
+	bool none = false;
 
-	if (root->type != Q_AND)
-		return 0;
-	for (size_t i = 0; i < root->n_kids && n < QUERY_MAX_NODES; i++) {
-		const struct qnode *k = root->kids[i];
+	for (size_t i = 0; i < nk && n < QUERY_MAX_NODES; i++) {
+		const struct qnode *k = kids[i];
 		struct storage_word w;
 		struct leaf *l;
 		int rc;
@@ -766,6 +779,8 @@ static int load_and_driven(struct run *r)
 		d[n].l = l;
 		d[n].word_id = rc ? w.word_id : 0;
 		d[n].df = rc ? w.n_urls : 0;
+		if (d[n].df == 0)
+			none = true;
 		n++;
 	}
 	if (n < 2)
@@ -780,7 +795,8 @@ static int load_and_driven(struct run *r)
 		l->n_words = 1;
 		l->loaded = true;
 		l->df = d[i].df;
-		if (d[i].df == 0 || (prev && prev->n == 0))
+		/* A word no document has: nothing to read for the others. */
+		if (none || (prev && prev->n == 0))
 			continue;
 		if (!prev)
 			rc = load_word(r, d[i].word_id, l->mask, &l->pl);
@@ -790,6 +806,23 @@ static int load_and_driven(struct run *r)
 			return -1;
 		prev = &l->pl;
 	}
+	return 0;
+}
+
+static int load_and_driven(struct run *r)
+{
+	struct qnode *root = r->q.root;
+
+	if (root->type == Q_PHRASE)
+		return drive_group(r, root->kids, root->n_kids);
+	if (root->type != Q_AND)
+		return 0;
+	if (drive_group(r, root->kids, root->n_kids))
+		return -1;
+	for (size_t i = 0; i < root->n_kids; i++)
+		if (root->kids[i]->type == Q_PHRASE &&
+		    drive_group(r, root->kids[i]->kids, root->kids[i]->n_kids))
+			return -1;
 	return 0;
 }
 
@@ -1143,8 +1176,26 @@ static int resolve_filters(struct run *r)
 			memcpy(tok, ul, n);
 			tok[n] = '\0';
 			if (strstr(tok, "://")) {
-				if (db_url_ids_prefix(r->env->db, tok, url_row, r))
-					return -1;
+				/* Only the URLs of the prefix's site are read. */
+				struct buf site = BUF_INIT(MAX_URL_LEN + 1);
+				uint32_t sid = 0;
+				int found = 0;
+
+				if (url_site(tok, &site, NULL) == 0) {
+					found = db_site_lookup(r->env->db, buf_str(&site), &sid);
+					if (found < 0) {
+						buf_free(&site);
+						return -1;
+					}
+				}
+				buf_free(&site);
+				/* A site nobody crawled has no URLs; a prefix that is no
+				 * URL is looked for everywhere. */
+				if (found || url_site(tok, &site, NULL) != 0) {
+					if (db_url_ids_prefix(r->env->db, found ? sid : 0, tok, url_row, r))
+						return -1;
+				}
+				buf_free(&site);
 			} else {
 				uint32_t *v;
 				size_t nv;
@@ -1371,6 +1422,8 @@ static int score_doc(struct run *r, uint64_t key, struct search_doc *out, bool *
 	double idfs[64];
 	size_t nprox = 0;
 	double text = 0, score, pr, wn[4];
+	uint64_t tmask[QUERY_MAX_PHRASE];
+	size_t ntitle = 0;
 	bool exact = r->title_eligible;
 	int rc;
 
@@ -1408,8 +1461,17 @@ static int score_doc(struct run *r, uint64_t key, struct search_doc *out, bool *
 		p = plist_pos(&l->pl, at, &n);
 		for (uint32_t j = 0; j < n; j++)
 			tf[tok_pos_section(p[j])]++;
-		if (!tf[TOK_SECTION_TITLE])
+		if (!tf[TOK_SECTION_TITLE]) {
 			exact = false;
+		} else if (exact && ntitle < ARRAY_SIZE(tmask)) {
+			/* The title positions of this word, for the order check. */
+			tmask[ntitle] = 0;
+			for (uint32_t j = 0; j < n; j++)
+				if (tok_pos_section(p[j]) == TOK_SECTION_TITLE &&
+				    tok_pos_position(p[j]) < 64)
+					tmask[ntitle] |= 1ull << tok_pos_position(p[j]);
+			ntitle++;
+		}
 		text += bm25f_wn(&r->rp, l->idf, tf, wn);
 		if (!l->in_phrase && nprox < ARRAY_SIZE(ppos)) {
 			ppos[nprox] = p;
@@ -1459,7 +1521,9 @@ static int score_doc(struct run *r, uint64_t key, struct search_doc *out, bool *
 	 * of TitleMatchBoost and ranks first. */
 	if (exact && r->query_tokens && d.len[TOK_SECTION_TITLE] >= r->query_tokens) {
 		double ratio = (double)r->query_tokens / d.len[TOK_SECTION_TITLE];
-		score += r->rp.title_match * ratio * ratio;
+		bool in_order = ntitle < ARRAY_SIZE(tmask) && search_title_chain(tmask, ntitle);
+
+		score += r->rp.title_match * ratio * ratio * (in_order ? 1.0 : SEARCH_TITLE_UNORDERED);
 	}
 	out->site_id = site;
 	out->url_id = url;
@@ -1870,7 +1934,11 @@ int search_cached(struct search_index *ix, const struct search_env *env,
 		goto out;
 	}
 	excerpt_plain_text(buf_str(&raw), raw.len, d.content_type, true, &plain);
-	excerpt_highlight(env->tok, buf_str(&plain), plain.len, &terms, 100000, &res->text);
+	/* One protocol string holds at most PROTO_MAX_STRING bytes. */
+	if (plain.len > PROTO_MAX_STRING)
+		buf_truncate(&plain, utf8_cut(plain.ptr, plain.len, PROTO_MAX_STRING));
+	excerpt_highlight(env->tok, buf_str(&plain), plain.len, &terms, SEARCH_MAX_CACHED_SPANS,
+			  &res->text);
 	res->error = xstrdup("");
 	res->url_id = id;
 	res->url = valid_dup(d.url);

@@ -18,6 +18,8 @@
  *   -D          a deadline already past (ER_TIMEOUT)
  *   -b          QUERY is a file of queries, one a line: run each (-r times,
  *               default 1) and print "queries N p50 P95 p99 max" in ms
+ * Every answer is also encoded and decoded as searchd would send it
+ * ("ERROR WIRE ..." when that fails).
  * Output: "ERROR token message" or one line "total_urls total_results
  * total_sites", a line "words: w:urls:total[:stop] ...", then one URL per
  * hit (a second hit of its site starts with "  ").
@@ -51,6 +53,30 @@ static void print_text(const char *label, const struct proto_text *t)
 		at = t->spans[2 * i + 1];
 	}
 	printf("%s\n", s + at);
+}
+
+/* The answer must go over the wire as searchd sends it: encode, decode,
+ * and the decoded hits match.  Prints "ERROR WIRE ..." when not. */
+static bool wire_ok(const struct proto_results *res)
+{
+	struct buf frame = BUF_INIT(PROTO_MAX_FRAME + PROTO_HEADER_SIZE), err = BUF_INIT(1024);
+	struct proto_results back;
+	bool good = false;
+
+	if (proto_encode_results(&frame, res)) {
+		printf("ERROR WIRE the answer does not encode\n");
+	} else if (proto_decode_results(frame.ptr + PROTO_HEADER_SIZE, frame.len - PROTO_HEADER_SIZE,
+					&back, &err)) {
+		printf("ERROR WIRE the answer does not decode: %s\n", buf_str(&err));
+	} else {
+		good = back.n_hits == res->n_hits && back.total_urls == res->total_urls;
+		if (!good)
+			printf("ERROR WIRE the decoded answer differs\n");
+		proto_results_free(&back);
+	}
+	buf_free(&frame);
+	buf_free(&err);
+	return good;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -192,6 +218,22 @@ int main(int argc, char **argv)
 				cr.url_id = (uint32_t)strtoul(first, NULL, 10);
 			cr.q = (char *)(tab ? tab + 1 : "");
 			rc = search_cached(ix, &env, &cr, &res) ? 1 : 0;
+			{
+				/* What searchd would send must encode and decode. */
+				struct buf frame = BUF_INIT(PROTO_MAX_FRAME + PROTO_HEADER_SIZE);
+				struct proto_cached back;
+
+				if (proto_encode_cached(&frame, &res) ||
+				    proto_decode_cached(frame.ptr + PROTO_HEADER_SIZE,
+							frame.len - PROTO_HEADER_SIZE, &back, &err)) {
+					printf("ERROR WIRE the cached copy does not encode: %s\n",
+					       buf_str(&err));
+					rc = 1;
+				} else {
+					proto_cached_free(&back);
+				}
+				buf_free(&frame);
+			}
 			if (res.error && res.error[0])
 				printf("ERROR %s\n", res.error);
 			else {
@@ -215,6 +257,8 @@ int main(int argc, char **argv)
 			rc = search_run(ix, &env, &req, &res) ? 1 : 0;
 			if (repeat > 0)
 				fprintf(stderr, "time %.3f ms\n", 1000 * (now_monotonic() - t0));
+			if (!wire_ok(&res))
+				rc = 1;
 			if (res.error && res.error[0]) {
 				printf("ERROR %s %s\n", res.error, res.message);
 			} else {

@@ -58,6 +58,7 @@ tap_ok "$([ "$rc" = 1 ] && echo "$out" | grep -q -- '--db-start' && echo 1)" \
 
 out=$(REQUEST_METHOD=GET QUERY_STRING='q=%3Cscript%3E' "$builddir/s.cgi" </dev/null 2>&1); rc=$?
 tap_is "$rc" 0 "s.cgi answers"
-tap_ok "$(echo "$out" | grep -q '^Status: 503' && echo 1)" "s.cgi without searchd says 503"
+tap_ok "$(echo "$out" | grep -q '^Status: 500' && echo "$out" | grep -q 's.htm: cannot read' && echo 1)" \
+	"s.cgi without an installed template: 500 and a page naming the file (searchd down: cgi-hostile.sh)"
 
 tap_done

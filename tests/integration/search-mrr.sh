@@ -5,7 +5,8 @@
 # tests/data/mrr/known-items.tsv (each page's name and the one-line
 # description of its NAME section, each naming one page) through
 # search_run(), ungrouped, and the mean reciprocal rank of the target pages
-# must reach the floors of tests/data/mrr/floor (per kind and for all).
+# must reach the floors of tests/data/mrr/floor (per kind and for all);
+# and its latency mode runs two client threads without an error.
 # bench/search measures the same on the 2,519-page development corpus.
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
@@ -42,6 +43,11 @@ while read -r kind floor; do
 	tap_ok "$([ -n "$got" ] && awk -v g="$got" -v f="$floor" 'BEGIN { exit !(g >= f) }' && echo 1)" \
 		"MRR of the $kind queries $got >= $floor"
 done <"$data/floor"
+# bench/search's latency mode: two client threads, one second per class.
+printf 'one\tstash\ntwo\tworking tree\n' >"$T/lat.tsv"
+"$load" -c "$conf" lat "$T/lat.tsv" 2 1 >"$T/lat.out" 2>"$T/lat.err"
+tap_ok "$([ $? = 0 ] && [ "$(awk -F'\t' '$1 == "lat" && $4 > 0 && $9 == 0' "$T/lat.out" | wc -l)" = 2 ] && echo 1)" \
+	"search-load lat: two classes answered by two threads without errors"
 # Which queries missed the first place, for whoever lowers a floor.
 awk -F'\t' '$1 != "mrr" && $2 != 1 { print "# rank " $2 ": " $1 " \"" $3 "\"" }' "$T/mrr.out"
 tap_done

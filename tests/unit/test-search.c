@@ -1,6 +1,7 @@
 /* test-search.c - the pure parts of the search engine, table-driven from
  * tests/data/search/: idf.tsv and bm25.tsv (the ranking formula),
- * phrase.tsv and distance.tsv (position lists), select.tsv (grouping,
+ * phrase.tsv and distance.tsv (position lists), title-chain.tsv (the
+ * order of the query's words in a title), select.tsv (grouping,
  * sorting, paging), excerpt.tsv (passages and highlights), plus the stored
  * text round trip of excerpt_inflate().
  */
@@ -162,6 +163,45 @@ static void distance_case(char **f, size_t *len, int n, int lineno, void *arg)
 	is_str(got, f[2], "distance.tsv:%d", lineno);
 }
 
+static void chain_case(char **f, size_t *len, int n, int lineno, void *arg)
+{
+	uint64_t masks[16];
+	size_t k = 0;
+	char *w = f[0];
+
+	UNUSED(len);
+	UNUSED(arg);
+	if (n < 2) {
+		ok(0, "title-chain.tsv:%d: needs 2 columns", lineno);
+		return;
+	}
+	while (*w && k < 16) {
+		char *bar = strchr(w, '|');
+
+		masks[k] = 0;
+		if (bar)
+			*bar = '\0';
+		for (char *p = w; *p;) {
+			char *end;
+			unsigned long v = strtoul(p, &end, 10);
+
+			if (end == p) {
+				p++;
+				continue;
+			}
+			if (v < 64)
+				masks[k] |= 1ull << v;
+			p = end;
+		}
+		k++;
+		if (!bar)
+			break;
+		w = bar + 1;
+	}
+	is_int(search_title_chain(masks, k), f[1][0] == '1', "title-chain.tsv:%d: %s", lineno,
+	       f[0]);
+}
+
 static void select_case(char **f, size_t *len, int n, int lineno, void *arg)
 {
 	struct search_doc docs[64];
@@ -319,13 +359,16 @@ static void inflate_round_trip(void)
 	is_int(excerpt_inflate(blob, clen + 4, 10, &out, &err), 0, "a prefix inflates");
 	is_str(buf_str(&out), "<html><tit", "to the first 10 bytes");
 	blob[0]++;
-	ok(excerpt_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err) == -1 && err.len, "a wrong length is refused");
+	ok(excerpt_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err) == -1 && err.len,
+	   "a wrong length is refused");
 	ok(excerpt_inflate(blob, 3, MAX_DOC_BYTES, &out, &err) == -1, "a short value is refused");
 	blob[0] = blob[1] = blob[2] = 0xff;
 	blob[3] = 0x7f;
-	ok(excerpt_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err) == -1, "a huge length is refused");
+	ok(excerpt_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err) == -1,
+	   "a huge length is refused");
 	blob[3] = 0xff;
-	ok(excerpt_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err) == 0 && out.len == clen, "0xFFFFFFFF: raw");
+	ok(excerpt_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err) == 0 && out.len == clen,
+	   "0xFFFFFFFF: raw");
 	free(blob);
 	buf_free(&out);
 	buf_free(&err);
@@ -342,6 +385,7 @@ int main(void)
 	tap_lines("search/phrase.tsv", phrase_case, NULL);
 	tap_lines("search/distance.tsv", distance_case, NULL);
 	tap_lines("search/select.tsv", select_case, NULL);
+	tap_lines("search/title-chain.tsv", chain_case, NULL);
 	tap_lines("search/excerpt.tsv", excerpt_case, NULL);
 	passages_bounded();
 	inflate_round_trip();

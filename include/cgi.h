@@ -1,0 +1,76 @@
+/* cgi.h - s.cgi: the CGI parameters (a pure parser, src/cgi.c) and the
+ * request handler (src/cgi_page.c: ask searchd, render s.htm or JSON).
+ *
+ * The parser takes application/x-www-form-urlencoded bytes (a QUERY_STRING
+ * or a POST body; WHATWG URL §5.1) and never fails on input: a pair without
+ * '=' has an empty value, '+' is a space, a bad %-escape stays literal, a
+ * value is made valid UTF-8 (U+FFFD) with control characters as spaces, a
+ * name that is not [A-Za-z0-9_.-] is dropped, and the caps below cut what is
+ * too long or too many (flags say so).  Parameters: doc/CGI.md, s.cgi(1).
+ */
+#ifndef MPSEEK_CGI_H
+#define MPSEEK_CGI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CGI_MAX_INPUT (64 * 1024)  /* bytes of a QUERY_STRING or of a POST body */
+#define CGI_MAX_PARAMS 64          /* pairs kept; more are dropped */
+#define CGI_MAX_NAME 32            /* bytes of a parameter name */
+#define CGI_MAX_VALUE 4096         /* bytes of a decoded value (cut on a UTF-8 boundary) */
+
+enum {
+	CGI_F_TOO_MANY = 1,     /* pairs past CGI_MAX_PARAMS were dropped */
+	CGI_F_BAD_NAME = 2,     /* a pair with an empty, long or odd name was dropped */
+	CGI_F_CUT = 4,          /* a value was cut at CGI_MAX_VALUE */
+	CGI_F_REPAIRED = 8,     /* invalid UTF-8 or control characters were replaced */
+};
+
+struct cgi_param {
+	char *name;             /* NUL-terminated, [A-Za-z0-9_.-] */
+	char *value;            /* NUL-terminated valid UTF-8 without controls */
+	size_t len;             /* bytes of value */
+};
+
+struct cgi_params {
+	struct cgi_param *v;    /* in input order; a name may repeat */
+	size_t n;
+	unsigned flags;         /* CGI_F_* of every parse into this set */
+};
+
+/* Append the pairs of s[0..len) (any bytes; at most CGI_MAX_INPUT are read,
+ * the rest sets CGI_F_CUT) to p.  Always succeeds; p starts zeroed and is
+ * freed with cgi_params_free(). */
+void cgi_parse(const char *s, size_t len, struct cgi_params *p);
+void cgi_params_free(struct cgi_params *p); /* accepts a zeroed struct */
+/* The value of the first parameter called name, or NULL.  Borrowed from p. */
+const char *cgi_get(const struct cgi_params *p, const char *name);
+
+/* ---- the request -------------------------------------------------------
+ * What cgi_read_request() found wrong, as an HTTP status (0 = fine). */
+struct cgi_request {
+	struct cgi_params params;
+	bool head;              /* REQUEST_METHOD HEAD: headers only */
+	int status;             /* 0, or 400 / 405 / 413 / 414 / 415 with `why` */
+	const char *why;        /* static text for people */
+};
+
+/* Read the parameters of the running CGI request: QUERY_STRING always,
+ * and for POST the body from fd (CONTENT_LENGTH bytes, at most
+ * CGI_MAX_INPUT, within timeout_ms; a short body, a bad length, a content
+ * type other than application/x-www-form-urlencoded or more than
+ * CGI_MAX_PARAMS pairs sets status).  getenv
+ * is the environment lookup (getenv itself, or a test's).  Free with
+ * cgi_request_free(). */
+void cgi_read_request(struct cgi_request *r, const char *(*get)(const char *name), int fd,
+		      int timeout_ms);
+void cgi_request_free(struct cgi_request *r);
+
+/* s.cgi itself: read the request from the environment and stdin, answer it
+ * on stdout (CGI response: Status and headers, then the body).  The
+ * template is $MPSEEK_TEMPLATE, else default_template; tmpl=NAME picks
+ * NAME.htm beside it.  Returns the process exit code, 0 also for error
+ * pages (the web server shows them). */
+int cgi_main(const char *default_template);
+
+#endif

@@ -1,0 +1,1326 @@
+/* cgi_page.c - the page of s.cgi: the CGI parameters turned into a search
+ * request, asked of every DaemonAddress (results merged by score, as
+ * ASPseek's multi-daemon search does), and the answer rendered through
+ * s.htm (template.c) or as JSON; cached copies; error pages.  Every value
+ * reaches the page through the template engine's per-context escaping or
+ * tpl_escape_html/json.  Parameters and variables: doc/CGI.md.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "cgi.h"
+#include "charset.h"
+#include "conf.h"
+#include "log.h"
+#include "proto.h"
+#include "template.h"
+#include "util.h"
+
+#define PAGE_MAX (8u << 20)          /* bytes of one response body */
+#define BODY_TIMEOUT_MS 10000        /* to read a POST body */
+#define MULTI_MAX_PAGE 49            /* np with several daemons (each is asked pages 0..np) */
+#define MAX_TMPL_NAME 64
+#define RETRY_AFTER 30               /* seconds, for 503 */
+
+/* The variables of s.htm (reference/aspseek.md §2.3; doc/CGI.md). */
+static const char *const var_names[] = {
+	"Q", "QF", "q", "A", "P", "c", "ps", "s", "np", "gr", "o", "ul", "r#", "AV", "E",
+	"f", "l", "t", "W", "Y", "DU", "DE", "DT", "DR", "DX", "DC", "DM", "DS", "DB", "DZ",
+	"DN", "DD", "DK", "CC", "CL", "M", "SS", "SH", "SC", "R", "V", "NL", "NB", "NR", "NH",
+	"NP", "H", "CX", "UT", "ST",
+};
+enum {
+	V_Q, V_QF, V_q, V_A, V_P, V_c, V_ps, V_s, V_np, V_gr, V_o, V_ul, V_r, V_AV, V_E,
+	V_f, V_l, V_t, V_W, V_Y, V_DU, V_DE, V_DT, V_DR, V_DX, V_DC, V_DM, V_DS, V_DB, V_DZ,
+	V_DN, V_DD, V_DK, V_CC, V_CL, V_M, V_SS, V_SH, V_SC, V_R, V_V, V_NL, V_NB, V_NR, V_NH,
+	V_NP, V_H, V_CX, V_UT, V_ST,
+};
+_Static_assert(sizeof(var_names) / sizeof(var_names[0]) == V_ST + 1, "one name per variable");
+
+/* Parameters carried over into the links of a page (navigation, more from
+ * this site), everything but np and st. */
+static const char *const carry[] = {
+	"q", "ps", "s", "gr", "o", "tmpl", "ul", "dt", "dp", "dx", "dd", "dm", "dy", "db",
+	"de", "iq", "im", "xq", "xm", "is", "xs", "bd", "ds", "kw", "tl",
+};
+
+/* spN=on: web space N (ASPseek §2.4), carried over too. */
+static bool space_param(const char *name, uint32_t *n)
+{
+	long v;
+
+	if (name[0] != 's' || name[1] != 'p' || !name[2] || strlen(name) > 12)
+		return false;
+	if (strspn(name + 2, "0123456789") != strlen(name + 2) ||
+	    parse_long(name + 2, 0, UINT32_MAX, &v))
+		return false;
+	*n = (uint32_t)v;
+	return true;
+}
+
+/* One ranked entry of the merged list: a hit and, when grouped, the second
+ * hit of its site right after it. */
+struct entry {
+	const struct proto_hit *hit;
+	const struct proto_hit *second;
+	unsigned daemon;
+};
+
+struct page {
+	const struct cgi_params *p;
+	const struct conf *conf;
+	const struct tpl *t;
+	const char *action;       /* $A */
+	const char *tmpl;         /* tmpl= as given (valid), or NULL */
+	/* the request */
+	const char *q_typed;      /* q as typed ($Q) */
+	struct buf q;             /* the query sent: q, iq, xq, is, xs */
+	long np, ps, o;
+	bool by_date, group;
+	const char *error;        /* $E: a text for people, or NULL */
+	/* answers, one per daemon that answered */
+	struct proto_results *res;
+	size_t n_res;
+	size_t *first;            /* indexes into res of each daemon's first answer */
+	size_t n_first;
+	struct buf errors;        /* daemons that failed, "addr: why\n" */
+	struct entry *ent;        /* the entries shown */
+	size_t n_ent;
+	uint64_t total_results, total_urls;
+	uint64_t total_sites;
+	double seconds, started;
+	/* a cached copy */
+	struct proto_cached *cached;
+	/* while rendering */
+	const struct entry *cur;
+	const struct proto_hit *hit;
+	const struct proto_clone *clone;
+	long n_cur;               /* $DN */
+	long nav;                 /* page of $NH / $NP */
+	unsigned color;           /* $H: index into hicolors */
+};
+
+static const char *get_env(const char *name)
+{
+	return getenv(name);
+}
+
+static const char *param(const struct page *pg, const char *name)
+{
+	const char *v = cgi_get(pg->p, name);
+	return v ? v : "";
+}
+
+static long param_long(const struct page *pg, const char *name, long dflt, long lo, long hi)
+{
+	const char *v = cgi_get(pg->p, name);
+	long n;
+
+	if (!v || parse_long(v, LONG_MIN / 2, LONG_MAX / 2, &n))
+		return dflt;
+	return n < lo ? lo : n > hi ? hi : n;
+}
+
+/* ---- responses ------------------------------------------------------------ */
+
+static const char *status_text(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 302: return "Found";
+	case 400: return "Bad Request";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 413: return "Content Too Large";
+	case 414: return "URI Too Long";
+	case 415: return "Unsupported Media Type";
+	case 503: return "Service Unavailable";
+	default: return "Internal Server Error";
+	}
+}
+
+/* Write the whole response: the headers, then the body unless HEAD. */
+static void respond(int status, const char *ctype, const struct buf *body, bool head,
+		    const char *extra)
+{
+	struct buf h = BUF_INIT(1 << 16);
+
+	buf_printf(&h, "Status: %d %s\r\n", status, status_text(status));
+	buf_printf(&h, "Content-Type: %s\r\n", ctype);
+	buf_adds(&h, "Cache-Control: no-store\r\n"
+		     "X-Content-Type-Options: nosniff\r\n"
+		     "Referrer-Policy: no-referrer\r\n"
+		     "Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; "
+		     "img-src 'self' data:; form-action 'self'; base-uri 'none'; "
+		     "frame-ancestors 'self'\r\n");
+	if (status == 503)
+		buf_printf(&h, "Retry-After: %d\r\n", RETRY_AFTER);
+	if (status == 405)
+		buf_adds(&h, "Allow: GET, HEAD, POST\r\n");
+	if (extra)
+		buf_adds(&h, extra);
+	buf_printf(&h, "Content-Length: %zu\r\n\r\n", body ? body->len : 0);
+	fwrite(h.ptr, 1, h.len, stdout);
+	if (!head && body && body->len)
+		fwrite(body->ptr, 1, body->len, stdout);
+	fflush(stdout);
+	buf_free(&h);
+}
+
+/* The page of last resort, without the template: a title and a sentence
+ * (what went wrong, naming the file and line for a template error). */
+static void plain_page(int status, bool head, const char *title, const char *msg)
+{
+	struct buf b = BUF_INIT(1 << 16);
+
+	buf_adds(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"UTF-8\">"
+		     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+		     "<title>");
+	tpl_escape_html(&b, title, strlen(title));
+	buf_adds(&b, "</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:40em;"
+		     "margin:2em auto;padding:0 1em;color:#222}code{background:#f3f3f3;"
+		     "padding:.1em .3em;word-break:break-all}</style></head><body><h1>");
+	tpl_escape_html(&b, title, strlen(title));
+	buf_adds(&b, "</h1><p><code>");
+	tpl_escape_html(&b, msg, strlen(msg));
+	buf_adds(&b, "</code></p>");
+	if (status == 503)
+		buf_printf(&b, "<p>Please try again in %d seconds.</p>", RETRY_AFTER);
+	buf_adds(&b, "</body></html>\n");
+	respond(status, "text/html; charset=UTF-8", &b, head, NULL);
+	buf_free(&b);
+}
+
+static void json_error(int status, bool head, const char *token, const char *msg)
+{
+	struct buf b = BUF_INIT(1 << 16);
+
+	buf_adds(&b, "{\"error\":{\"token\":\"");
+	tpl_escape_json(&b, token, strlen(token));
+	buf_adds(&b, "\",\"message\":\"");
+	tpl_escape_json(&b, msg, strlen(msg));
+	buf_adds(&b, "\"}");
+	if (status == 503)
+		buf_printf(&b, ",\"retry_after\":%d", RETRY_AFTER);
+	buf_adds(&b, "}\n");
+	respond(status, "application/json; charset=UTF-8", &b, head, NULL);
+	buf_free(&b);
+}
+
+/* ---- the template --------------------------------------------------------- */
+
+/* The template file: MPSEEK_TEMPLATE or the default, or tmpl=NAME
+ * (NAME[.htm], [A-Za-z0-9_-], from the same directory: no path reaches the
+ * file system).  Returns malloc'd, or NULL for a bad name. */
+static char *template_path(const char *tmpl, const char *dflt_path)
+{
+	const char *dflt = getenv("MPSEEK_TEMPLATE");
+	const char *slash;
+	size_t i, n;
+
+	if (!dflt || !*dflt)
+		dflt = dflt_path;
+	if (!tmpl || !*tmpl)
+		return xstrdup(dflt);
+	n = strlen(tmpl);
+	if (n > 4 && !strcmp(tmpl + n - 4, ".htm"))
+		n -= 4;
+	if (n == 0 || n > MAX_TMPL_NAME)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		char c = tmpl[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-'))
+			return NULL;
+	}
+	slash = strrchr(dflt, '/');
+	if (!slash)
+		return xasprintf("%.*s.htm", (int)n, tmpl);
+	return xasprintf("%.*s/%.*s.htm", (int)(slash - dflt), dflt, (int)n, tmpl);
+}
+
+static const char *er_text(const struct conf *c, const char *token, const char *fallback)
+{
+	size_t i;
+
+	for (i = 0; c && i < c->n_errors; i++)
+		if (!strcmp(c->error_names[i], token))
+			return c->error_texts[i];
+	return fallback;
+}
+
+/* ---- the request to searchd ---------------------------------------------- */
+
+/* dd/mm/yyyy, or d, m (0-based, as ASPseek's form), y: a UTC day. */
+static int day_time(long d, long m, long y, uint64_t *out)
+{
+	struct tm tm;
+	time_t t;
+
+	if (d < 1 || d > 31 || m < 0 || m > 11 || y < 1970 || y > 9999)
+		return -1;
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_mday = (int)d;
+	tm.tm_mon = (int)m;
+	tm.tm_year = (int)(y - 1900);
+	t = timegm(&tm);
+	if (t < 0)
+		return -1;
+	*out = (uint64_t)t;
+	return 0;
+}
+
+static int parse_date(const char *s, uint64_t *out)
+{
+	long d, m, y;
+	char tail;
+
+	if (sscanf(s, "%ld/%ld/%ld%c", &d, &m, &y, &tail) != 3)
+		return -1;
+	return day_time(d, m - 1, y, out);
+}
+
+/* Time limits (aspseek.md §2.4): dt=back&dp=4h30M, dt=er&dx=1|-1&dd&dm&dy,
+ * dt=range&db=dd/mm/yyyy&de=dd/mm/yyyy.  A bad value is ignored. */
+static void time_limits(const struct page *pg, struct proto_search *s)
+{
+	const char *dt = param(pg, "dt");
+	uint64_t t;
+	long secs;
+
+	if (!strcmp(dt, "back")) {
+		if (!conf_parse_time(param(pg, "dp"), &secs) && secs > 0 &&
+		    secs < (long)time(NULL))
+			s->time_from = (uint64_t)(time(NULL) - secs);
+	} else if (!strcmp(dt, "er")) {
+		if (!day_time(param_long(pg, "dd", 0, 0, 31), param_long(pg, "dm", -1, -1, 11),
+			      param_long(pg, "dy", 0, 0, 9999), &t)) {
+			if (param_long(pg, "dx", 1, -1, 1) < 0)
+				s->time_to = t;
+			else
+				s->time_from = t;
+		}
+	} else if (!strcmp(dt, "range")) {
+		if (!parse_date(param(pg, "db"), &t))
+			s->time_from = t;
+		if (!parse_date(param(pg, "de"), &t))
+			s->time_to = t + 86399;
+	}
+}
+
+/* Append each blank-separated word of v to q as prefix+word (a phrase
+ * when `phrase`). */
+static void add_words(struct buf *q, const char *v, const char *prefix, bool phrase)
+{
+	const char *s = v, *e;
+
+	if (phrase) {
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			return;
+		buf_printf(q, " %s\"", prefix);
+		for (; *s; s++)
+			if (*s != '"')
+				buf_addc(q, *s);
+		buf_addc(q, '"');
+		return;
+	}
+	for (;;) {
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			break;
+		e = s;
+		while (*e && *e != ' ')
+			e++;
+		buf_printf(q, " %s%.*s", prefix, (int)(e - s), s);
+		s = e;
+	}
+}
+
+/* Sort entries by score descending, then daemon, then url_id (stable
+ * across runs). */
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->hit->score != y->hit->score)
+		return x->hit->score > y->hit->score ? -1 : 1;
+	if (x->daemon != y->daemon)
+		return x->daemon < y->daemon ? -1 : 1;
+	return x->hit->url_id < y->hit->url_id ? -1 : x->hit->url_id > y->hit->url_id;
+}
+
+static void add_entries(struct entry **v, size_t *n, size_t *alloc,
+			const struct proto_results *res, unsigned daemon)
+{
+	uint32_t i;
+
+	for (i = 0; i < res->n_hits; i++) {
+		const struct proto_hit *h = &res->hits[i];
+		if (h->second && *n && (*v)[*n - 1].daemon == daemon && !(*v)[*n - 1].second) {
+			(*v)[*n - 1].second = h;
+			continue;
+		}
+		if (*n == *alloc) {
+			*alloc = *alloc ? 2 * *alloc : 64;
+			*v = xrealloc(*v, *alloc * sizeof(**v));
+		}
+		(*v)[*n].hit = h;
+		(*v)[*n].second = NULL;
+		(*v)[*n].daemon = daemon;
+		(*n)++;
+	}
+}
+
+/* Ask every daemon; with several, each is asked pages 0..np and the entries
+ * merged (ASPseek's multi-daemon search).  Returns the number of daemons
+ * that answered. */
+static size_t ask_daemons(struct page *pg, struct proto_search *req)
+{
+	const struct conf *c = pg->conf;
+	size_t nd = c->n_daemon_addresses, d;
+	double deadline = pg->started + c->search_timeout / 1000.0;
+	struct entry *all = NULL;
+	size_t n_all = 0, alloc = 0, answered = 0, skip;
+	uint32_t pages = nd > 1 ? (uint32_t)pg->np + 1 : 1;
+	struct buf err = BUF_INIT(4096);
+
+	pg->res = xcalloc(nd * pages, sizeof(*pg->res));
+	pg->first = xcalloc(nd, sizeof(*pg->first));
+	for (d = 0; d < nd; d++) {
+		const char *addr = c->daemon_addresses[d];
+		int left = (int)((deadline - now_monotonic()) * 1000.0);
+		int fd;
+		uint32_t pgno;
+		bool ok = false;
+
+		buf_reset(&err);
+		if (left < 1)
+			left = 1;
+		fd = proto_connect(addr, left, &err);
+		for (pgno = 0; fd >= 0 && pgno < pages; pgno++) {
+			struct proto_results *r = &pg->res[pg->n_res];
+			left = (int)((deadline - now_monotonic()) * 1000.0);
+			if (left < 1)
+				left = 1;
+			req->page = nd > 1 ? pgno : (uint32_t)pg->np;
+			buf_reset(&err);
+			if (proto_search(fd, req, left, r, &err)) {
+				ok = false;
+				break;
+			}
+			pg->n_res++;
+			ok = true;
+			if (pgno == 0) {
+				/* totals and word statistics: from each daemon's first answer */
+				pg->first[pg->n_first++] = pg->n_res - 1;
+				pg->total_results += r->total_results;
+				pg->total_urls += r->total_urls;
+				pg->total_sites += r->total_sites;
+			}
+			if (r->seconds > pg->seconds)
+				pg->seconds = r->seconds;
+			if (r->error[0] || r->n_hits == 0)
+				break;
+			add_entries(&all, &n_all, &alloc, r, (unsigned)d);
+		}
+		if (fd >= 0)
+			close(fd);
+		if (ok) {
+			answered++;
+		} else {
+			buf_printf(&pg->errors, "%s: %s\n", addr, buf_str(&err));
+			warning("searchd %s: %s", addr, buf_str(&err));
+		}
+	}
+	buf_free(&err);
+
+	if (nd > 1) {
+		qsort(all, n_all, sizeof(*all), entry_cmp);
+		skip = (size_t)pg->np * (size_t)pg->ps;
+		if (skip > n_all)
+			skip = n_all;
+		pg->n_ent = n_all - skip < (size_t)pg->ps ? n_all - skip : (size_t)pg->ps;
+		pg->ent = xcalloc(pg->n_ent + 1, sizeof(*pg->ent));
+		memcpy(pg->ent, all + skip, pg->n_ent * sizeof(*all));
+		free(all);
+	} else {
+		pg->ent = all;
+		pg->n_ent = n_all;
+	}
+	return answered;
+}
+
+/* Forget the answers of ask_daemons(), to ask again. */
+static void free_answers(struct page *pg)
+{
+	size_t i;
+
+	for (i = 0; i < pg->n_res; i++)
+		proto_results_free(&pg->res[i]);
+	free(pg->res);
+	free(pg->first);
+	free(pg->ent);
+	pg->res = NULL;
+	pg->first = NULL;
+	pg->ent = NULL;
+	pg->n_res = pg->n_first = pg->n_ent = 0;
+	pg->total_results = pg->total_urls = pg->total_sites = 0;
+	pg->seconds = 0;
+	buf_reset(&pg->errors);
+}
+
+/* ---- rendering ------------------------------------------------------------ */
+
+static int put_num(struct tpl_run *r, enum tpl_ctx ctx, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int put_num(struct tpl_run *r, enum tpl_ctx ctx, const char *fmt, ...)
+{
+	char s[64];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(s, sizeof(s), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof(s))
+		n = sizeof(s) - 1;
+	return tpl_put_text(r, ctx, s, (size_t)n);
+}
+
+static int put_str(struct tpl_run *r, enum tpl_ctx ctx, const char *s)
+{
+	return tpl_put_text(r, ctx, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* A section, or `dflt` as markup when the template has none. */
+static int section_or(struct tpl_run *r, const char *name, const char *dflt)
+{
+	if (tpl_has(r->t, name))
+		return tpl_render(r, name);
+	return tpl_put_markup(r, TPL_HTML, dflt, strlen(dflt));
+}
+
+/* Highlighted text: the spans wrapped in `open`/`close` sections (markup in
+ * element text only; elsewhere the plain text).  `colors`: set $H per
+ * distinct term, for the cached copy. */
+static int put_highlighted(struct tpl_run *r, enum tpl_ctx ctx, const struct proto_text *tx,
+			   const char *open, const char *close, const char *dopen,
+			   const char *dclose, bool colors)
+{
+	struct page *pg = r->arg;
+	size_t pos = 0, len = strlen(tx->text);
+	char terms[16][64];
+	size_t n_terms = 0;
+	uint32_t i;
+
+	if (ctx != TPL_HTML || tx->n_spans == 0)
+		return tpl_put_text(r, ctx, tx->text, len);
+	for (i = 0; i < tx->n_spans; i++) {
+		size_t s = tx->spans[2 * i], e = tx->spans[2 * i + 1];
+		if (s < pos || e > len || s >= e)
+			continue; /* proto.c checks; stay safe anyway */
+		if (tpl_put_text(r, ctx, tx->text + pos, s - pos))
+			return -1;
+		if (colors) {
+			/* one colour per distinct term (ASCII case-folded) */
+			char term[64];
+			size_t k, tl = e - s < sizeof(term) - 1 ? e - s : sizeof(term) - 1;
+			for (k = 0; k < tl; k++) {
+				char c = tx->text[s + k];
+				term[k] = (c >= 'A' && c <= 'Z') ? (char)(c | 0x20) : c;
+			}
+			term[tl] = '\0';
+			for (k = 0; k < n_terms && strcmp(terms[k], term); k++)
+				;
+			if (k == n_terms && n_terms < ARRAY_SIZE(terms))
+				strlcpy_(terms[n_terms++], term, sizeof(terms[0]));
+			pg->color = (unsigned)k;
+		}
+		if (section_or(r, open, dopen) ||
+		    tpl_put_text(r, ctx, tx->text + s, e - s) || section_or(r, close, dclose))
+			return -1;
+		pos = e;
+	}
+	return tpl_put_text(r, ctx, tx->text + pos, len - pos);
+}
+
+/* $H: the colour of term pg->color, from the lines of section hicolors. */
+static int put_color(struct tpl_run *r, enum tpl_ctx ctx)
+{
+	/* names: a value in a style attribute is CSS-escaped, '#' included */
+	static const char *const dflt[] = { "yellow", "palegreen", "lightskyblue", "pink",
+					    "orange", "plum" };
+	struct page *pg = r->arg;
+	size_t len, n = 0, i, want;
+	const char *s = tpl_literal(r->t, "hicolors", r->variant, &len), *e, *line[32];
+	size_t ll[32];
+
+	while (s && len && n < ARRAY_SIZE(line)) {
+		while (len && (*s == '\n' || *s == '\r' || *s == ' ' || *s == '\t')) {
+			s++;
+			len--;
+		}
+		if (!len)
+			break;
+		e = memchr(s, '\n', len);
+		ll[n] = e ? (size_t)(e - s) : len;
+		line[n] = s;
+		while (ll[n] && (line[n][ll[n] - 1] == '\r' || line[n][ll[n] - 1] == ' '))
+			ll[n]--;
+		n++;
+		s += e ? (size_t)(e - s) + 1 : len;
+		len -= e ? (size_t)(e - line[n - 1]) + 1 : len;
+	}
+	if (n == 0) {
+		want = pg->color % ARRAY_SIZE(dflt);
+		return put_str(r, ctx, dflt[want]);
+	}
+	i = pg->color % n;
+	return tpl_put_text(r, ctx, line[i], ll[i]);
+}
+
+/* A link back to s.cgi: $A?q=...&<carried parameters>[&st=][&np=]. */
+static void self_link(const struct page *pg, struct buf *b, long np, long st)
+{
+	size_t i, k;
+	char sep = '?';
+
+	buf_adds(b, pg->action);
+	for (k = 0; k <= ARRAY_SIZE(carry); k++) {
+		for (i = 0; i < pg->p->n; i++) {
+			const struct cgi_param *cp = &pg->p->v[i];
+			uint32_t sp;
+			if (k < ARRAY_SIZE(carry) ? strcmp(cp->name, carry[k]) != 0
+						  : !space_param(cp->name, &sp))
+				continue;
+			if (!cp->len && strcmp(cp->name, "q"))
+				continue;
+			buf_printf(b, "%c%s=", sep, cp->name);
+			tpl_escape_component(b, cp->value, cp->len);
+			sep = '&';
+		}
+	}
+	if (st >= 0)
+		buf_printf(b, "%cst=%ld", sep, st), sep = '&';
+	else if (cgi_get(pg->p, "st") && *param(pg, "st"))
+		buf_printf(b, "%cst=%ld", sep, param_long(pg, "st", 0, 0, UINT32_MAX)), sep = '&';
+	if (np > 0)
+		buf_printf(b, "%cnp=%ld", sep, np);
+}
+
+static int put_link(struct tpl_run *r, enum tpl_ctx ctx, long np, long st)
+{
+	struct buf b = BUF_INIT(1 << 17);
+	int rc;
+
+	self_link(r->arg, &b, np, st);
+	rc = tpl_put_url(r, ctx, b.ptr ? b.ptr : "", b.len);
+	buf_free(&b);
+	return rc;
+}
+
+static long n_pages(const struct page *pg)
+{
+	uint64_t n = (pg->total_results + (uint64_t)pg->ps - 1) / (uint64_t)pg->ps;
+	uint64_t cap = pg->conf->n_daemon_addresses > 1 ? MULTI_MAX_PAGE + 1 : PROTO_MAX_PAGE + 1;
+	return (long)(n > cap ? cap : n);
+}
+
+static int nav_bar(struct tpl_run *r)
+{
+	struct page *pg = r->arg;
+	long per = pg->conf->pages_per_screen, total = n_pages(pg);
+	long first = pg->np - per / 2, last, i;
+
+	if (first + per > total)
+		first = total - per;
+	if (first < 0)
+		first = 0;
+	last = first + per < total ? first + per : total;
+	for (i = first; i < last; i++) {
+		pg->nav = i;
+		if (tpl_render(r, i == pg->np ? "navbar0" : "navbar1"))
+			return -1;
+	}
+	return 0;
+}
+
+static void fmt_date(uint64_t t, char *s, size_t n)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!t || !gmtime_r(&tt, &tm) || !strftime(s, n, "%Y-%m-%d", &tm))
+		s[0] = '\0';
+}
+
+/* Statistics of word i, summed over the daemons (each one's first answer). */
+static void word_sum(const struct page *pg, uint32_t i, uint64_t *urls, uint64_t *total)
+{
+	size_t d;
+
+	*urls = *total = 0;
+	for (d = 0; d < pg->n_first; d++) {
+		const struct proto_results *x = &pg->res[pg->first[d]];
+		if (i < x->n_words) {
+			*urls += x->words[i].urls;
+			*total += x->words[i].total;
+		}
+	}
+}
+
+static int put_words(struct tpl_run *r, enum tpl_ctx ctx)
+{
+	struct page *pg = r->arg;
+	struct buf b = BUF_INIT(1 << 16);
+	uint64_t urls, total;
+	uint32_t i;
+	int rc;
+
+	for (i = 0; pg->n_res && i < pg->res[0].n_words; i++) {
+		word_sum(pg, i, &urls, &total);
+		buf_printf(&b, "%s%s: %llu/%llu%s", i ? ", " : "", pg->res[0].words[i].word,
+			   (unsigned long long)urls, (unsigned long long)total,
+			   pg->res[0].words[i].stopword ? " (stopword)" : "");
+	}
+	rc = tpl_put_text(r, ctx, b.ptr ? b.ptr : "", b.len);
+	buf_free(&b);
+	return rc;
+}
+
+static int var_cb(struct tpl_run *r, int var, long num, enum tpl_ctx ctx)
+{
+	struct page *pg = r->arg;
+	const struct proto_hit *h = pg->hit;
+	const struct proto_cached *cc = pg->cached;
+	const char *url = pg->clone ? pg->clone->url : h ? h->url : cc ? cc->url : NULL;
+	char s[64];
+	uint32_t i;
+
+	switch (var) {
+	case V_Q: case V_q: case V_QF:
+		return put_str(r, ctx, pg->q_typed);
+	case V_A: return put_str(r, ctx, pg->action);
+	case V_P:
+		if (!pg->tmpl)
+			return 0;
+		snprintf(s, sizeof(s), "&tmpl=%s", pg->tmpl);
+		return tpl_put_url(r, ctx, s, strlen(s));
+	case V_c: return put_str(r, ctx, "UTF-8");
+	case V_ps: return put_num(r, ctx, "%ld", pg->ps);
+	case V_s: return put_str(r, ctx, pg->by_date ? "date" : "rate");
+	case V_np: return put_num(r, ctx, "%ld", pg->np);
+	case V_gr: return put_str(r, ctx, pg->group ? "on" : "off");
+	case V_o: return put_num(r, ctx, "%ld", pg->o);
+	case V_ul: return put_str(r, ctx, param(pg, "ul"));
+	case V_ST: return put_str(r, ctx, param(pg, "st"));
+	case V_r: {
+		unsigned long x = (unsigned long)(pg->started * 1e6) ^ (unsigned long)getpid();
+		return put_num(r, ctx, "%lu", num > 0 ? x % (unsigned long)num : 0);
+	}
+	case V_AV: return put_str(r, ctx, PACKAGE_VERSION);
+	case V_E: return put_str(r, ctx, pg->error);
+	case V_f: return put_num(r, ctx, "%ld", pg->n_ent ? pg->np * pg->ps + 1 : 0);
+	case V_l: return put_num(r, ctx, "%ld", pg->np * pg->ps + (long)pg->n_ent);
+	case V_t: return put_num(r, ctx, "%llu", (unsigned long long)pg->total_results);
+	case V_UT: return put_num(r, ctx, "%llu", (unsigned long long)pg->total_urls);
+	case V_W: return put_words(r, ctx);
+	case V_Y: return put_num(r, ctx, "%.3f", pg->seconds);
+	case V_H: return put_color(r, ctx);
+	case V_V: /* no navigator for a single page */
+		return n_pages(pg) > 1 ? tpl_render(r, "navigator") : 0;
+	case V_NL:
+		if (pg->np > 0) {
+			pg->nav = pg->np - 1;
+			return tpl_render(r, "navleft");
+		}
+		return tpl_render(r, "navleft0");
+	case V_NR:
+		if (pg->np + 1 < n_pages(pg)) {
+			pg->nav = pg->np + 1;
+			return tpl_render(r, "navright");
+		}
+		return tpl_render(r, "navright0");
+	case V_NB: return nav_bar(r);
+	case V_NH: return put_link(r, ctx, pg->nav, -1);
+	case V_NP: return put_num(r, ctx, "%ld", pg->nav + 1);
+	case V_CX:
+		return cc ? put_highlighted(r, ctx, &cc->text, "hiopen", "hiclose",
+					    "<mark>", "</mark>", true) : 0;
+	}
+	if (var == V_DU || var == V_DE)
+		return put_str(r, ctx, url);
+	if (var == V_DM) {
+		fmt_date(h ? h->last_modified : cc ? cc->last_index_time : 0, s, sizeof(s));
+		return put_str(r, ctx, s);
+	}
+	if (var == V_DC)
+		return put_str(r, ctx, h ? h->content_type : cc ? cc->content_type : "");
+	if (!h)
+		return 0; /* a hit variable outside a hit */
+	switch (var) {
+	case V_DT:
+		if (!h->title.text[0])
+			return put_str(r, ctx, h->url);
+		return put_highlighted(r, ctx, &h->title, "hiexopen", "hiexclose", "<b>", "</b>",
+				       false);
+	case V_DR: return put_num(r, ctx, "%.4f", h->score);
+	case V_DX:
+		for (i = 0; i < h->n_excerpts; i++) {
+			if (ctx == TPL_HTML && section_or(r, "exopen", ""))
+				return -1;
+			if (put_highlighted(r, ctx, &h->excerpts[i], "hiexopen", "hiexclose", "<b>",
+					    "</b>", false))
+				return -1;
+			if (ctx == TPL_HTML ? section_or(r, "exclose", " &hellip; ")
+					    : tpl_put_text(r, ctx, " ... ", 5))
+				return -1;
+		}
+		if (h->n_excerpts == 0)
+			return put_highlighted(r, ctx, &h->description, "hiexopen", "hiexclose",
+					       "<b>", "</b>", false);
+		return 0;
+	case V_DS: return put_num(r, ctx, "%u", h->size);
+	case V_DB: return put_num(r, ctx, "%u", (h->size + 1023) / 1024);
+	case V_DZ: return tpl_render(r, h->size < 1024 ? "sizeb" : "sizek");
+	case V_DN: return put_num(r, ctx, "%ld", pg->n_cur);
+	case V_DD:
+		return put_highlighted(r, ctx, &h->description, "hiexopen", "hiexclose", "<b>",
+				       "</b>", false);
+	case V_DK: return put_str(r, ctx, h->keywords);
+	case V_CC: return tpl_render(r, "cached");
+	case V_CL:
+		if (!pg->conf->show_clones)
+			return 0;
+		for (i = 0; i < h->n_clones; i++) {
+			pg->clone = &h->clones[i];
+			if (tpl_render(r, "clone")) {
+				pg->clone = NULL;
+				return -1;
+			}
+		}
+		pg->clone = NULL;
+		return 0;
+	case V_M:
+		if (pg->group && h->site_hits > (pg->cur && pg->cur->second ? 2u : 1u) &&
+		    !cgi_get(pg->p, "st"))
+			return tpl_render(r, "moreurls");
+		return 0;
+	case V_SS: return put_str(r, ctx, h->site);
+	case V_SH: return put_link(r, ctx, 0, h->site_id);
+	case V_SC: return put_num(r, ctx, "%u", h->site_hits);
+	case V_R: return tpl_render(r, pg->group ? "ressites" : "resurls");
+	}
+	return 0;
+}
+
+static int render(struct page *pg, struct buf *out, const char *const *sections)
+{
+	struct tpl_run r;
+
+	memset(&r, 0, sizeof(r));
+	r.t = pg->t;
+	r.fn = var_cb;
+	r.arg = pg;
+	r.variant = (unsigned)pg->o;
+	r.out = out;
+	for (; *sections; sections++) {
+		if (!strcmp(*sections, "*results")) {
+			size_t i;
+			if (tpl_render(&r, "restop"))
+				return -1;
+			for (i = 0; i < pg->n_ent; i++) {
+				pg->cur = &pg->ent[i];
+				pg->n_cur = pg->np * pg->ps + (long)i + 1;
+				pg->hit = pg->ent[i].hit;
+				if (tpl_render(&r, "res"))
+					return -1;
+				if (pg->ent[i].second) {
+					pg->hit = pg->ent[i].second;
+					if (tpl_render(&r, tpl_has(pg->t, "res2") ? "res2" : "res"))
+						return -1;
+				}
+			}
+			pg->hit = NULL;
+			pg->cur = NULL;
+			if (tpl_render(&r, "resbot"))
+				return -1;
+		} else if (tpl_render(&r, *sections)) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+static void json_str(struct buf *b, const char *s)
+{
+	buf_addc(b, '"');
+	tpl_escape_json(b, s ? s : "", s ? strlen(s) : 0);
+	buf_addc(b, '"');
+}
+
+static void json_text(struct buf *b, const char *key, const struct proto_text *t)
+{
+	uint32_t i;
+
+	buf_printf(b, "\"%s\":", key);
+	json_str(b, t->text);
+	buf_printf(b, ",\"%s_highlights\":[", key);
+	for (i = 0; i < t->n_spans; i++)
+		buf_printf(b, "%s[%u,%u]", i ? "," : "", t->spans[2 * i], t->spans[2 * i + 1]);
+	buf_addc(b, ']');
+}
+
+static void json_hit(const struct page *pg, struct buf *b, const struct proto_hit *h, long n)
+{
+	char date[32];
+	uint32_t i;
+
+	buf_printf(b, "{\"n\":%ld,\"url\":", n);
+	json_str(b, h->url);
+	buf_adds(b, ",\"site\":");
+	json_str(b, h->site);
+	buf_printf(b, ",\"url_id\":%u,\"site_id\":%u,\"score\":%.6g,\"second\":%s,"
+		   "\"site_hits\":%u,", h->url_id, h->site_id, isfinite(h->score) ? h->score : 0.0,
+		   h->second ? "true" : "false", h->site_hits);
+	json_text(b, "title", &h->title);
+	buf_addc(b, ',');
+	json_text(b, "description", &h->description);
+	buf_adds(b, ",\"keywords\":");
+	json_str(b, h->keywords);
+	buf_adds(b, ",\"content_type\":");
+	json_str(b, h->content_type);
+	fmt_date(h->last_modified, date, sizeof(date));
+	buf_printf(b, ",\"size\":%u,\"last_modified\":", h->size);
+	if (date[0])
+		json_str(b, date);
+	else
+		buf_adds(b, "null");
+	buf_adds(b, ",\"excerpts\":[");
+	for (i = 0; i < h->n_excerpts; i++) {
+		buf_adds(b, i ? ",{" : "{");
+		json_text(b, "text", &h->excerpts[i]);
+		buf_addc(b, '}');
+	}
+	buf_adds(b, "],\"clones\":[");
+	for (i = 0; i < h->n_clones; i++) {
+		if (i)
+			buf_addc(b, ',');
+		json_str(b, h->clones[i].url);
+	}
+	buf_adds(b, "],\"cached\":\"");
+	{
+		struct buf l = BUF_INIT(1 << 16);
+		buf_printf(&l, "%s?ch=", pg->action);
+		tpl_escape_component(&l, h->url, strlen(h->url));
+		tpl_escape_json(b, l.ptr ? l.ptr : "", l.len);
+		buf_free(&l);
+	}
+	buf_adds(b, "\"}");
+}
+
+static void json_results(struct page *pg, struct buf *b, const char *token, const char *msg)
+{
+	const char *s, *e;
+	size_t i;
+	bool first = true;
+
+	buf_adds(b, "{\"query\":");
+	json_str(b, buf_str(&pg->q));
+	buf_printf(b, ",\"page\":%ld,\"page_size\":%ld,\"first\":%ld,\"last\":%ld,"
+		   "\"total_results\":%llu,\"total_urls\":%llu,\"total_sites\":%llu,"
+		   "\"seconds\":%.6f,\"elapsed\":%.6f,\"words\":[",
+		   pg->np, pg->ps, pg->n_ent ? pg->np * pg->ps + 1 : 0,
+		   pg->np * pg->ps + (long)pg->n_ent, (unsigned long long)pg->total_results,
+		   (unsigned long long)pg->total_urls, (unsigned long long)pg->total_sites,
+		   isfinite(pg->seconds) ? pg->seconds : 0.0, now_monotonic() - pg->started);
+	for (i = 0; pg->n_res && i < pg->res[0].n_words; i++) {
+		const struct proto_word_stat *w = &pg->res[0].words[i];
+		uint64_t urls, total;
+		word_sum(pg, (uint32_t)i, &urls, &total);
+		buf_adds(b, i ? ",{\"word\":" : "{\"word\":");
+		json_str(b, w->word);
+		buf_printf(b, ",\"urls\":%llu,\"total\":%llu,\"stopword\":%s}",
+			   (unsigned long long)urls, (unsigned long long)total,
+			   w->stopword ? "true" : "false");
+	}
+	buf_adds(b, "],\"results\":[");
+	for (i = 0; i < pg->n_ent; i++) {
+		long n = pg->np * pg->ps + (long)i + 1;
+		if (i)
+			buf_addc(b, ',');
+		json_hit(pg, b, pg->ent[i].hit, n);
+		if (pg->ent[i].second) {
+			buf_addc(b, ',');
+			json_hit(pg, b, pg->ent[i].second, n);
+		}
+	}
+	buf_adds(b, "],\"error\":");
+	if (token) {
+		buf_adds(b, "{\"token\":");
+		json_str(b, token);
+		buf_adds(b, ",\"message\":");
+		json_str(b, msg);
+		buf_addc(b, '}');
+	} else {
+		buf_adds(b, "null");
+	}
+	buf_adds(b, ",\"daemon_errors\":[");
+	for (s = buf_str(&pg->errors); *s; s = e + 1) {
+		e = strchr(s, '\n');
+		if (!e)
+			break;
+		if (!first)
+			buf_addc(b, ',');
+		first = false;
+		buf_addc(b, '"');
+		tpl_escape_json(b, s, (size_t)(e - s));
+		buf_addc(b, '"');
+	}
+	buf_adds(b, "]}\n");
+}
+
+/* ---- the cached copy ------------------------------------------------------ */
+
+static void cached_page(struct page *pg, bool json, bool head, const char *url)
+{
+	const struct conf *c = pg->conf;
+	struct proto_cached_req req = { 0 };
+	struct proto_cached *got = xcalloc(1, sizeof(*got));
+	struct buf err = BUF_INIT(4096), out = BUF_INIT(PAGE_MAX);
+	double deadline = pg->started + c->search_timeout / 1000.0;
+	size_t d;
+	int status = 0;
+	bool down = true;
+
+	req.url = (char *)url;
+	req.q = (char *)buf_str(&pg->q);
+	/* the first daemon that has the page */
+	for (d = 0; d < c->n_daemon_addresses && status == 0; d++) {
+		int left = (int)((deadline - now_monotonic()) * 1000.0), fd;
+		buf_reset(&err);
+		fd = proto_connect(c->daemon_addresses[d], left > 0 ? left : 1, &err);
+		if (fd < 0) {
+			warning("searchd %s: %s", c->daemon_addresses[d], buf_str(&err));
+			continue;
+		}
+		left = (int)((deadline - now_monotonic()) * 1000.0);
+		if (proto_cached(fd, &req, left > 0 ? left : 1, got, &err)) {
+			warning("searchd %s: %s", c->daemon_addresses[d], buf_str(&err));
+		} else {
+			down = false;
+			if (!got->error[0])
+				status = 200;
+			else
+				proto_cached_free(got);
+		}
+		close(fd);
+	}
+	if (status == 0) {
+		const char *msg = down ? er_text(c, "ER_NOSEARCHD",
+						  "The search service is not available, please "
+						  "try again later.")
+				       : "This page is not in the index.";
+		status = down ? 503 : 404;
+		pg->error = msg;
+		if (json) {
+			json_error(status, head, down ? "ER_NOSEARCHD" : "ER_NOTFOUND", msg);
+		} else {
+			static const char *const secs[] = { "top", "error", "bottom", NULL };
+			if (render(pg, &out, secs))
+				plain_page(500, head, "Page too large", "The page hit its size cap.");
+			else
+				respond(status, "text/html; charset=UTF-8", &out, head, NULL);
+		}
+		goto out;
+	}
+	pg->cached = got;
+	if (json) {
+		uint32_t i;
+		buf_adds(&out, "{\"url\":");
+		json_str(&out, got->url);
+		buf_adds(&out, ",\"content_type\":");
+		json_str(&out, got->content_type);
+		buf_adds(&out, ",\"charset\":");
+		json_str(&out, got->charset);
+		buf_printf(&out, ",\"url_id\":%u,\"last_index_time\":%llu,\"text\":", got->url_id,
+			   (unsigned long long)got->last_index_time);
+		json_str(&out, got->text.text);
+		buf_adds(&out, ",\"highlights\":[");
+		for (i = 0; i < got->text.n_spans; i++)
+			buf_printf(&out, "%s[%u,%u]", i ? "," : "", got->text.spans[2 * i],
+				   got->text.spans[2 * i + 1]);
+		buf_adds(&out, "]}\n");
+		respond(200, "application/json; charset=UTF-8", &out, head, NULL);
+	} else {
+		static const char *const secs[] = { "top", "cachetop", "bottom", NULL };
+		if (render(pg, &out, secs))
+			plain_page(500, head, "Page too large", "The page hit its size cap.");
+		else
+			respond(200, "text/html; charset=UTF-8", &out, head, NULL);
+	}
+out:
+	pg->cached = NULL;
+	proto_cached_free(got);
+	free(got);
+	buf_free(&err);
+	buf_free(&out);
+}
+
+/* ---- the search ----------------------------------------------------------- */
+
+static void search_page(struct page *pg, bool json, bool head)
+{
+	static char empty[1];
+	uint32_t *spaces = NULL;
+	const struct conf *c = pg->conf;
+	struct proto_search req;
+	struct buf out = BUF_INIT(PAGE_MAX);
+	const char *token = NULL, *msg = NULL;
+	const char *const *secs;
+	int status = 200;
+	size_t answered, i;
+	static const char *const s_noquery[] = { "top", "noquery", "bottom", NULL };
+	static const char *const s_results[] = { "top", "*results", "bottom", NULL };
+	static const char *const s_notfound[] = { "top", "notfound", "bottom", NULL };
+	static const char *const s_qerror[] = { "top", "queryerror", "bottom", NULL };
+	static const char *const s_error[] = { "top", "error", "bottom", NULL };
+
+	memset(&req, 0, sizeof(req));
+	if (!buf_str(&pg->q)[strspn(buf_str(&pg->q), " ")]) {
+		if (json) {
+			json_error(200, head, "ER_EMPTYQUERY",
+				   er_text(c, "ER_EMPTYQUERY", "Please type a query."));
+		} else if (render(pg, &out, s_noquery)) {
+			plain_page(500, head, "Page too large", "The page hit its size cap.");
+		} else {
+			respond(200, "text/html; charset=UTF-8", &out, head, NULL);
+		}
+		goto out;
+	}
+	if (pg->q.len > PROTO_MAX_QUERY) {
+		token = "ER_TOOLONG";
+		msg = er_text(c, "ER_TOOLONG", "The query is too long.");
+		goto query_error;
+	}
+	req.q = (char *)buf_str(&pg->q);
+	req.page_size = (uint32_t)pg->ps;
+	req.sort = pg->by_date ? PROTO_SORT_DATE : PROTO_SORT_RATE;
+	req.group = pg->group;
+	req.site_id = (uint32_t)param_long(pg, "st", 0, 0, UINT32_MAX);
+	req.ul = (char *)param(pg, "ul");
+	if (strlen(req.ul) > 4096)
+		req.ul = empty;
+	time_limits(pg, &req);
+	/* section limits bd ds kw tl (body, description, keywords, title) */
+	{
+		static const char *const sec[] = { "bd", "ds", "kw", "tl" };
+		for (i = 0; i < ARRAY_SIZE(sec); i++)
+			if (!strcmp(param(pg, sec[i]), "on"))
+				req.sections |= (uint8_t)(1u << i);
+	}
+	/* web spaces, OR-ed */
+	spaces = xcalloc(PROTO_MAX_SPACES, sizeof(*spaces));
+	for (i = 0; i < pg->p->n && req.n_spaces < PROTO_MAX_SPACES; i++)
+		if (!strcmp(pg->p->v[i].value, "on") &&
+		    space_param(pg->p->v[i].name, &spaces[req.n_spaces]))
+			req.n_spaces++;
+	req.spaces = spaces;
+	req.max_excerpts = (uint32_t)(c->max_excerpts < PROTO_MAX_EXCERPTS ? c->max_excerpts
+									 : PROTO_MAX_EXCERPTS);
+	req.excerpt_len = (uint32_t)(c->max_excerpt_len < PROTO_MAX_EXCERPT_LEN
+					     ? c->max_excerpt_len : PROTO_MAX_EXCERPT_LEN);
+	req.client = (char *)(getenv("REMOTE_ADDR") ? getenv("REMOTE_ADDR") : "");
+	req.referer = (char *)(getenv("HTTP_REFERER") ? getenv("HTTP_REFERER") : "");
+	if (strlen(req.client) > 255 || !utf8_valid(req.client, strlen(req.client)))
+		req.client = empty;
+	if (strlen(req.referer) > 2048 || !utf8_valid(req.referer, strlen(req.referer)))
+		req.referer = empty;
+
+	answered = ask_daemons(pg, &req);
+	if (answered && pg->group && pg->total_sites == 1 && !pg->errors.len) {
+		/* One site matches, across all daemons: grouping would show one
+		 * entry, so list its pages instead (ASPseek does the same). */
+		free_answers(pg);
+		pg->group = false;
+		req.group = 0;
+		answered = ask_daemons(pg, &req);
+	}
+	if (answered == 0) {
+		status = 503;
+		token = "ER_NOSEARCHD";
+		msg = er_text(c, "ER_NOSEARCHD",
+			      "The search service is not available, please try again later.");
+		pg->error = msg;
+		if (json) {
+			json_error(503, head, token, msg);
+		} else if (render(pg, &out, s_error)) {
+			plain_page(503, head, "Search is not available", msg);
+		} else {
+			respond(503, "text/html; charset=UTF-8", &out, head, NULL);
+		}
+		goto out;
+	}
+	for (i = 0; i < pg->n_res; i++) {
+		if (pg->res[i].error[0]) {
+			token = pg->res[i].error;
+			msg = er_text(c, token, pg->res[i].message);
+			goto query_error;
+		}
+	}
+	/* t=: take me there */
+	if (cgi_get(pg->p, "t") && pg->n_ent && !json) {
+		const char *u = pg->ent[0].hit->url;
+		bool clean = !ascii_ncasecmp(u, "http://", 7) || !ascii_ncasecmp(u, "https://", 8);
+		for (i = 0; u[i] && clean; i++)
+			if ((unsigned char)u[i] <= 0x20 || u[i] == 0x7f)
+				clean = false;
+		if (clean) {
+			char *loc = xasprintf("Location: %s\r\n", u);
+			buf_adds(&out, "<!DOCTYPE html><title>Found</title><a href=\"");
+			tpl_escape_html(&out, u, strlen(u));
+			buf_adds(&out, "\">Continue</a>\n");
+			respond(302, "text/html; charset=UTF-8", &out, head, loc);
+			free(loc);
+			goto out;
+		}
+	}
+	if (json) {
+		json_results(pg, &out, NULL, NULL);
+		respond(200, "application/json; charset=UTF-8", &out, head, NULL);
+		goto out;
+	}
+	secs = pg->n_ent ? s_results : s_notfound;
+	if (render(pg, &out, secs))
+		plain_page(500, head, "Page too large", "The page hit its size cap.");
+	else
+		respond(status, "text/html; charset=UTF-8", &out, head, NULL);
+	goto out;
+
+query_error:
+	pg->error = msg;
+	if (json) {
+		json_results(pg, &out, token, msg);
+		respond(200, "application/json; charset=UTF-8", &out, head, NULL);
+	} else if (render(pg, &out, tpl_has(pg->t, "queryerror") ? s_qerror : s_error)) {
+		plain_page(500, head, "Page too large", "The page hit its size cap.");
+	} else {
+		respond(200, "text/html; charset=UTF-8", &out, head, NULL);
+	}
+out:
+	free(spaces);
+	buf_free(&out);
+}
+
+int cgi_main(const char *default_template)
+{
+	struct cgi_request rq;
+	struct page pg;
+	struct conf *conf = NULL;
+	struct tpl *t = NULL;
+	struct buf err = BUF_INIT(4096);
+	char *path = NULL;
+	const char *v;
+	bool json;
+	int fd;
+
+	/* A web server may start us with 0, 1 or 2 closed: keep those numbers
+	 * off the sockets we open. */
+	for (fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) < 0)
+			return 1;
+	log_set_prog("s.cgi");
+	log_set_level(LOG_WARN);
+
+	memset(&pg, 0, sizeof(pg));
+	pg.started = now_monotonic();
+	cgi_read_request(&rq, get_env, 0, BODY_TIMEOUT_MS);
+	pg.p = &rq.params;
+	json = !strcmp(param(&pg, "fmt"), "json");
+	if (rq.status) {
+		if (json)
+			json_error(rq.status, rq.head, "ER_REQUEST", rq.why);
+		else
+			plain_page(rq.status, rq.head, "Bad request", rq.why);
+		goto out;
+	}
+
+	v = cgi_get(pg.p, "tmpl");
+	path = template_path(v, default_template);
+	if (!path) {
+		plain_page(400, rq.head, "No such template",
+			   "tmpl= names a template of the template directory: letters, digits, "
+			   "'_' and '-' only.");
+		goto out;
+	}
+	pg.tmpl = v && *v ? v : NULL;
+	if (conf_load(path, CONF_TEMPLATE, &conf, &err) ||
+	    tpl_load(path, var_names, ARRAY_SIZE(var_names), &t, &err)) {
+		warning("template: %s", buf_str(&err));
+		if (json)
+			json_error(500, rq.head, "ER_TEMPLATE", buf_str(&err));
+		else
+			plain_page(500, rq.head, "Template error", buf_str(&err));
+		goto out;
+	}
+	if (conf->n_daemon_addresses == 0) {
+		plain_page(500, rq.head, "Template error", "the template names no DaemonAddress");
+		goto out;
+	}
+	pg.conf = conf;
+	pg.t = t;
+	v = getenv("SCRIPT_NAME");
+	pg.action = v && *v && strlen(v) < 1024 ? v : "s.cgi";
+
+	/* the request */
+	pg.q_typed = param(&pg, "q");
+	buf_init(&pg.q, 4 * CGI_MAX_VALUE);
+	buf_init(&pg.errors, 1 << 16);
+	buf_adds(&pg.q, pg.q_typed);
+	add_words(&pg.q, param(&pg, "iq"), "", !strcmp(param(&pg, "im"), "p"));
+	add_words(&pg.q, param(&pg, "xq"), "-", !strcmp(param(&pg, "xm"), "p"));
+	add_words(&pg.q, param(&pg, "is"), "site:", false);
+	add_words(&pg.q, param(&pg, "xs"), "-site:", false);
+	pg.ps = param_long(&pg, "ps", conf->results_per_page, 1, PROTO_MAX_PAGE_SIZE);
+	pg.np = param_long(&pg, "np", 0, 0,
+			   conf->n_daemon_addresses > 1 ? MULTI_MAX_PAGE : PROTO_MAX_PAGE);
+	pg.o = param_long(&pg, "o", 0, 0, TPL_MAX_VARIANTS - 1);
+	pg.by_date = !strcmp(param(&pg, "s"), "date");
+	pg.group = strcmp(param(&pg, "gr"), "off") != 0;
+
+	v = cgi_get(pg.p, "ch");
+	if (v && *v)
+		cached_page(&pg, json, rq.head, v);
+	else
+		search_page(&pg, json, rq.head);
+
+out:
+	free_answers(&pg);
+	buf_free(&pg.q);
+	buf_free(&pg.errors);
+	tpl_free(t);
+	conf_free(conf);
+	free(path);
+	buf_free(&err);
+	cgi_request_free(&rq);
+	return 0;
+}

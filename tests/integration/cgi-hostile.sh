@@ -1,0 +1,223 @@
+#!/bin/bash
+# cgi-hostile.sh - s.cgi run directly as a web server runs it (environment
+# REQUEST_METHOD, QUERY_STRING, CONTENT_TYPE, CONTENT_LENGTH; the body on
+# stdin) with each hostile input of issue 7: script tags, quotes, control
+# bytes, invalid UTF-8, huge parameters, missing '=', closed stdin, POST with
+# a wrong length, odd methods, template names with paths, broken templates;
+# and searchd down (connection refused) or slow (accepts, never answers):
+# HTTP 503 with Retry-After.  Each response is checked: exit code 0, no
+# sanitizer report, the status line, valid UTF-8 without control bytes, no
+# header injected, every value escaped.
+. "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+
+cgi="$builddir/s.cgi"
+[ -x "$cgi" ] || tap_skip_all "$cgi not built"
+command -v python3 >/dev/null 2>&1 || tap_skip_all "python3 not found"
+
+T=$(tmp_dir)
+# A port nobody listens on: bind one, note it, close it.
+down_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# The shipped template, asking a searchd that is down.
+sed "s/^DaemonAddress .*/DaemonAddress 127.0.0.1:$down_port/" "$srcdir/etc/s.htm" >"$T/s.htm"
+grep -q "^DaemonAddress 127.0.0.1:$down_port" "$T/s.htm" || { echo "Bail out! no DaemonAddress in etc/s.htm"; exit 1; }
+
+# run NAME [VAR=VALUE...] [< stdin]: s.cgi with only these variables; the
+# response in $T/NAME.out, stderr in $T/NAME.err, exit code in $T/NAME.rc.
+run() {
+	local name=$1; shift
+	env -i PATH="$PATH" ASAN_OPTIONS="${ASAN_OPTIONS:-}" LSAN_OPTIONS="${LSAN_OPTIONS:-}" \
+		UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" MPSEEK_TEMPLATE="${TEMPLATE:-$T/s.htm}" \
+		SCRIPT_NAME=/cgi-bin/s.cgi "$@" "$cgi" >"$T/$name.out" 2>"$T/$name.err"
+	echo $? >"$T/$name.rc"
+}
+
+# check NAME STATUS: exit 0, no sanitizer report, the status line, the body
+# valid UTF-8 without C0 controls (but \t \n \r), CGI headers well formed
+# (no line but known headers: nothing injected), Content-Length right.
+check() {
+	local name=$1 status=$2 verdict
+	tap_is "$(cat "$T/$name.rc")" 0 "$name: exit code 0"
+	tap_ok "$(grep -qE 'Sanitizer|runtime error|LeakSanitizer' "$T/$name.err" || echo 1)" \
+		"$name: no sanitizer report"
+	verdict=$(python3 - "$T/$name.out" "$status" <<'PY'
+import re, sys
+data = open(sys.argv[1], 'rb').read()
+want = sys.argv[2]
+head, sep, body = data.partition(b'\r\n\r\n')
+if not sep:
+    print('no end of headers'); sys.exit()
+lines = head.split(b'\r\n')
+if not lines[0].startswith(b'Status: ' + want.encode() + b' '):
+    print('status line %r' % lines[0][:80]); sys.exit()
+known = {b'status', b'content-type', b'cache-control', b'x-content-type-options',
+         b'referrer-policy', b'content-security-policy', b'retry-after', b'allow',
+         b'location', b'content-length'}
+for l in lines:
+    m = re.match(rb'^([A-Za-z-]+): [\x20-\x7e]*$', l)
+    if not m or m.group(1).lower() not in known:
+        print('bad header line %r' % l[:80]); sys.exit()
+cl = [l for l in lines if l.lower().startswith(b'content-length: ')]
+if not cl or int(cl[0].split(b' ')[1]) != len(body):
+    print('Content-Length %r, body %d' % (cl, len(body))); sys.exit()
+try:
+    body.decode('utf-8')
+except UnicodeDecodeError as e:
+    print('invalid UTF-8: %s' % e); sys.exit()
+if re.search(rb'[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]', body):
+    print('control byte in the body'); sys.exit()
+print('ok')
+PY
+)
+	tap_is "$verdict" ok "$name: status $status, well-formed response"
+}
+
+body() { sed '1,/^\r$/d' "$T/$1.out"; }
+has() { grep -qF -- "$2" <(body "$1") && echo 1; }
+hasnt() { grep -qF -- "$2" <(body "$1") || echo 1; }
+header() { sed -n '/^\r$/q;p' "$T/$1.out" | tr -d '\r' | sed -n "s/^$2: //p"; }
+
+# --- searchd down: 503, Retry-After, the template's friendly page ---------------
+run down REQUEST_METHOD=GET QUERY_STRING='q=hello'
+check down 503
+tap_ok "$(header down Retry-After | grep -qE '^[0-9]+$' && echo 1)" "down: Retry-After seconds"
+tap_ok "$(has down 'The search service is not available')" "down: the friendly message"
+tap_ok "$(has down 'value="hello"')" "down: the query box keeps the query"
+tap_ok "$(grep -q "127.0.0.1:$down_port" "$T/down.err" && echo 1)" "down: the failure is logged to stderr"
+run down-json REQUEST_METHOD=GET QUERY_STRING='q=hello&fmt=json'
+check down-json 503
+tap_is "$(body down-json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["error"]["token"], d["retry_after"])')" \
+	"ER_NOSEARCHD 30" "down-json: a JSON error with retry_after"
+
+# --- searchd slow: accepts, never answers; SearchTimeOut 700 ms -------------------
+python3 -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True)
+conns = []
+while True:
+    c, _ = s.accept(); conns.append(c)
+' >"$T/slow.port" &
+slow_pid=$!
+for _ in $(seq 50); do [ -s "$T/slow.port" ] && break; sleep 0.1; done
+slow_port=$(cat "$T/slow.port")
+sed "s/^DaemonAddress .*/DaemonAddress 127.0.0.1:$slow_port\nSearchTimeOut 700/" "$srcdir/etc/s.htm" >"$T/slow.htm"
+start=$(date +%s%N)
+TEMPLATE=$T/slow.htm run slow REQUEST_METHOD=GET QUERY_STRING='q=hello'
+ms=$((($(date +%s%N) - start) / 1000000))
+kill "$slow_pid" 2>/dev/null; wait "$slow_pid" 2>/dev/null
+check slow 503
+tap_ok "$(num_below "$ms" 5000)" "slow: gave up after SearchTimeOut ($ms ms)"
+tap_ok "$(has slow 'The search service is not available')" "slow: the friendly message"
+
+# --- script tags and quotes in every parameter that is shown ---------------------
+xss='%3Cscript%3Ealert(1)%3C%2Fscript%3E'
+run script REQUEST_METHOD=GET QUERY_STRING="q=$xss&ps=$xss&s=$xss&o=$xss&tmpl=&ul=$xss&st=$xss"
+check script 503
+tap_ok "$(hasnt script '<script>')" "script: no <script> tag in the page"
+tap_ok "$(has script '&lt;script&gt;alert(1)&lt;/script&gt;')" "script: the query shown escaped"
+run quotes REQUEST_METHOD=GET QUERY_STRING='q=%22+onfocus%3D%22alert(1)%22+x%3D%27y%27%3E%3Cb%3E'
+check quotes 503
+tap_ok "$(has quotes 'value="&quot; onfocus=&quot;alert(1)&quot; x=&#39;y&#39;&gt;&lt;b&gt;"')" \
+	"quotes: the value attribute stays one attribute"
+tap_ok "$(hasnt quotes '" onfocus="')" "quotes: no attribute injected"
+run script-json REQUEST_METHOD=GET QUERY_STRING="q=$xss&fmt=json" 
+check script-json 503
+tap_ok "$(hasnt script-json '<')" "script-json: no '<' in JSON"
+
+# --- control bytes: encoded and raw; CR LF must not make a header ----------------
+run ctl REQUEST_METHOD=GET QUERY_STRING='q=a%00b%01c%1B[31md%0D%0ASet-Cookie:+x=1%7Fe%C2%85f'
+check ctl 503
+tap_ok "$(has ctl 'value="a b c [31md  Set-Cookie: x=1 e f"')" "ctl: control bytes shown as spaces"
+run ctl-raw REQUEST_METHOD=GET QUERY_STRING="$(printf 'q=a\001b\033c\td')"
+check ctl-raw 503
+tap_ok "$(has ctl-raw 'value="a b c d"')" "ctl-raw: raw control bytes as spaces"
+
+# --- invalid UTF-8 ------------------------------------------------------------------
+run utf8 REQUEST_METHOD=GET QUERY_STRING='q=a%FFb%C0%AFc%ED%A0%80d%F4%90%80%80e%E2%82'
+check utf8 503
+tap_ok "$(has utf8 "value=\"a$(printf '\xef\xbf\xbd')b")" "utf8: invalid bytes shown as U+FFFD"
+run utf8-raw REQUEST_METHOD=GET QUERY_STRING="$(printf 'q=\xff\xfe\xc3')"
+check utf8-raw 503
+
+# --- huge parameters --------------------------------------------------------------
+big=$(head -c 70000 /dev/zero | tr '\0' x)
+run huge-qs REQUEST_METHOD=GET QUERY_STRING="q=$big"
+check huge-qs 414
+long=$(head -c 5000 /dev/zero | tr '\0' y)
+run long-q REQUEST_METHOD=GET QUERY_STRING="q=$long"
+check long-q 200
+tap_ok "$(has long-q 'The query is too long')" "long-q: a query over 1024 bytes is refused with a message"
+many=$(for i in $(seq 2000); do printf 'p%d=%d&' "$i" "$i"; done)
+run many REQUEST_METHOD=GET QUERY_STRING="${many}q=last"
+check many 400
+printf 'q=x' >"$T/small.body"
+run huge-post REQUEST_METHOD=POST CONTENT_TYPE=application/x-www-form-urlencoded \
+	CONTENT_LENGTH=100000000000 <"$T/small.body"
+check huge-post 413
+
+# --- missing '=', empty pairs -----------------------------------------------------
+run noeq REQUEST_METHOD=GET QUERY_STRING='q&np&ps&=&&=x&%3D'
+check noeq 200
+tap_ok "$(has noeq 'Type some words')" "noeq: no query, the noquery section"
+run noeq2 REQUEST_METHOD=GET QUERY_STRING='np&q=hello&ps'
+check noeq2 503
+
+# --- POST: a right body, closed stdin, short and long bodies, bad lengths ---------
+printf 'q=%%3Cb%%3Epost' >"$T/post.body"
+run post REQUEST_METHOD=POST CONTENT_TYPE=application/x-www-form-urlencoded \
+	CONTENT_LENGTH=$(wc -c <"$T/post.body") <"$T/post.body"
+check post 503
+tap_ok "$(has post 'value="&lt;b&gt;post"')" "post: the body's query is read and escaped"
+run closed REQUEST_METHOD=POST CONTENT_LENGTH=10 <&-
+check closed 400
+run closed-get REQUEST_METHOD=GET QUERY_STRING='q=x' <&-
+check closed-get 503
+run short REQUEST_METHOD=POST CONTENT_LENGTH=50 <"$T/post.body"
+check short 400
+printf 'q=abcdef' >"$T/long.body"
+run longer REQUEST_METHOD=POST CONTENT_LENGTH=3 <"$T/long.body"
+check longer 503
+tap_ok "$(has longer 'value="a"')" "longer: only Content-Length bytes are read"
+run neglen REQUEST_METHOD=POST CONTENT_LENGTH=-5 <"$T/post.body"
+check neglen 400
+run badlen REQUEST_METHOD=POST CONTENT_LENGTH=12abc <"$T/post.body"
+check badlen 400
+run multipart REQUEST_METHOD=POST CONTENT_TYPE='multipart/form-data; boundary=x' \
+	CONTENT_LENGTH=3 <"$T/post.body"
+check multipart 415
+run put REQUEST_METHOD=PUT QUERY_STRING='q=x'
+check put 405
+run head REQUEST_METHOD=HEAD QUERY_STRING='q='
+tap_is "$(cat "$T/head.rc")" 0 "head: exit code 0"
+tap_is "$(body head | wc -c)" 0 "head: headers only"
+
+# --- templates: paths refused, missing and broken templates named ----------------
+run tmpl-path REQUEST_METHOD=GET QUERY_STRING='q=x&tmpl=../../etc/passwd'
+check tmpl-path 400
+run tmpl-abs REQUEST_METHOD=GET QUERY_STRING='q=x&tmpl=%2Fetc%2Fpasswd'
+check tmpl-abs 400
+run tmpl-missing REQUEST_METHOD=GET QUERY_STRING='q=x&tmpl=nosuch'
+check tmpl-missing 500
+tap_ok "$(has tmpl-missing "$T/nosuch.htm")" "tmpl-missing: the error names the file"
+cp "$T/s.htm" "$T/other.htm"
+sed -i 's/Search<\/button>/Find<\/button>/' "$T/other.htm"
+run tmpl-other REQUEST_METHOD=GET QUERY_STRING='q=&tmpl=other'
+check tmpl-other 200
+tap_ok "$(has tmpl-other 'Find</button>')" "tmpl-other: tmpl= picks a template of the same directory"
+printf '<!--variables\nDaemonAddress 127.0.0.1:1\n-->\n<!--top-->\n<p>\n$Q $NoSuchVar</p>\n<!--/top-->\n' >"$T/broken.htm"
+run broken REQUEST_METHOD=GET QUERY_STRING='q=%3Cx%3E&tmpl=broken'
+check broken 500
+tap_ok "$(has broken "$T/broken.htm:6")" "broken: the error names file and line"
+printf '<!--variables\nNoSuchDirective 1\n-->\n' >"$T/badvar.htm"
+run badvar REQUEST_METHOD=GET QUERY_STRING='q=x&tmpl=badvar'
+check badvar 500
+tap_ok "$(has badvar "$T/badvar.htm:2")" "badvar: a bad directive is named with file and line"
+
+# --- the cached copy and take-me-there with the daemon down ----------------------
+run cached REQUEST_METHOD=GET QUERY_STRING='ch=javascript:alert(1)&q=%3Cscript%3E'
+check cached 503
+tap_ok "$(hasnt cached '<script>')" "cached: no <script> tag"
+run take REQUEST_METHOD=GET QUERY_STRING='q=x&t=1'
+check take 503
+
+tap_done
