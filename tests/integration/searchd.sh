@@ -226,11 +226,14 @@ SD_ADDR=$main_addr
 SD_LOG=$main_log
 
 # ---- a full queue: ER_BUSY (one worker made slow by the test hook)
-MPSEEK_SEARCHD_DELAY_MS=50 sd_start busy "MaxThreads 1"
+MPSEEK_SEARCHD_DELAY_MS=100 sd_start busy "MaxThreads 1"
 out=$(H many-pings 100)
 tap_ok "$(echo "$out" | awk '{ for (i = 1; i < NF; i += 2) { n[$i] = $(i + 1); t += $(i + 1) } }
 	END { exit !(t == 100 && n["pong"] >= 64 && n["error:ER_BUSY"] >= 1 && n["pong"] + n["error:ER_BUSY"] == 100) }' && echo 1)" \
 	"100 PINGs at one slow worker with 64 places in the queue: the rest get ER_BUSY ($out)"
+out=$(H crowd 1100)
+tap_ok "$(echo "$out" | awk '$1 == "opened" && $2 == 1100 && $4 >= 1 && $4 <= 1100 - 768 && $6 != "never" && $6 <= 10 { ok = 1 } END { exit !ok }' && echo 1)" \
+	"1100 idle connections: those over the cap get ER_BUSY, and crowded idle ones are closed within 10 s ($out)"
 sd_stop "$SD_PID"
 tap_is "$SD_RC" 0 "that searchd stops with exit 0"
 SD_ADDR=$main_addr
