@@ -8,13 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-void le_put32(unsigned char *p, uint32_t v);
-void le_put64(unsigned char *p, uint64_t v);
-uint32_t le_get32(const unsigned char *p);
-uint64_t le_get64(const unsigned char *p);
-/* A double as its IEEE-754 bits, little-endian. */
-void le_putd(unsigned char *p, double v);
-double le_getd(const unsigned char *p);
+#include "le.h"   /* the packing: le_put32(), le_get64(), le_putd()... */
 
 /* A file being written as `path`: the bytes go to "path.tmp.<pid>" until
  * binfile_commit() makes them durable and renames them over path. */

@@ -39,6 +39,14 @@ uint64_t search_index_generation(const struct search_index *ix);
 /* The generation directory's name, e.g. ".../index/gen-00000003". */
 const char *search_index_dir(const struct search_index *ix);
 
+/* The result-page rows (URL, site, title, description, keywords, type,
+ * size, clones) an opened generation keeps after reading them from the
+ * database once (at most 65,536 rows / 64 MiB; a full cache starts over):
+ * lookups answered, lookups that went to the database, rows kept.  Pages
+ * with snippets read the database (the stored text is not kept). */
+void search_index_cache_stats(struct search_index *ix, uint64_t *hits, uint64_t *misses,
+			      uint64_t *rows);
+
 /* What a search may use besides the index: the tokenizer of the indexer
  * (same word lengths and stopwords), the limits of searchd.conf. */
 struct search_env {
@@ -84,12 +92,18 @@ uint32_t search_phrase_count(const uint16_t *const *pos, const uint32_t *n, cons
 			     size_t k, uint32_t per_section[4]);
 /* Do the query's words follow each other in the title?  masks[i] has bit p
  * set when word i (in query order) is at title position p (< 64).  True
- * when some position of each word comes 1 or 2 positions (a stopword
- * between) after one of the word before it. */
-bool search_title_chain(const uint64_t *masks, size_t k);
+ * when some position of each word comes 1 to max_gap positions after one
+ * of the word before it. */
+bool search_title_chain(const uint64_t *masks, size_t k, unsigned max_gap);
 /* The smallest distance between a position of a and one of b in the same
  * section (UINT32_MAX when none). */
 uint32_t search_min_distance(const uint16_t *a, uint32_t na, const uint16_t *b, uint32_t nb);
+
+/* Does site key "scheme://host[:port]/" match a site: pattern (lower case)?
+ * The pattern's labels end the host ("example.org" matches
+ * "www.example.org", not "badexample.org"); with a port it compares
+ * host:port, with "://" the whole key (a trailing '/' optional). */
+bool search_site_match(const char *site, const char *pat);
 
 /* A matching document, as the ranking leaves it. */
 struct search_doc {

@@ -39,6 +39,10 @@ double now_wall(void);
 
 /* mkdir -p (mode 0755).  Returns 0, or -1 after logging. */
 int mkdir_p(const char *path);
+/* Write all n bytes (EINTR retried; a zero write is EIO).  0 or -1 (errno). */
+int write_all(int fd, const void *data, size_t n);
+/* fsync a directory, making its new or renamed entries durable.  0 or -1. */
+int fsync_dir(const char *dir);
 
 #include "banned.h"
 

@@ -17,47 +17,6 @@
 #include "log.h"
 #include "util.h"
 
-_Static_assert(sizeof(double) == 8, "doubles are IEEE-754 binary64");
-
-void le_put32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-void le_put64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-uint32_t le_get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-uint64_t le_get64(const unsigned char *p)
-{
-	return (uint64_t)le_get32(p) | (uint64_t)le_get32(p + 4) << 32;
-}
-
-void le_putd(unsigned char *p, double v)
-{
-	uint64_t u;
-
-	memcpy(&u, &v, 8);
-	le_put64(p, u);
-}
-
-double le_getd(const unsigned char *p)
-{
-	uint64_t u = le_get64(p);
-	double v;
-
-	memcpy(&v, &u, 8);
-	return v;
-}
-
 int binfile_create(struct binfile *f, const char *path)
 {
 	memset(f, 0, sizeof(*f));
@@ -75,22 +34,6 @@ int binfile_create(struct binfile *f, const char *path)
 	return 0;
 }
 
-static int write_all(int fd, const void *data, size_t n)
-{
-	const unsigned char *p = data;
-
-	while (n) {
-		ssize_t k = write(fd, p, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
 
 static int flush(struct binfile *f)
 {
@@ -134,13 +77,8 @@ int binfile_pwrite(struct binfile *f, const void *data, size_t n, uint64_t off)
 static int fsync_dir_of(const char *path)
 {
 	char *copy = xstrdup(path);
-	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc = 0;
+	int rc = fsync_dir(dirname(copy));
 
-	if (fd < 0 || fsync(fd) < 0)
-		rc = -1;
-	if (fd >= 0)
-		close(fd);
 	free(copy);
 	return rc;
 }

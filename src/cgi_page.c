@@ -38,15 +38,15 @@ static const char *const var_names[] = {
 	"Q", "QF", "q", "A", "P", "c", "ps", "s", "np", "gr", "o", "ul", "r#", "AV", "E",
 	"f", "l", "t", "W", "Y", "DU", "DE", "DT", "DR", "DX", "DC", "DM", "DS", "DB", "DZ",
 	"DN", "DD", "DK", "CC", "CL", "M", "SS", "SH", "SC", "R", "V", "NL", "NB", "NR", "NH",
-	"NP", "H", "CX", "UT", "ST",
+	"NP", "H", "CX", "UT", "ST", "bd", "ds", "kw", "tl",
 };
 enum {
 	V_Q, V_QF, V_q, V_A, V_P, V_c, V_ps, V_s, V_np, V_gr, V_o, V_ul, V_r, V_AV, V_E,
 	V_f, V_l, V_t, V_W, V_Y, V_DU, V_DE, V_DT, V_DR, V_DX, V_DC, V_DM, V_DS, V_DB, V_DZ,
 	V_DN, V_DD, V_DK, V_CC, V_CL, V_M, V_SS, V_SH, V_SC, V_R, V_V, V_NL, V_NB, V_NR, V_NH,
-	V_NP, V_H, V_CX, V_UT, V_ST,
+	V_NP, V_H, V_CX, V_UT, V_ST, V_bd, V_ds, V_kw, V_tl,
 };
-_Static_assert(sizeof(var_names) / sizeof(var_names[0]) == V_ST + 1, "one name per variable");
+_Static_assert(sizeof(var_names) / sizeof(var_names[0]) == V_tl + 1, "one name per variable");
 
 /* Parameters carried over into the links of a page (navigation, more from
  * this site), everything but np and st. */
@@ -730,6 +730,8 @@ static int var_cb(struct tpl_run *r, int var, long num, enum tpl_ctx ctx)
 	case V_o: return put_num(r, ctx, "%ld", pg->o);
 	case V_ul: return put_str(r, ctx, param(pg, "ul"));
 	case V_ST: return put_str(r, ctx, param(pg, "st"));
+	case V_bd: case V_ds: case V_kw: case V_tl: /* for checked="$tl" */
+		return put_str(r, ctx, param(pg, var_names[var]));
 	case V_r: {
 		unsigned long x = (unsigned long)(pg->started * 1e6) ^ (unsigned long)getpid();
 		return put_num(r, ctx, "%lu", num > 0 ? x % (unsigned long)num : 0);

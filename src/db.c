@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <mysql.h>
 #include <mysqld_error.h>
+#include <pthread.h>
 #include <errmsg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -188,21 +189,31 @@ struct db {
 
 /* --- the client library --------------------------------------------------- */
 
+/* Threads (searchd, bench/search-load) open and close connections at the
+ * same time: the count of users is guarded. */
 static int lib_users;
+static pthread_mutex_t lib_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static int lib_acquire(void)
 {
+	int rc = 0;
+
+	pthread_mutex_lock(&lib_mu);
 	if (lib_users == 0 && mysql_library_init(0, NULL, NULL))
-		return error("cannot initialise the MySQL client library");
-	lib_users++;
-	return 0;
+		rc = -1;
+	else
+		lib_users++;
+	pthread_mutex_unlock(&lib_mu);
+	return rc ? error("cannot initialise the MySQL client library") : 0;
 }
 
 /* The last user ends the library, so leak checkers see its memory freed. */
 static void lib_release(void)
 {
+	pthread_mutex_lock(&lib_mu);
 	if (lib_users > 0 && --lib_users == 0)
 		mysql_library_end();
+	pthread_mutex_unlock(&lib_mu);
 }
 
 static void sleep_seconds(double s)
@@ -2181,6 +2192,7 @@ static int hit_row(void *arg, MYSQL_ROW row, unsigned long *lens, unsigned nf)
 		if (h->ids[i] != id || d->found)
 			continue;
 		d->found = true;
+		d->url_id = id;
 		d->site_id = (uint32_t)num(row[1] ? row[1] : "0");
 		d->url = col_str(row, lens, 2);
 		d->site = col_str(row, lens, 3);
@@ -2208,8 +2220,10 @@ int db_hit_docs(struct db *db, const uint32_t *ids, size_t n, bool with_text,
 	bool any = false;
 	int rc;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
+		out[i].url_id = ids[i];
+	}
 	if (n == 0)
 		return 0;
 	if (n > DB_MAX_HIT_DOCS)

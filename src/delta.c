@@ -27,6 +27,7 @@
 #include "buf.h"
 #include "caps.h"
 #include "delta.h"
+#include "le.h"
 #include "log.h"
 #include "util.h"
 
@@ -64,40 +65,7 @@ _Static_assert(DELTA_MAX_WORD_POSITIONS <= UINT16_MAX, "position count is a u16"
 _Static_assert(sizeof(uint16_t) == 2 && sizeof(uint32_t) == 4 && sizeof(uint64_t) == 8,
 	       "fixed widths");
 
-/* ---- little-endian packing (explicit: no struct dumps, any host) -------- */
-
-static void put16(unsigned char *p, uint16_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint16_t get16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | (unsigned)p[1] << 8);
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
-}
+/* Little-endian packing: le.h. */
 
 static uint32_t crc(const unsigned char *p, size_t n)
 {
@@ -186,46 +154,13 @@ unsigned delta_partition(const char *word, size_t len)
 static void header_pack(unsigned char *h, uint32_t rank, uint64_t created)
 {
 	memcpy(h, MAGIC, sizeof(MAGIC));
-	put32(h + 8, FORMAT_VERSION);
-	put32(h + 12, rank);
-	put64(h + 16, created);
-	put32(h + 24, crc(h, 24));
+	le_put32(h + 8, FORMAT_VERSION);
+	le_put32(h + 12, rank);
+	le_put64(h + 16, created);
+	le_put32(h + 24, crc(h, 24));
 }
 
-/* Make a new directory entry durable: without this a crash could lose the
- * file even though its data was fdatasync'ed. */
-static int fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc = 0;
 
-	if (fd < 0)
-		return -1;
-	if (fsync(fd) < 0)
-		rc = -1;
-	close(fd);
-	return rc;
-}
-
-static int write_all(int fd, const void *data, size_t n)
-{
-	const char *p = data;
-
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		if (k == 0) {
-			errno = EIO;
-			return -1;
-		}
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
 
 /* "r<rank>-<seq>.dlt" with rank <= INT_MAX and seq <= UINT32_MAX. */
 static int parse_seg_name(const char *name, int *rank, uint32_t *seq)
@@ -339,11 +274,11 @@ static int rec_prepare(struct delta_writer *w, size_t total)
 		return -1;
 	if (w->synced > w->committed) {
 		unsigned char c[COMMIT_REC];
-		put32(c, COMMIT_PAYLOAD);
+		le_put32(c, COMMIT_PAYLOAD);
 		c[8] = T_COMMIT;
-		put64(c + FRAME, w->synced);
-		put32(c + FRAME + 8, w->hdr_crc);
-		put32(c + 4, crc(c + 8, 1 + COMMIT_PAYLOAD));
+		le_put64(c + FRAME, w->synced);
+		le_put32(c + FRAME + 8, w->hdr_crc);
+		le_put32(c + 4, crc(c + 8, 1 + COMMIT_PAYLOAD));
 		if (buf_add(&w->pend, c, sizeof(c)))
 			return error("%s: delta buffer full", w->path);
 		w->committed = w->synced;
@@ -357,9 +292,9 @@ static void rec_finish(struct delta_writer *w, size_t start, unsigned type)
 	unsigned char *p = (unsigned char *)w->pend.ptr + start;
 	size_t len = w->pend.len - start - FRAME;
 
-	put32(p, (uint32_t)len);
+	le_put32(p, (uint32_t)len);
 	p[8] = (unsigned char)type;
-	put32(p + 4, crc(p + 8, len + 1));
+	le_put32(p + 4, crc(p + 8, len + 1));
 	w->pend_records++;
 	w->st.records++;
 }
@@ -453,7 +388,7 @@ struct delta_writer *delta_open(const char *data_dir, int rank, struct buf *err)
 	w->fd = fd;
 	w->path = path;
 	w->size = w->synced = w->committed = HDR_SIZE;
-	w->hdr_crc = get32(h + 24);
+	w->hdr_crc = le_get32(h + 24);
 	/* One record of the largest size plus a flush worth of small ones. */
 	buf_init(&w->pend, FLUSH_AT + COMMIT_REC + FRAME + DELTA_MAX_PAYLOAD);
 	buf_init(&w->doc, DELTA_MAX_PAYLOAD - DOC_FIXED);
@@ -525,14 +460,14 @@ int delta_doc_word(struct delta_writer *w, const char *word, size_t len, const u
 	tmp[k++] = (unsigned char)len;
 	memcpy(tmp + k, wb, len);
 	k += len;
-	put16(tmp + k, (uint16_t)n);
+	le_put16(tmp + k, (uint16_t)n);
 	k += 2;
 	for (size_t i = 0; i < n; i++) {
 		if (k + 2 > sizeof(tmp)) {
 			buf_add(&w->doc, tmp, k);
 			k = 0;
 		}
-		put16(tmp + k, pos[i]);
+		le_put16(tmp + k, pos[i]);
 		k += 2;
 	}
 	buf_add(&w->doc, tmp, k);
@@ -589,10 +524,10 @@ int delta_doc_end(struct delta_writer *w)
 	if (rec_prepare(w, FRAME + DOC_FIXED + w->doc.len))
 		goto out;
 	start = w->pend.len;
-	put32(fixed + FRAME, w->doc_url);
-	put32(fixed + FRAME + 4, w->doc_site);
-	put64(fixed + FRAME + 8, w->doc_time);
-	put32(fixed + FRAME + 16, (uint32_t)w->n_words);
+	le_put32(fixed + FRAME, w->doc_url);
+	le_put32(fixed + FRAME + 4, w->doc_site);
+	le_put64(fixed + FRAME + 8, w->doc_time);
+	le_put32(fixed + FRAME + 16, (uint32_t)w->n_words);
 	if (buf_add(&w->pend, fixed, sizeof(fixed)))
 		goto full;
 	for (size_t i = 0; i < w->n_words; i++)
@@ -615,7 +550,7 @@ int delta_add_del(struct delta_writer *w, uint32_t url_id)
 
 	if (check_writable(w, url_id, "DEL"))
 		return -1;
-	put32(p, url_id);
+	le_put32(p, url_id);
 	return rec_small(w, DELTA_DEL, p, sizeof(p));
 }
 
@@ -627,8 +562,8 @@ int delta_add_redir(struct delta_writer *w, uint32_t url_id, uint32_t target)
 		return -1;
 	if (!target)
 		return error("%s: REDIR of url %" PRIu32 " to url_id 0", w->path, url_id);
-	put32(p, url_id);
-	put32(p + 4, target);
+	le_put32(p, url_id);
+	le_put32(p + 4, target);
 	return rec_small(w, DELTA_REDIR, p, sizeof(p));
 }
 
@@ -638,8 +573,8 @@ int delta_add_lastmod(struct delta_writer *w, uint32_t url_id, uint64_t last_mod
 
 	if (check_writable(w, url_id, "LASTMOD"))
 		return -1;
-	put32(p, url_id);
-	put64(p + 4, last_modified);
+	le_put32(p, url_id);
+	le_put64(p + 4, last_modified);
 	return rec_small(w, DELTA_LASTMOD, p, sizeof(p));
 }
 
@@ -677,8 +612,8 @@ int delta_add_hrefs(struct delta_writer *w, uint32_t url_id, const uint32_t *tar
 		goto out;
 	start = w->pend.len;
 	memset(tmp, 0, FRAME);
-	put32(tmp + FRAME, url_id);
-	put32(tmp + FRAME + 4, (uint32_t)m);
+	le_put32(tmp + FRAME, url_id);
+	le_put32(tmp + FRAME + 4, (uint32_t)m);
 	k = FRAME + 8;
 	for (size_t i = 0; i <= m; i++) {
 		if (i == m || k + 4 > sizeof(tmp)) {
@@ -690,7 +625,7 @@ int delta_add_hrefs(struct delta_writer *w, uint32_t url_id, const uint32_t *tar
 			k = 0;
 		}
 		if (i < m) {
-			put32(tmp + k, t[i]);
+			le_put32(tmp + k, t[i]);
 			k += 4;
 		}
 	}
@@ -853,11 +788,11 @@ static int find_commit(struct delta_reader *r, uint64_t bad_off, uint64_t *at)
 		for (size_t i = 0; i + COMMIT_REC <= n; i++) {
 			const unsigned char *c = p + i;
 			uint64_t x;
-			if (c[8] != T_COMMIT || get32(c) != COMMIT_PAYLOAD ||
-			    crc(c + 8, 1 + COMMIT_PAYLOAD) != get32(c + 4) ||
-			    get32(c + FRAME + 8) != r->hdr_crc)
+			if (c[8] != T_COMMIT || le_get32(c) != COMMIT_PAYLOAD ||
+			    crc(c + 8, 1 + COMMIT_PAYLOAD) != le_get32(c + 4) ||
+			    le_get32(c + FRAME + 8) != r->hdr_crc)
 				continue;
-			x = get64(c + FRAME);
+			x = le_get64(c + FRAME);
 			if (x > bad_off && x <= q + i) {
 				*at = q + i;
 				return 1;
@@ -933,10 +868,10 @@ static int decode_doc(struct delta_reader *r, uint64_t off, const unsigned char 
 
 	if (len < DOC_FIXED)
 		return corrupt(r, off, "DOC of %zu bytes, shorter than its fixed fields", len);
-	rec->url_id = get32(p);
-	rec->site_id = get32(p + 4);
-	rec->time = get64(p + 8);
-	nw = get32(p + 16);
+	rec->url_id = le_get32(p);
+	rec->site_id = le_get32(p + 4);
+	rec->time = le_get64(p + 8);
+	nw = le_get32(p + 16);
 	if (!rec->url_id)
 		return corrupt(r, off, "DOC with url_id 0");
 	/* A word takes at least 6 bytes: check before allocating for it. */
@@ -977,7 +912,7 @@ static int decode_doc(struct delta_reader *r, uint64_t off, const unsigned char 
 		pool_used += wl + 1;
 		q += wl;
 		left -= wl;
-		np = get16(q);
+		np = le_get16(q);
 		q += 2;
 		left -= 2;
 		if (np == 0)
@@ -991,7 +926,7 @@ static int decode_doc(struct delta_reader *r, uint64_t off, const unsigned char 
 		dw->pos = r->pos + npos;
 		dw->n_pos = (uint32_t)np;
 		for (size_t j = 0; j < np; j++, q += 2) {
-			r->pos[npos + j] = get16(q);
+			r->pos[npos + j] = le_get16(q);
 			if (j && r->pos[npos + j] <= r->pos[npos + j - 1])
 				return corrupt(r, off, "DOC word \"%.*s\": positions not ascending",
 					       (int)wl, dw->word);
@@ -1013,15 +948,15 @@ static int decode_hrefs(struct delta_reader *r, uint64_t off, const unsigned cha
 
 	if (len < 8 || (len - 8) % 4)
 		return corrupt(r, off, "HREFS of %zu bytes", len);
-	rec->url_id = get32(p);
-	n = get32(p + 4);
+	rec->url_id = le_get32(p);
+	n = le_get32(p + 4);
 	if (n != (len - 8) / 4)
 		return corrupt(r, off, "HREFS claims %" PRIu32 " targets in %zu bytes", n, len);
 	if (!rec->url_id)
 		return corrupt(r, off, "HREFS with url_id 0");
 	GROW(r->hrefs, r->hrefs_alloc, (size_t)n + 1);
 	for (uint32_t i = 0; i < n; i++) {
-		r->hrefs[i] = get32(p + 8 + 4 * (size_t)i);
+		r->hrefs[i] = le_get32(p + 8 + 4 * (size_t)i);
 		if (r->hrefs[i] <= (i ? r->hrefs[i - 1] : 0))
 			return corrupt(r, off, "HREFS target %" PRIu32 " is 0, out of order or "
 					       "repeated", i);
@@ -1050,15 +985,15 @@ static int decode(struct delta_reader *r, uint64_t off, unsigned type, const uns
 		if (len != fixed[type])
 			return corrupt(r, off, "record of type %u with %zu bytes (%zu expected)",
 				       type, len, fixed[type]);
-		rec->url_id = get32(p);
+		rec->url_id = le_get32(p);
 		if (!rec->url_id)
 			return corrupt(r, off, "record of type %u with url_id 0", type);
 		if (type == DELTA_REDIR) {
-			rec->target = get32(p + 4);
+			rec->target = le_get32(p + 4);
 			if (!rec->target)
 				return corrupt(r, off, "REDIR to url_id 0");
 		} else if (type == DELTA_LASTMOD) {
-			rec->time = get64(p + 4);
+			rec->time = le_get64(p + 4);
 		}
 		return 1;
 	default:
@@ -1085,7 +1020,7 @@ int delta_next(struct delta_reader *r, struct delta_rec *rec)
 				   FRAME);
 		if (!(p = peek(r, off, FRAME)))
 			return -1;
-		len = get32(p);
+		len = le_get32(p);
 		if (len > DELTA_MAX_PAYLOAD)
 			return bad(r, off, "record length %" PRIu32 " over the cap of %u", len,
 				   DELTA_MAX_PAYLOAD);
@@ -1095,19 +1030,19 @@ int delta_next(struct delta_reader *r, struct delta_rec *rec)
 		if (!(p = peek(r, off, FRAME + (size_t)len)))
 			return -1;
 		sum = crc(p + 8, (size_t)len + 1);
-		if (sum != get32(p + 4))
+		if (sum != le_get32(p + 4))
 			return bad(r, off, "crc mismatch (stored %08" PRIx32 ", computed %08" PRIx32
-				   ")", get32(p + 4), sum);
+				   ")", le_get32(p + 4), sum);
 		type = p[8];
 		r->off = off + FRAME + len;
 		if (type == T_COMMIT) {
 			uint64_t x;
 			if (len != COMMIT_PAYLOAD)
 				return corrupt(r, off, "commit record of %" PRIu32 " bytes", len);
-			x = get64(p + FRAME);
-			if (get32(p + FRAME + 8) != r->hdr_crc)
+			x = le_get64(p + FRAME);
+			if (le_get32(p + FRAME + 8) != r->hdr_crc)
 				return corrupt(r, off, "commit record of another file "
-					       "(header crc %08" PRIx32 ")", get32(p + FRAME + 8));
+					       "(header crc %08" PRIx32 ")", le_get32(p + FRAME + 8));
 			if (x <= r->commit || x < HDR_SIZE || x > off)
 				return corrupt(r, off, "commit record for offset %" PRIu64
 					       " (previous %" PRIu64 ")", x, r->commit);
@@ -1163,16 +1098,16 @@ static int reader_start(struct delta_reader *r, struct buf *err)
 		return fail(err, "%s", buf_str(&r->msg));
 	if (memcmp(p, MAGIC, sizeof(MAGIC)))
 		return fail(err, "%s: not a delta log (bad magic)", r->name);
-	version = get32(p + 8);
+	version = le_get32(p + 8);
 	if (version != FORMAT_VERSION)
 		return fail(err, "%s: delta log format version %" PRIu32 " (this build reads %d)",
 			    r->name, version, FORMAT_VERSION);
-	if (crc(p, 24) != get32(p + 24))
+	if (crc(p, 24) != le_get32(p + 24))
 		return fail(err, "%s: header crc mismatch (stored %08" PRIx32 ", computed %08" PRIx32
-			    ")", r->name, get32(p + 24), crc(p, 24));
-	r->rank = get32(p + 12);
-	r->created = get64(p + 16);
-	r->hdr_crc = get32(p + 24);
+			    ")", r->name, le_get32(p + 24), crc(p, 24));
+	r->rank = le_get32(p + 12);
+	r->created = le_get64(p + 16);
+	r->hdr_crc = le_get32(p + 24);
 	r->off = r->good_end = HDR_SIZE;
 	return 0;
 }
@@ -1295,9 +1230,9 @@ static uint64_t read_created(const char *path)
 	k = pread(fd, h, sizeof(h), 0);
 	close(fd);
 	if (k != (ssize_t)sizeof(h) || memcmp(h, MAGIC, sizeof(MAGIC)) ||
-	    get32(h + 8) != FORMAT_VERSION || crc(h, 24) != get32(h + 24))
+	    le_get32(h + 8) != FORMAT_VERSION || crc(h, 24) != le_get32(h + 24))
 		return 0;
-	return get64(h + 16);
+	return le_get64(h + 16);
 }
 
 static int cmp_seg(const void *a, const void *b)

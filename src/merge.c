@@ -26,6 +26,7 @@
 #include "conf.h"
 #include "db.h"
 #include "delta.h"
+#include "le.h"
 #include "log.h"
 #include "merge.h"
 #include "storage.h"
@@ -54,24 +55,6 @@ void merge_crash_point(const char *point)
 
 /* ---- packing ----------------------------------------------------------- */
 
-static void put16(unsigned char *p, uint16_t v) { p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8); }
-static void put32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-static void put64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-static uint16_t get16(const unsigned char *p) { return (uint16_t)(p[0] | (unsigned)p[1] << 8); }
-static uint32_t get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static uint64_t get64(const unsigned char *p) { return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32; }
-
 static int wordcmp(const unsigned char *a, size_t al, const unsigned char *b, size_t bl)
 {
 	int c = memcmp(a, b, al < bl ? al : bl);
@@ -98,8 +81,8 @@ struct seg {
 static int cmp_key(const void *a, const void *b)
 {
 	const unsigned char *x = a, *y = b;
-	uint64_t cx = get64(x), cy = get64(y);
-	uint32_t rx = get32(x + 8), ry = get32(y + 8), sx = get32(x + 12), sy = get32(y + 12);
+	uint64_t cx = le_get64(x), cy = le_get64(y);
+	uint32_t rx = le_get32(x + 8), ry = le_get32(y + 8), sx = le_get32(x + 12), sy = le_get32(y + 12);
 
 	if (cx != cy)
 		return cx < cy ? -1 : 1;
@@ -143,9 +126,9 @@ static int list_segments(const struct conf *c, struct seg **out, size_t *n_out)
 		s[n].path = xstrdup(ds[i].path);
 		s[n].rank = (uint32_t)ds[i].rank;
 		s[n].seq = ds[i].seq;
-		put64(keys + 16 * n, s[n].created);
-		put32(keys + 16 * n + 8, s[n].rank);
-		put32(keys + 16 * n + 12, s[n].seq);
+		le_put64(keys + 16 * n, s[n].created);
+		le_put32(keys + 16 * n + 8, s[n].rank);
+		le_put32(keys + 16 * n + 12, s[n].seq);
 		n++;
 	}
 	delta_list_free(ds, nd);
@@ -214,24 +197,24 @@ struct ust {
 static void urec_pack(unsigned char *p, const struct urec *u)
 {
 	memset(p, 0, UREC_SIZE);
-	put32(p, u->url);
+	le_put32(p, u->url);
 	p[4] = u->type;
-	put64(p + 8, u->ord);
-	put64(p + 16, u->val);
-	put32(p + 24, u->site);
+	le_put64(p + 8, u->ord);
+	le_put64(p + 16, u->val);
+	le_put32(p + 24, u->site);
 	for (int s = 0; s < STORAGE_SECTIONS; s++)
-		put16(p + 28 + 2 * s, u->len[s]);
+		le_put16(p + 28 + 2 * s, u->len[s]);
 }
 
 static void urec_unpack(const unsigned char *p, struct urec *u)
 {
-	u->url = get32(p);
+	u->url = le_get32(p);
 	u->type = p[4];
-	u->ord = get64(p + 8);
-	u->val = get64(p + 16);
-	u->site = get32(p + 24);
+	u->ord = le_get64(p + 8);
+	u->val = le_get64(p + 16);
+	u->site = le_get32(p + 24);
 	for (int s = 0; s < STORAGE_SECTIONS; s++)
-		u->len[s] = get16(p + 28 + 2 * s);
+		u->len[s] = le_get16(p + 28 + 2 * s);
 }
 
 static int cmp_urec(const void *a, const void *b)
@@ -407,9 +390,9 @@ static int cmp_rec(const unsigned char *a, const unsigned char *b)
 	c = wordcmp(a + REC_FIXED, a[1], b + REC_FIXED, b[1]);
 	if (c)
 		return c;
-	if (get32(a + 2) != get32(b + 2))
-		return get32(a + 2) < get32(b + 2) ? -1 : 1;
-	return get32(a + 6) < get32(b + 6) ? -1 : get32(a + 6) > get32(b + 6);
+	if (le_get32(a + 2) != le_get32(b + 2))
+		return le_get32(a + 2) < le_get32(b + 2) ? -1 : 1;
+	return le_get32(a + 6) < le_get32(b + 6) ? -1 : le_get32(a + 6) > le_get32(b + 6);
 }
 
 static struct sorter *sort_ctx;
@@ -421,7 +404,7 @@ static int cmp_idx(const void *a, const void *b)
 
 static size_t rec_size(const unsigned char *p)
 {
-	return REC_FIXED + p[1] + 2 * (size_t)get16(p + 10);
+	return REC_FIXED + p[1] + 2 * (size_t)le_get16(p + 10);
 }
 
 static char *run_name(struct sorter *s)
@@ -480,12 +463,12 @@ static int sorter_add(struct sorter *s, unsigned part, const char *word, size_t 
 	p = s->arena + s->used;
 	p[0] = (unsigned char)part;
 	p[1] = (unsigned char)wlen;
-	put32(p + 2, site);
-	put32(p + 6, url);
-	put16(p + 10, (uint16_t)npos);
+	le_put32(p + 2, site);
+	le_put32(p + 6, url);
+	le_put16(p + 10, (uint16_t)npos);
 	memcpy(p + REC_FIXED, word, wlen);
 	for (uint32_t i = 0; i < npos; i++)
-		put16(p + REC_FIXED + wlen + 2 * i, pos[i]);
+		le_put16(p + REC_FIXED + wlen + 2 * i, pos[i]);
 	s->idx[s->n++] = s->used;
 	s->used += len;
 	return 0;
@@ -505,8 +488,8 @@ static int run_next(struct run *r)
 	r->has = 0;
 	if (fread(r->rec, 1, REC_FIXED, r->fp) != REC_FIXED)
 		return ferror(r->fp) ? error_errno("merge: cannot read a run") : 0;
-	extra = r->rec[1] + 2 * (size_t)get16(r->rec + 10);
-	if (r->rec[1] < 1 || r->rec[1] > MAX_WORD_LEN || get16(r->rec + 10) == 0 ||
+	extra = r->rec[1] + 2 * (size_t)le_get16(r->rec + 10);
+	if (r->rec[1] < 1 || r->rec[1] > MAX_WORD_LEN || le_get16(r->rec + 10) == 0 ||
 	    fread(r->rec + REC_FIXED, 1, extra, r->fp) != extra)
 		return error("merge: a run file is damaged");
 	r->has = 1;
@@ -686,7 +669,7 @@ struct part_build {
 /* One record of the partition being collected. */
 static int collect(struct part_build *b, const unsigned char *rec)
 {
-	size_t wl = rec[1], np = get16(rec + 10);
+	size_t wl = rec[1], np = le_get16(rec + 10);
 	struct new_word *w;
 
 	if (!b->n || wordcmp((const unsigned char *)b->w[b->n - 1].word, b->w[b->n - 1].len,
@@ -764,13 +747,13 @@ static int write_word(struct storage_part_writer *pw, const struct storage *old,
 			break;                                                              \
 		if (fread(h, 1, 10, tmp) != 10)                                             \
 			return error("merge: temp file short");                             \
-		n_site = get32(h);                                                          \
-		n_url = get32(h + 4);                                                       \
-		n_n = get16(h + 8);                                                         \
+		n_site = le_get32(h);                                                          \
+		n_url = le_get32(h + 4);                                                       \
+		n_n = le_get16(h + 8);                                                         \
 		if (fread(npos_buf, 2, n_n, tmp) != n_n)                                    \
 			return error("merge: temp file short");                             \
 		for (uint32_t i_ = 0; i_ < n_n; i_++)                                       \
-			npos_buf[i_] = get16((const unsigned char *)&npos_buf[i_]);         \
+			npos_buf[i_] = le_get16((const unsigned char *)&npos_buf[i_]);         \
 		left--;                                                                     \
 		n_has = 1;                                                                  \
 	} while (0)

@@ -12,6 +12,7 @@
 
 #include "buf.h"
 #include "caps.h"
+#include "le.h"
 #include "robots.h"
 #include "util.h"
 
@@ -762,30 +763,6 @@ static uint32_t fnv1a(const unsigned char *p, size_t n)
 	return h;
 }
 
-static void put16(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-	p[2] = (unsigned char)(v >> 16);
-	p[3] = (unsigned char)(v >> 24);
-}
-
-static uint32_t get16(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 int robots_serialize(const struct robots *r, struct buf *out)
 {
 	unsigned char *blob = NULL;
@@ -804,23 +781,23 @@ int robots_serialize(const struct robots *r, struct buf *out)
 	blob[5] = (unsigned char)r->flags;
 	blob[6] = (unsigned char)r->warnings;
 	blob[7] = 0;
-	put32(blob + 8, r->delay_ms);
-	put32(blob + 12, (uint32_t)r->nrules);
-	put32(blob + 16, (uint32_t)r->nsitemaps);
+	le_put32(blob + 8, r->delay_ms);
+	le_put32(blob + 12, (uint32_t)r->nrules);
+	le_put32(blob + 16, (uint32_t)r->nsitemaps);
 	o = BLOB_HEADER;
 	for (i = 0; i < r->nrules; i++) {
 		blob[o] = r->rules[i].allow;
-		put16(blob + o + 1, r->rules[i].len);
+		le_put16(blob + o + 1, r->rules[i].len);
 		memcpy(blob + o + 3, r->rules[i].pat, r->rules[i].len);
 		o += 3 + r->rules[i].len;
 	}
 	for (i = 0; i < r->nsitemaps; i++) {
 		n = strlen(r->sitemaps[i]);
-		put16(blob + o, (uint32_t)n);
+		le_put16(blob + o, (uint32_t)n);
 		memcpy(blob + o + 2, r->sitemaps[i], n);
 		o += 2 + n;
 	}
-	put32(blob + o, fnv1a(blob, o));
+	le_put32(blob + o, fnv1a(blob, o));
 	if (buf_add(out, blob, size) < 0)
 		goto out;
 	rc = 0;
@@ -870,13 +847,13 @@ struct robots *robots_deserialize(const void *data, size_t len)
 	if (!b || len < BLOB_MIN || memcmp(b, BLOB_MAGIC, 4) != 0 || b[4] != ROBOTS_BLOB_VERSION)
 		return NULL;
 	end = len - 4;
-	if (fnv1a(b, end) != get32(b + end))
+	if (fnv1a(b, end) != le_get32(b + end))
 		return NULL;
 	flags = b[5];
 	warnings = b[6];
-	delay = get32(b + 8);
-	nrules = get32(b + 12);
-	nsm = get32(b + 16);
+	delay = le_get32(b + 8);
+	nrules = le_get32(b + 12);
+	nsm = le_get32(b + 16);
 	if ((flags & ~RF_ALL) || (warnings & ~ROBOTS_W_ALL) || b[7] != 0 || delay > DELAY_SAT_MS ||
 	    (!(flags & RF_HAS_DELAY) && delay) ||
 	    ((flags & RF_TEMPORARY) && !(flags & RF_DISALLOW_ALL)) ||
@@ -892,7 +869,7 @@ struct robots *robots_deserialize(const void *data, size_t len)
 		if (end - o < 3 || b[o] > 1)
 			goto out;
 		rules[i].allow = b[o];
-		rules[i].len = get16(b + o + 1);
+		rules[i].len = le_get16(b + o + 1);
 		rules[i].pat = (const char *)b + o + 3;
 		o += 3;
 		if (end - o < rules[i].len || !pattern_ok(rules[i].pat, rules[i].len))
@@ -905,7 +882,7 @@ struct robots *robots_deserialize(const void *data, size_t len)
 	for (i = 0; i < nsm; i++) {
 		if (end - o < 2)
 			goto out;
-		smlen[i] = get16(b + o);
+		smlen[i] = le_get16(b + o);
 		sm[i] = (const char *)b + o + 2;
 		o += 2;
 		if (end - o < smlen[i] || !sitemap_ok(sm[i], smlen[i]))

@@ -11,6 +11,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,9 @@
 #define SEARCH_PR_TIEBREAK   1e-3       /* PageRank added to every score */
 #define SEARCH_TITLE_UNORDERED 0.25    /* title boost when the words are not in order */
 #define SEARCH_MAX_CACHED_SPANS 100000 /* highlights of one cached copy */
+#define SEARCH_CACHE_SLOTS   (1u << 17) /* result-page rows kept per generation: slots, */
+#define SEARCH_CACHE_ROWS    (1u << 16) /* rows (at most half the slots), */
+#define SEARCH_CACHE_BYTES   (64u << 20) /* and their bytes */
 #define SEARCH_PROXIMITY_MAX 16         /* positions apart that still count as near */
 
 /* ---- the generation --------------------------------------------------------- */
@@ -48,12 +52,22 @@ struct search_index {
 	char *dir;
 	uint64_t gen;
 	double avg_len[STORAGE_SECTIONS];
+	/* result-page rows read from the database (fill_hits) */
+	pthread_mutex_t cache_mu;
+	struct hit_row **cache;    /* SEARCH_CACHE_SLOTS, open addressing; NULL until used */
+	size_t cache_rows, cache_bytes;
+	uint64_t cache_hits, cache_misses; /* under cache_mu */
 };
+
+static void cache_clear_locked(struct search_index *ix);
 
 static void index_close(struct search_index *ix)
 {
 	if (!ix)
 		return;
+	cache_clear_locked(ix);
+	free(ix->cache);
+	pthread_mutex_destroy(&ix->cache_mu);
 	storage_close(ix->st);
 	ranks_close(ix->rk);
 	citations_close(ix->rev);
@@ -71,6 +85,7 @@ int search_index_open(const struct conf *c, const char *data_dir, const char *ge
 
 	UNUSED(c);
 	*out = NULL;
+	pthread_mutex_init(&ix->cache_mu, NULL);
 	if (gen_dir) {
 		ix->dir = xstrdup(gen_dir);
 	} else {
@@ -132,6 +147,16 @@ uint64_t search_index_generation(const struct search_index *ix)
 const char *search_index_dir(const struct search_index *ix)
 {
 	return ix->dir;
+}
+
+void search_index_cache_stats(struct search_index *ix, uint64_t *hits, uint64_t *misses,
+			      uint64_t *rows)
+{
+	pthread_mutex_lock(&ix->cache_mu);
+	*hits = ix->cache_hits;
+	*misses = ix->cache_misses;
+	*rows = ix->cache_rows;
+	pthread_mutex_unlock(&ix->cache_mu);
 }
 
 /* ---- the pure parts ---------------------------------------------------------- */
@@ -242,15 +267,24 @@ uint32_t search_phrase_count(const uint16_t *const *pos, const uint32_t *n, cons
 	return total;
 }
 
-bool search_title_chain(const uint64_t *masks, size_t k)
+bool search_title_chain(const uint64_t *masks, size_t k, unsigned max_gap)
 {
 	uint64_t reach;
 
 	if (k == 0)
 		return false;
+	if (max_gap < 1)
+		max_gap = 1;
+	if (max_gap > 63)
+		max_gap = 63;
 	reach = masks[0];
-	for (size_t i = 1; i < k && reach; i++)
-		reach = ((reach << 1) | (reach << 2)) & masks[i];
+	for (size_t i = 1; i < k && reach; i++) {
+		uint64_t next = 0;
+
+		for (unsigned g = 1; g <= max_gap; g++)
+			next |= reach << g;
+		reach = next & masks[i];
+	}
 	return reach != 0;
 }
 
@@ -1012,7 +1046,7 @@ static void collect(struct run *r, struct qnode *n, bool positive, bool in_phras
  * pattern's host labels must end the site's host ("example.org" matches
  * "www.example.org", not "badexample.org"); a pattern with a port compares
  * host:port, one with a scheme the whole key. */
-static bool site_match(const char *site, const char *pat)
+bool search_site_match(const char *site, const char *pat)
 {
 	const char *hp = strstr(site, "://"), *end;
 	size_t plen = strlen(pat), hlen;
@@ -1033,9 +1067,13 @@ static bool site_match(const char *site, const char *pat)
 	end = strchr(hp, '/');
 	hlen = end ? (size_t)(end - hp) : strlen(hp);
 	with_port = memchr(pat, ':', plen) != NULL;
-	if (!with_port) {
-		const char *colon = memchr(hp, ':', hlen);
-		if (colon && hp[0] != '[')
+	if (!with_port || (pat[0] == '[' && pat[plen - 1] == ']')) {
+		/* The host without its port ("[v6]" keeps its brackets). */
+		const char *colon = hp[0] == '[' ? memchr(hp, ']', hlen) : memchr(hp, ':', hlen);
+
+		if (colon && hp[0] == '[')
+			colon++;
+		if (colon && colon < hp + hlen && *colon == ':')
 			hlen = (size_t)(colon - hp);
 	}
 	if (hlen > MAX_SITE_LEN || plen == 0)
@@ -1066,7 +1104,7 @@ static int site_row(void *arg, uint32_t site_id, const char *site)
 {
 	struct sites_ctx *s = arg;
 
-	if (site_match(site, s->pat))
+	if (search_site_match(site, s->pat))
 		u32_push(&s->v, &s->n, &s->cap, site_id);
 	return 0;
 }
@@ -1521,7 +1559,10 @@ static int score_doc(struct run *r, uint64_t key, struct search_doc *out, bool *
 	 * of TitleMatchBoost and ranks first. */
 	if (exact && r->query_tokens && d.len[TOK_SECTION_TITLE] >= r->query_tokens) {
 		double ratio = (double)r->query_tokens / d.len[TOK_SECTION_TITLE];
-		bool in_order = ntitle < ARRAY_SIZE(tmask) && search_title_chain(tmask, ntitle);
+		/* A stopword of the query is a gap between its words; one more
+		 * word in the title may sit between any two. */
+		unsigned gap = 2 + (r->query_tokens > ntitle ? r->query_tokens - (unsigned)ntitle : 0);
+		bool in_order = ntitle < ARRAY_SIZE(tmask) && search_title_chain(tmask, ntitle, gap);
 
 		score += r->rp.title_match * ratio * ratio * (in_order ? 1.0 : SEARCH_TITLE_UNORDERED);
 	}
@@ -1571,14 +1612,145 @@ static char *valid_dup(const char *s)
 	return buf_detach(&b, NULL);
 }
 
+/* ---- the rows of result pages, cached per generation ------------------------- */
+
+/* What a result page shows of a document besides its snippets: read from
+ * the database once per generation and kept (a recrawl changes the rows
+ * before the index follows; the cache follows with the next generation,
+ * like the index).  Owned strings; clones owned too. */
+struct hit_row {
+	uint32_t url_id;
+	bool found;                /* the database has the document */
+	char *url, *site, *title, *description, *keywords, *content_type;
+	uint32_t size;
+	struct proto_clone *clones;
+	uint32_t n_clones;
+	size_t bytes;
+};
+
+static void hit_row_free(struct hit_row *h)
+{
+	if (!h)
+		return;
+	free(h->url);
+	free(h->site);
+	free(h->title);
+	free(h->description);
+	free(h->keywords);
+	free(h->content_type);
+	for (uint32_t i = 0; i < h->n_clones; i++)
+		free(h->clones[i].url);
+	free(h->clones);
+	memset(h, 0, sizeof(*h));
+}
+
+static void hit_row_copy(struct hit_row *to, const struct hit_row *from)
+{
+	*to = *from;
+	to->url = xstrdup(from->url);
+	to->site = xstrdup(from->site);
+	to->title = xstrdup(from->title);
+	to->description = xstrdup(from->description);
+	to->keywords = xstrdup(from->keywords);
+	to->content_type = xstrdup(from->content_type);
+	to->clones = from->n_clones ? xmalloc(from->n_clones * sizeof(*to->clones)) : NULL;
+	for (uint32_t i = 0; i < from->n_clones; i++) {
+		to->clones[i].url_id = from->clones[i].url_id;
+		to->clones[i].url = xstrdup(from->clones[i].url);
+	}
+}
+
+static size_t slot_of(uint32_t url_id, size_t cap)
+{
+	return (size_t)(url_id * 2654435761u) & (cap - 1);
+}
+
+/* Copy the cached row of url_id into *out: true when there is one. */
+static bool cache_get(struct search_index *ix, uint32_t url_id, struct hit_row *out)
+{
+	bool hit = false;
+
+	pthread_mutex_lock(&ix->cache_mu);
+	if (ix->cache) {
+		for (size_t i = slot_of(url_id, SEARCH_CACHE_SLOTS);; i = (i + 1) & (SEARCH_CACHE_SLOTS - 1)) {
+			struct hit_row *h = ix->cache[i];
+
+			if (!h)
+				break;
+			if (h->url_id == url_id) {
+				hit_row_copy(out, h);
+				hit = true;
+				break;
+			}
+		}
+	}
+	if (hit)
+		ix->cache_hits++;
+	else
+		ix->cache_misses++;
+	pthread_mutex_unlock(&ix->cache_mu);
+	return hit;
+}
+
+static void cache_clear_locked(struct search_index *ix)
+{
+	for (size_t i = 0; ix->cache && i < SEARCH_CACHE_SLOTS; i++) {
+		hit_row_free(ix->cache[i]);
+		free(ix->cache[i]);
+		ix->cache[i] = NULL;
+	}
+	ix->cache_rows = 0;
+	ix->cache_bytes = 0;
+}
+
+/* Keep a copy of row (nothing when url_id is there already).  A full cache
+ * is emptied first: rows are cheap to read again, and nothing is evicted
+ * one by one. */
+static void cache_put(struct search_index *ix, const struct hit_row *row)
+{
+	size_t i;
+
+	pthread_mutex_lock(&ix->cache_mu);
+	if (!ix->cache)
+		ix->cache = xcalloc(SEARCH_CACHE_SLOTS, sizeof(*ix->cache));
+	if (ix->cache_rows >= SEARCH_CACHE_ROWS || ix->cache_bytes + row->bytes > SEARCH_CACHE_BYTES)
+		cache_clear_locked(ix);
+	for (i = slot_of(row->url_id, SEARCH_CACHE_SLOTS); ix->cache[i];
+	     i = (i + 1) & (SEARCH_CACHE_SLOTS - 1))
+		if (ix->cache[i]->url_id == row->url_id)
+			goto out;
+	ix->cache[i] = xmalloc(sizeof(*ix->cache[i]));
+	hit_row_copy(ix->cache[i], row);
+	ix->cache_rows++;
+	ix->cache_bytes += row->bytes;
+out:
+	pthread_mutex_unlock(&ix->cache_mu);
+}
+
+static void row_from_db(struct hit_row *h, const struct db_hit_doc *d)
+{
+	h->url_id = d->url_id;
+	h->found = d->found;
+	h->url = valid_dup(d->found ? d->url : "");
+	h->site = valid_dup(d->found ? d->site : "");
+	h->title = valid_dup(d->found ? d->title : "");
+	h->description = valid_dup(d->found ? d->description : "");
+	h->keywords = valid_dup(d->found ? d->keywords : "");
+	h->content_type = valid_dup(d->found ? d->content_type : "");
+	h->size = d->size;
+	h->bytes = sizeof(*h) + strlen(h->url) + strlen(h->site) + strlen(h->title) +
+		   strlen(h->description) + strlen(h->keywords) + strlen(h->content_type) + 6;
+}
+
 struct clone_fill {
-	struct proto_hit *hits;
+	struct hit_row *rows;
+	const size_t *which;       /* row of each asked id */
 };
 
 static int clone_cb(void *arg, size_t i, uint32_t clone_id, const char *url)
 {
 	struct clone_fill *c = arg;
-	struct proto_hit *h = &c->hits[i];
+	struct hit_row *h = &c->rows[c->which[i]];
 
 	if (h->n_clones >= PROTO_MAX_CLONES)
 		return 0;
@@ -1586,6 +1758,7 @@ static int clone_cb(void *arg, size_t i, uint32_t clone_id, const char *url)
 		h->clones = xcalloc(PROTO_MAX_CLONES, sizeof(*h->clones));
 	h->clones[h->n_clones].url_id = clone_id;
 	h->clones[h->n_clones].url = valid_dup(url);
+	h->bytes += sizeof(*h->clones) + strlen(h->clones[h->n_clones].url) + 1;
 	h->n_clones++;
 	return 0;
 }
@@ -1596,7 +1769,9 @@ static int fill_hits(struct run *r, const struct search_doc *docs, const struct 
 	struct proto_results *res = r->res;
 	const struct proto_search *q = r->req;
 	struct db_hit_doc *dd = NULL;
-	uint32_t *ids = NULL;
+	struct hit_row *rows = NULL;
+	uint32_t *miss = NULL;
+	size_t *which = NULL, n_miss = 0;
 	const char **words = NULL;
 	struct excerpt_terms terms;
 	struct buf raw = BUF_INIT(MAX_DOC_BYTES), plain = BUF_INIT(MAX_DOC_BYTES + 1),
@@ -1608,7 +1783,6 @@ static int fill_hits(struct run *r, const struct search_doc *docs, const struct 
 
 	res->hits = xcalloc(n ? n : 1, sizeof(*res->hits));
 	res->n_hits = (uint32_t)n;
-	ids = xmalloc((n ? n : 1) * sizeof(*ids));
 	for (size_t i = 0; i < n; i++) {
 		const struct search_doc *d = &docs[pk[i].doc];
 		struct proto_hit *h = &res->hits[i];
@@ -1619,58 +1793,91 @@ static int fill_hits(struct run *r, const struct search_doc *docs, const struct 
 		h->second = pk[i].second;
 		h->site_hits = pk[i].site_hits;
 		h->last_modified = d->last_modified;
-		ids[i] = d->url_id;
 	}
 	if (!r->env->db || n == 0)
 		goto out;
-	dd = xcalloc(n, sizeof(*dd));
-	if (db_hit_docs(r->env->db, ids, n, max_ex > 0, dd)) {
-		r->db_failed = true;
-		rc = -1;
-		goto out;
+	/* The rows: from the cache, the rest in one SELECT (with the stored
+	 * texts when snippets are asked for: those are not cached) and one
+	 * for the clones. */
+	rows = xcalloc(n, sizeof(*rows));
+	miss = xmalloc(n * sizeof(*miss));
+	which = xmalloc(n * sizeof(*which));
+	for (size_t i = 0; i < n; i++) {
+		if (!max_ex && cache_get(r->ix, res->hits[i].url_id, &rows[i]))
+			continue;
+		miss[n_miss] = res->hits[i].url_id;
+		which[n_miss++] = i;
+	}
+	if (n_miss) {
+		struct clone_fill cf = { rows, which };
+
+		dd = xcalloc(n_miss, sizeof(*dd));
+		if (db_hit_docs(r->env->db, miss, n_miss, max_ex > 0, dd)) {
+			r->db_failed = true;
+			rc = -1;
+			goto out;
+		}
+		for (size_t k = 0; k < n_miss; k++) {
+			row_from_db(&rows[which[k]], &dd[k]);
+			rows[which[k]].url_id = miss[k];
+		}
+		if (db_hit_clones(r->env->db, miss, n_miss, clone_cb, &cf)) {
+			r->db_failed = true;
+			rc = -1;
+			goto out;
+		}
+		for (size_t k = 0; k < n_miss; k++)
+			if (rows[which[k]].found)
+				cache_put(r->ix, &rows[which[k]]);
 	}
 	highlight_words(r, &words, &terms.n);
 	terms.words = words;
 	for (size_t i = 0; i < n; i++) {
 		struct proto_hit *h = &res->hits[i];
-		struct db_hit_doc *d = &dd[i];
+		struct hit_row *w = &rows[i];
 
-		if (!d->found)
+		if (!w->found)
 			continue;
-		h->url = valid_dup(d->url);
-		h->site = valid_dup(d->site);
-		excerpt_highlight(r->env->tok, d->title, strlen(d->title), &terms, 64, &h->title);
-		excerpt_highlight(r->env->tok, d->description, strlen(d->description), &terms, 64,
+		h->url = xstrdup(w->url);
+		h->site = xstrdup(w->site);
+		excerpt_highlight(r->env->tok, w->title, strlen(w->title), &terms, 64, &h->title);
+		excerpt_highlight(r->env->tok, w->description, strlen(w->description), &terms, 64,
 				  &h->description);
-		h->keywords = valid_dup(d->keywords);
-		h->content_type = valid_dup(d->content_type);
-		h->size = d->size;
-		if (max_ex && d->text) {
-			if (excerpt_inflate(d->text, d->text_len, EXCERPT_MAX_HTML, &raw, &err)) {
-				warning("url %u: stored text: %s", d->url_id, buf_str(&err));
-				buf_reset(&err);
-			} else if (!excerpt_plain_text(buf_str(&raw), raw.len, d->content_type,
-						      false, &plain)) {
-				excerpt_passages(r->env->tok, buf_str(&plain), plain.len, &terms,
-						 max_ex, ex_len, &h->excerpts, &h->n_excerpts);
-			}
+		h->keywords = xstrdup(w->keywords);
+		h->content_type = xstrdup(w->content_type);
+		h->size = w->size;
+		/* The clones move over to the hit. */
+		h->clones = w->clones;
+		h->n_clones = w->n_clones;
+		w->clones = NULL;
+		w->n_clones = 0;
+	}
+	for (size_t k = 0; max_ex && k < n_miss; k++) {
+		struct proto_hit *h = &res->hits[which[k]];
+		struct db_hit_doc *d = &dd[k];
+
+		if (!d->found || !d->text)
+			continue;
+		if (excerpt_inflate(d->text, d->text_len, EXCERPT_MAX_HTML, &raw, &err)) {
+			warning("url %u: stored text: %s", d->url_id, buf_str(&err));
+			buf_reset(&err);
+		} else if (!excerpt_plain_text(buf_str(&raw), raw.len, d->content_type, false,
+					      &plain)) {
+			excerpt_passages(r->env->tok, buf_str(&plain), plain.len, &terms, max_ex,
+					 ex_len, &h->excerpts, &h->n_excerpts);
 		}
 		if (past_deadline(r))
 			break;
 	}
-	{
-		struct clone_fill cf = { res->hits };
-
-		if (!r->err_token && db_hit_clones(r->env->db, ids, n, clone_cb, &cf)) {
-			r->db_failed = true;
-			rc = -1;
-		}
-	}
 out:
-	for (size_t i = 0; dd && i < n; i++)
-		db_hit_doc_free(&dd[i]);
+	for (size_t k = 0; dd && k < n_miss; k++)
+		db_hit_doc_free(&dd[k]);
 	free(dd);
-	free(ids);
+	for (size_t i = 0; rows && i < n; i++)
+		hit_row_free(&rows[i]);
+	free(rows);
+	free(miss);
+	free(which);
 	free(words);
 	buf_free(&raw);
 	buf_free(&plain);

@@ -25,6 +25,7 @@
 #include "buf.h"
 #include "caps.h"
 #include "delta.h"
+#include "le.h"
 #include "log.h"
 #include "storage.h"
 #include "util.h"
@@ -54,40 +55,7 @@ static const char *const FNAME[F_TYPES] = { "ind", "sites", "urls", "words", "do
 static const char MAGIC[F_TYPES][9] = { "MPSIND\0\1", "MPSSIT\0\1", "MPSURL\0\1", "MPSWRD\0\1",
 					 "MPSDOC\0\1" };
 
-/* ---- little-endian packing ------------------------------------------------ */
-
-static void put16(unsigned char *p, uint16_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint16_t get16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | (unsigned)p[1] << 8);
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
-}
+/* Little-endian packing: le.h. */
 
 static int fail(struct buf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(struct buf *err, const char *fmt, ...)
@@ -116,35 +84,7 @@ static int wordcmp(const unsigned char *a, size_t al, const unsigned char *b, si
 	return c ? c : (al > bl) - (al < bl);
 }
 
-static int fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc = 0;
 
-	if (fd < 0)
-		return -1;
-	if (fsync(fd) < 0)
-		rc = -1;
-	close(fd);
-	return rc;
-}
-
-static int write_all(int fd, const void *data, size_t n)
-{
-	const char *p = data;
-
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
 
 /* ---- one output file: buffered, crc'd, header patched at the end -------- */
 
@@ -217,11 +157,11 @@ static void hdr_pack(unsigned char *h, enum ftype type, uint32_t part, uint64_t 
 		     uint32_t data_crc)
 {
 	memcpy(h, MAGIC[type], 8);
-	put32(h + 8, STORAGE_FORMAT_VERSION);
-	put32(h + 12, part);
-	put64(h + 16, count);
-	put32(h + 24, data_crc);
-	put32(h + 28, (uint32_t)crc32(0L, h, 28));
+	le_put32(h + 8, STORAGE_FORMAT_VERSION);
+	le_put32(h + 12, part);
+	le_put64(h + 16, count);
+	le_put32(h + 24, data_crc);
+	le_put32(h + 28, (uint32_t)crc32(0L, h, 28));
 }
 
 /* Patch the header, fsync, close.  Returns 0 or -1 (closed either way). */
@@ -346,10 +286,10 @@ static void pw_end_word(struct storage_part_writer *w)
 		return;
 	if (w->sites.size > UINT32_MAX || w->w_total > UINT32_MAX)
 		pw_fail(w, "partition %02u: a file passes 4 GiB or a count 2^32 (format 1)", w->part);
-	put32(e, (uint32_t)w->sites.size);
-	put32(e + 4, w->w_sites);
-	put32(e + 8, w->w_urls);
-	put32(e + 12, (uint32_t)w->w_total);
+	le_put32(e, (uint32_t)w->sites.size);
+	le_put32(e + 4, w->w_sites);
+	le_put32(e + 8, w->w_urls);
+	le_put32(e + 12, (uint32_t)w->w_total);
 	out_add(&w->ind, e, sizeof(e));
 	w->ind.count++;
 	w->in_word = w->in_site = false;
@@ -363,8 +303,8 @@ static void pw_end_site(struct storage_part_writer *w)
 		return;
 	if (w->urls.size > UINT32_MAX)
 		pw_fail(w, "partition %02u: urls passes 4 GiB (format 1)", w->part);
-	put32(e, w->site_id);
-	put32(e + 4, (uint32_t)w->urls.size);
+	le_put32(e, w->site_id);
+	le_put32(e + 4, (uint32_t)w->urls.size);
 	out_add(&w->sites, e, sizeof(e));
 	w->sites.count++;
 	w->in_site = false;
@@ -437,13 +377,13 @@ int storage_part_url(struct storage_part_writer *w, uint32_t url_id, const uint1
 	for (uint32_t i = 1; i < n; i++)
 		if (pos[i] <= pos[i - 1])
 			return pw_fail(w, "url %u: positions not ascending", url_id);
-	put32(f, url_id);
-	put16(f + 4, (uint16_t)n);
+	le_put32(f, url_id);
+	le_put16(f + 4, (uint16_t)n);
 	out_add(&w->urls, f, sizeof(f));
 	for (uint32_t i = 0; i < n; ) {
 		uint32_t k = 0;
 		while (k < 256 && i < n)
-			put16(pb + 2 * k++, pos[i++]);
+			le_put16(pb + 2 * k++, pos[i++]);
 		out_add(&w->urls, pb, 2 * k);
 	}
 	w->urls.count++;
@@ -491,7 +431,7 @@ int storage_part_finish(struct storage_part_writer *w, struct buf *err)
 		goto out;
 	words.count = w->n_words;
 	for (size_t k = 0; k <= w->n_words; k++) {
-		put32(b, w->off[k]);
+		le_put32(b, w->off[k]);
 		out_add(&words, b, 4);
 	}
 	order = xmalloc((w->n_words ? w->n_words : 1) * sizeof(*order));
@@ -514,7 +454,7 @@ int storage_part_finish(struct storage_part_writer *w, struct buf *err)
 				goto out;
 			}
 		}
-		put32(b, order[k]);
+		le_put32(b, order[k]);
 		out_add(&words, b, 4);
 	}
 	out_add(&words, w->text, w->text_len);
@@ -596,12 +536,12 @@ int storage_docinfo_put(struct storage_docinfo_writer *w, uint32_t url_id,
 		w->o.count++;
 		w->next++;
 	}
-	put32(e, d->site_id);
+	le_put32(e, d->site_id);
 	for (int s = 0; s < STORAGE_SECTIONS; s++) {
-		put16(e + 4 + 2 * s, d->len[s]);
+		le_put16(e + 4 + 2 * s, d->len[s]);
 		w->sum[s] += d->len[s];
 	}
-	put64(e + 12, d->last_modified);
+	le_put64(e + 12, d->last_modified);
 	out_add(&w->o, e, sizeof(e));
 	w->o.count++;
 	w->n_docs++;
@@ -828,23 +768,23 @@ static int map_file(const char *path, enum ftype type, uint32_t part, struct map
 		return fail(err, "%s: offset 0: bad magic (not a CompactStorage %s file)", path,
 			    FNAME[type]);
 	}
-	if (get32(h + 28) != (uint32_t)crc32(0L, h, 28)) {
+	if (le_get32(h + 28) != (uint32_t)crc32(0L, h, 28)) {
 		map_free(m);
 		return fail(err, "%s: offset 28: header crc mismatch", path);
 	}
-	if (get32(h + 8) != STORAGE_FORMAT_VERSION) {
-		uint32_t v = get32(h + 8);
+	if (le_get32(h + 8) != STORAGE_FORMAT_VERSION) {
+		uint32_t v = le_get32(h + 8);
 		map_free(m);
 		return fail(err, "%s: offset 8: format version %u (this build reads %d)", path, v,
 			    STORAGE_FORMAT_VERSION);
 	}
-	if (get32(h + 12) != part) {
-		uint32_t v = get32(h + 12);
+	if (le_get32(h + 12) != part) {
+		uint32_t v = le_get32(h + 12);
 		map_free(m);
 		return fail(err, "%s: offset 12: partition %u, expected %u", path, v, part);
 	}
-	m->count = get64(h + 16);
-	m->crc = get32(h + 24);
+	m->count = le_get64(h + 16);
+	m->crc = le_get32(h + 24);
 	m->data = m->base + HDR;
 	m->len = m->size - HDR;
 	return 0;
@@ -895,7 +835,7 @@ static int part_shape(const char *path_dir, struct part *p, struct buf *err)
 	p->sorted = p->words.data + 4 * (n + 1);
 	p->text = p->sorted + 4 * n;
 	p->text_len = p->words.len - 4 * (2 * n + 1);
-	if (get32(p->offs) != 0 || get32(p->offs + 4 * n) != p->text_len)
+	if (le_get32(p->offs) != 0 || le_get32(p->offs + 4 * n) != p->text_len)
 		return fail(err, "%s/words: offset %d: text offsets do not span the text (%zu bytes)",
 			    path_dir, HDR, p->text_len);
 	return 0;
@@ -1005,8 +945,8 @@ static int dict_word(const struct part *p, uint32_t k, const unsigned char **w, 
 
 	if (k >= p->n)
 		return -1;
-	a = get32(p->offs + 4 * (size_t)k);
-	b = get32(p->offs + 4 * (size_t)k + 4);
+	a = le_get32(p->offs + 4 * (size_t)k);
+	b = le_get32(p->offs + 4 * (size_t)k + 4);
 	if (a > b || b > p->text_len || b - a < 1 || b - a > MAX_WORD_LEN)
 		return -1;
 	*w = p->text + a;
@@ -1034,7 +974,7 @@ static int dict_lower(const struct part *p, const unsigned char *word, size_t le
 		const unsigned char *w;
 		size_t wl;
 
-		if (dict_word(p, get32(p->sorted + 4 * (size_t)mid), &w, &wl))
+		if (dict_word(p, le_get32(p->sorted + 4 * (size_t)mid), &w, &wl))
 			return -1;
 		if (wordcmp(w, wl, word, len) < 0)
 			lo = mid + 1;
@@ -1061,7 +1001,7 @@ int storage_word_id(const struct storage *s, const char *word, size_t len, uint3
 		return -1;
 	if (at >= p->n)
 		return 0;
-	id = get32(p->sorted + 4 * (size_t)at);
+	id = le_get32(p->sorted + 4 * (size_t)at);
 	if (dict_word(p, id, &w, &wl))
 		return -1;
 	if (wordcmp(w, wl, (const unsigned char *)word, len))
@@ -1079,11 +1019,11 @@ static int ind_entry(const struct part *p, uint32_t k, uint32_t *start, struct s
 	if (k >= p->n)
 		return -1;
 	e = p->ind.data + (size_t)k * IND_ENTRY;
-	*start = k ? get32(e - IND_ENTRY) : 0;
-	*end = get32(e);
-	w->n_sites = get32(e + 4);
-	w->n_urls = get32(e + 8);
-	w->total = get32(e + 12);
+	*start = k ? le_get32(e - IND_ENTRY) : 0;
+	*end = le_get32(e);
+	w->n_sites = le_get32(e + 4);
+	w->n_urls = le_get32(e + 8);
+	w->total = le_get32(e + 12);
 	if (*start > *end || *end > p->sites.len || (*end - *start) % SITE_ENTRY ||
 	    (*end - *start) / SITE_ENTRY != w->n_sites)
 		return -1;
@@ -1132,7 +1072,7 @@ long storage_words_prefix(const struct storage *s, const char *prefix, size_t le
 		if (dict_lower(p, (const unsigned char *)prefix, len, &at))
 			return -1;
 		for (; at < p->n; at++) {
-			uint32_t id = get32(p->sorted + 4 * (size_t)at);
+			uint32_t id = le_get32(p->sorted + 4 * (size_t)at);
 			const unsigned char *w;
 			size_t wl;
 			struct storage_word sw;
@@ -1194,9 +1134,9 @@ int storage_next_site(struct storage_cursor *c, uint32_t *site_id)
 		return 0;
 	/* The URL range of a site starts where the previous sites entry of the
 	 * partition ends (0 for the first entry of the file). */
-	start = c->sites > c->sites_base ? get32(c->sites - 4) : 0;
-	*site_id = get32(c->sites);
-	end = get32(c->sites + 4);
+	start = c->sites > c->sites_base ? le_get32(c->sites - 4) : 0;
+	*site_id = le_get32(c->sites);
+	end = le_get32(c->sites + 4);
 	if (start > end || end > c->urls_size || end - start < URL_FIXED) {
 		c->err = 1;
 		return -1;
@@ -1218,12 +1158,12 @@ int storage_next_url(struct storage_cursor *c, uint32_t *url_id, uint32_t *n_pos
 		return 0;
 	if ((size_t)(c->urls_end - c->urls) < URL_FIXED)
 		goto bad;
-	n = get16(c->urls + 4);
+	n = le_get16(c->urls + 4);
 	if (n == 0 || (size_t)(c->urls_end - c->urls - URL_FIXED) < 2 * (size_t)n)
 		goto bad;
-	*url_id = get32(c->urls);
+	*url_id = le_get32(c->urls);
 	for (uint32_t i = 0; i < n; i++)
-		c->pos[i] = get16(c->urls + URL_FIXED + 2 * i);
+		c->pos[i] = le_get16(c->urls + URL_FIXED + 2 * i);
 	*n_pos = n;
 	c->urls += URL_FIXED + 2 * (size_t)n;
 	return 1;
@@ -1245,9 +1185,9 @@ int storage_seek_url(struct storage_cursor *c, uint32_t target, uint32_t *url_id
 			c->err = 1;
 			return -1;
 		}
-		if (get32(c->urls) >= target)
+		if (le_get32(c->urls) >= target)
 			break;
-		n = get16(c->urls + 4);
+		n = le_get16(c->urls + 4);
 		if (n == 0 || (size_t)(c->urls_end - c->urls - URL_FIXED) < 2 * (size_t)n) {
 			c->err = 1;
 			return -1;
@@ -1265,12 +1205,12 @@ int storage_doc(const struct storage *s, uint32_t url_id, struct storage_doc *d)
 	if ((uint64_t)url_id >= s->doc.count)
 		return 0;
 	e = s->doc.data + (size_t)url_id * DOC_ENTRY;
-	d->site_id = get32(e);
+	d->site_id = le_get32(e);
 	if (!d->site_id)
 		return 0;
 	for (int k = 0; k < STORAGE_SECTIONS; k++)
-		d->len[k] = get16(e + 4 + 2 * k);
-	d->last_modified = get64(e + 12);
+		d->len[k] = le_get16(e + 4 + 2 * k);
+	d->last_modified = le_get64(e + 12);
 	return 1;
 }
 
@@ -1652,7 +1592,7 @@ static bool check_words(struct checker *k, const struct part *p, unsigned pn)
 	snprintf(file, sizeof(file), "%02uw/words", pn);
 	check_file(k, file);
 	for (uint32_t i = 0; i < p->n; i++) {
-		uint32_t a = get32(p->offs + 4 * (size_t)i), b = get32(p->offs + 4 * (size_t)i + 4);
+		uint32_t a = le_get32(p->offs + 4 * (size_t)i), b = le_get32(p->offs + 4 * (size_t)i + 4);
 		uint64_t at = HDR + 4 * (uint64_t)i;
 
 		if (a > b || b > p->text_len) {
@@ -1677,7 +1617,7 @@ static bool check_words(struct checker *k, const struct part *p, unsigned pn)
 		return false;
 	for (uint32_t i = 0; i < p->n; i++) {
 		uint64_t at = (uint64_t)(p->sorted - p->words.base) + 4 * (uint64_t)i;
-		uint32_t id = get32(p->sorted + 4 * (size_t)i);
+		uint32_t id = le_get32(p->sorted + 4 * (size_t)i);
 		const unsigned char *w, *v;
 		size_t wl, vl;
 
@@ -1688,7 +1628,7 @@ static bool check_words(struct checker *k, const struct part *p, unsigned pn)
 		}
 		if (i == 0)
 			continue;
-		uint32_t prev = get32(p->sorted + 4 * (size_t)i - 4);
+		uint32_t prev = le_get32(p->sorted + 4 * (size_t)i - 4);
 		if (prev >= p->n)
 			continue;
 		dict_word(p, prev, &v, &vl);
@@ -1717,8 +1657,8 @@ static void check_postings(struct checker *k, const struct part *p, unsigned pn,
 	for (uint32_t w = 0; w < p->n; w++) {
 		const unsigned char *e = p->ind.data + (size_t)w * IND_ENTRY;
 		uint64_t eo = HDR + (uint64_t)w * IND_ENTRY;
-		uint32_t end = get32(e), n_sites = get32(e + 4), n_urls = get32(e + 8);
-		uint32_t total = get32(e + 12), site_prev = 0;
+		uint32_t end = le_get32(e), n_sites = le_get32(e + 4), n_urls = le_get32(e + 8);
+		uint32_t total = le_get32(e + 12), site_prev = 0;
 		uint64_t urls = 0, tot = 0;
 
 		check_file(k, fi);
@@ -1734,7 +1674,7 @@ static void check_postings(struct checker *k, const struct part *p, unsigned pn,
 		t->words++;
 		for (uint32_t so = prev_end; so < end; so += SITE_ENTRY) {
 			const unsigned char *s = p->sites.data + so;
-			uint32_t site = get32(s), uend = get32(s + 4), url_prev = 0;
+			uint32_t site = le_get32(s), uend = le_get32(s + 4), url_prev = 0;
 			const unsigned char *u, *ue;
 
 			check_file(k, fs);
@@ -1761,8 +1701,8 @@ static void check_postings(struct checker *k, const struct part *p, unsigned pn,
 					    w * STORAGE_PARTITIONS + pn, site);
 					break;
 				}
-				id = get32(u);
-				n = get16(u + 4);
+				id = le_get32(u);
+				n = le_get16(u + 4);
 				if (n == 0 || (size_t)(ue - u - URL_FIXED) < 2 * (size_t)n) {
 					bad(k, uo + 4, "word_id %u url %u: %u positions do not fit the site",
 					    w * STORAGE_PARTITIONS + pn, id, n);
@@ -1773,17 +1713,17 @@ static void check_postings(struct checker *k, const struct part *p, unsigned pn,
 					    w * STORAGE_PARTITIONS + pn, site, id, url_prev);
 				url_prev = id;
 				for (uint32_t i = 1; i < n; i++)
-					if (get16(u + URL_FIXED + 2 * i) <= get16(u + URL_FIXED + 2 * i - 2)) {
+					if (le_get16(u + URL_FIXED + 2 * i) <= le_get16(u + URL_FIXED + 2 * i - 2)) {
 						bad(k, uo + URL_FIXED + 2 * i,
 						    "word_id %u url %u: position %u not after %u",
 						    w * STORAGE_PARTITIONS + pn, id,
-						    get16(u + URL_FIXED + 2 * i),
-						    get16(u + URL_FIXED + 2 * i - 2));
+						    le_get16(u + URL_FIXED + 2 * i),
+						    le_get16(u + URL_FIXED + 2 * i - 2));
 						break;
 					}
 				if (doc_ok) {
 					uint32_t ds = (uint64_t)id < doc->count ?
-						get32(doc->data + (size_t)id * DOC_ENTRY) : 0;
+						le_get32(doc->data + (size_t)id * DOC_ENTRY) : 0;
 					if (ds != site)
 						bad(k, uo, "word_id %u url %u: site %u, docinfo says %u",
 						    w * STORAGE_PARTITIONS + pn, id, site, ds);
@@ -1864,7 +1804,7 @@ int storage_check(const char *gen_dir, struct buf *report)
 	if (doc_ok) {
 		for (uint64_t u = 0; u < doc.count; u++) {
 			const unsigned char *e = doc.data + u * DOC_ENTRY;
-			uint32_t site = get32(e);
+			uint32_t site = le_get32(e);
 
 			if (!site) {
 				static const unsigned char zero[DOC_ENTRY];
@@ -1877,7 +1817,7 @@ int storage_check(const char *gen_dir, struct buf *report)
 				bad(&k, HDR, "url_id 0 has an entry");
 			n_docs++;
 			for (int s = 0; s < STORAGE_SECTIONS; s++)
-				sum[s] += get16(e + 4 + 2 * s);
+				sum[s] += le_get16(e + 4 + 2 * s);
 		}
 		if (format_ok && (doc.count != (uint64_t)f.max_url_id + 1 || n_docs != f.n_docs ||
 				  memcmp(sum, f.sum_len, sizeof(sum)))) {

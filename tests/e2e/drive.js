@@ -1,13 +1,13 @@
 // drive.js - drives s.cgi's page in Debian's headless chromium through
 // playwright-core (tests/integration/web-e2e.sh runs it).
-//   node drive.js URL QUERY OUTDIR
+//   node drive.js URL QUERY OUTDIR [down]
 // URL: s.cgi behind the web server; QUERY: a query with more than one page of
-// results.  Prints one line per check: "CHECK 1 what" (pass) or "CHECK 0
+// results.  With "down" (searchd stopped): only the 503 page is checked.  Prints one line per check: "CHECK 1 what" (pass) or "CHECK 0
 // what: detail" (fail), and saves screenshots into OUTDIR.
 'use strict';
 const { chromium } = require('playwright-core');
 
-const [url, query, outdir] = process.argv.slice(2);
+const [url, query, outdir, mode] = process.argv.slice(2);
 let failed = 0;
 function check(cond, what, detail) {
 	console.log(`CHECK ${cond ? 1 : 0} ${what}${cond || detail === undefined ? '' : ': ' + detail}`);
@@ -29,6 +29,22 @@ async function run() {
 		args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
 	});
 	const dialogs = [];
+	if (mode === 'down') {
+		try {
+			const ctx = await browser.newContext({ viewport: { width: 1280, height: 600 } });
+			const page = await ctx.newPage();
+			const resp = await page.goto(url + '?q=' + encodeURIComponent(query));
+			check(resp.status() === 503, 'searchd down: HTTP 503', resp.status());
+			check(/\d+/.test(resp.headers()['retry-after'] || ''), 'searchd down: Retry-After');
+			const msg = await page.textContent('.message').catch(() => '');
+			check(/not available/.test(msg), 'searchd down: a friendly message', msg);
+			check(await page.inputValue('input[name=q]') === query, 'searchd down: the query box keeps the query');
+			await page.screenshot({ path: `${outdir}/desktop-503.png`, fullPage: false });
+		} finally {
+			await browser.close();
+		}
+		return;
+	}
 	try {
 		// ---- desktop, 1280 px ----
 		const desk = await browser.newContext({ viewport: { width: 1280, height: 900 } });

@@ -14,7 +14,8 @@
  *               (no URLs, titles, excerpts, site:, link:)
  *   -v          verbose: score, site_hits, second, title, excerpts with [spans]
  *   -c          QUERY is "URL_OR_ID<TAB>terms": print the cached copy
- *   -r N        run the query N times, print the time of the last (ms)
+ *   -r N        run the query N times; print the time of the last (ms) and
+ *               the result-page cache's hits, misses and rows on stderr
  *   -D          a deadline already past (ER_TIMEOUT)
  *   -b          QUERY is a file of queries, one a line: run each (-r times,
  *               default 1) and print "queries N p50 P95 p99 max" in ms
@@ -271,6 +272,13 @@ int main(int argc, char **argv)
 				printf("\n");
 				if (verbose && res.message && res.message[0])
 					printf("note: %s\n", res.message);
+				if (repeat > 0) {
+					uint64_t ch, cm, cr;
+
+					search_index_cache_stats(ix, &ch, &cm, &cr);
+					fprintf(stderr, "cache %" PRIu64 " hits %" PRIu64 " misses %" PRIu64
+						" rows\n", ch, cm, cr);
+				}
 				for (uint32_t i = 0; i < res.n_hits; i++) {
 					const struct proto_hit *h = &res.hits[i];
 

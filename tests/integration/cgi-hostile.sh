@@ -4,7 +4,8 @@
 # stdin) with each hostile input of issue 7: script tags, quotes, control
 # bytes, invalid UTF-8, huge parameters, missing '=', closed stdin, POST with
 # a wrong length, odd methods, template names with paths, broken templates;
-# and searchd down (connection refused) or slow (accepts, never answers):
+# and searchd down (connection refused), slow (accepts, never answers) or
+# speaking another protocol:
 # HTTP 503 with Retry-After.  Each response is checked: exit code 0, no
 # sanitizer report, the status line, valid UTF-8 without control bytes, no
 # header injected, every value escaped.
@@ -109,6 +110,24 @@ check slow 503
 tap_ok "$(num_below "$ms" 5000)" "slow: gave up after SearchTimeOut ($ms ms)"
 tap_ok "$(has slow 'The search service is not available')" "slow: the friendly message"
 
+# --- searchd answers garbage (an HTTP server, say): 503 at once -----------------
+python3 -c '
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True)
+while True:
+    c, _ = s.accept()
+    c.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n" + b"\xff" * 64)
+    c.close()
+' >"$T/garbage.port" &
+garbage_pid=$!
+for _ in $(seq 50); do [ -s "$T/garbage.port" ] && break; sleep 0.1; done
+sed "s/^DaemonAddress .*/DaemonAddress 127.0.0.1:$(cat "$T/garbage.port")/" "$srcdir/etc/s.htm" >"$T/garbage.htm"
+TEMPLATE=$T/garbage.htm run garbage REQUEST_METHOD=GET QUERY_STRING='q=hello'
+kill "$garbage_pid" 2>/dev/null; wait "$garbage_pid" 2>/dev/null
+check garbage 503
+tap_ok "$(grep -qi 'magic\|frame\|header' "$T/garbage.err" && echo 1)" "garbage: the bad frame is logged"
+
 # --- script tags and quotes in every parameter that is shown ---------------------
 xss='%3Cscript%3Ealert(1)%3C%2Fscript%3E'
 run script REQUEST_METHOD=GET QUERY_STRING="q=$xss&ps=$xss&s=$xss&o=$xss&tmpl=&ul=$xss&st=$xss"
@@ -204,6 +223,16 @@ sed -i 's/Search<\/button>/Find<\/button>/' "$T/other.htm"
 run tmpl-other REQUEST_METHOD=GET QUERY_STRING='q=&tmpl=other'
 check tmpl-other 200
 tap_ok "$(has tmpl-other 'Find</button>')" "tmpl-other: tmpl= picks a template of the same directory"
+# o=N: the variant of each section, falling back to the first
+{ sed '/^<!--noquery-->/,$d' "$T/s.htm"
+  printf '<!--noquery-->\n<p>variant zero</p>\n<!--/noquery-->\n<!--noquery-->\n<p>variant one</p>\n<!--/noquery-->\n'
+  sed -n '/^<!--queryerror-->/,$p' "$T/s.htm"; } >"$T/variants.htm"
+run variant0 REQUEST_METHOD=GET QUERY_STRING='tmpl=variants'
+run variant1 REQUEST_METHOD=GET QUERY_STRING='tmpl=variants&o=1'
+run variant5 REQUEST_METHOD=GET QUERY_STRING='tmpl=variants&o=5'
+check variant1 200
+tap_is "$(has variant0 'variant zero')$(has variant1 'variant one')$(has variant5 'variant zero')" 111 \
+	"o=1 picks the second variant; o=0 and a missing variant the first"
 printf '<!--variables\nDaemonAddress 127.0.0.1:1\n-->\n<!--top-->\n<p>\n$Q $NoSuchVar</p>\n<!--/top-->\n' >"$T/broken.htm"
 run broken REQUEST_METHOD=GET QUERY_STRING='q=%3Cx%3E&tmpl=broken'
 check broken 500

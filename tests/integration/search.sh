@@ -146,6 +146,19 @@ tap_ok "$(grep -q 'title: \[Apple\] \[pie\] recipe' "$T/v" && echo 1)" "the titl
 tap_ok "$(awk '/excerpt:/ { n++; if (length($0) > 4 + 9 + 40 + 6 * 2 + 2) bad = 1 }
 	END { print (n >= 2 && !bad) ? 1 : 0 }' "$T/v")" "several excerpts, each within its length"
 
+# ---- result-page rows cached per generation: a repeated query (served from
+# the cache) shows the same page, clones included
+"$tool" -v -n 10 "$conf" "apple OR pie OR zebra" >"$T/once" 2>/dev/null
+"$tool" -v -n 10 -r 3 "$conf" "apple OR pie OR zebra" >"$T/thrice" 2>"$T/cache"
+tap_ok "$(cmp -s "$T/once" "$T/thrice" && grep -q 'clone: ' "$T/once" && echo 1)" \
+	"the third run of a query (rows from the cache) shows the same page"
+hits=$(grep -c '^[^ ].*://\|^  [^ ].*://' "$T/once")
+tap_is "$(sed -n 's/^cache //p' "$T/cache")" "$((2 * hits)) hits $hits misses $hits rows" \
+	"the database was asked for the $hits rows once, the cache answered twice"
+"$tool" -v -x 1 -n 10 -r 2 "$conf" "apple OR pie OR zebra" >/dev/null 2>"$T/cache"
+tap_is "$(sed -n 's/^cache //p' "$T/cache")" "0 hits 0 misses $hits rows" \
+	"pages with snippets read the database (and fill the cache)"
+
 # ---- the cached copy, by URL and by id
 "$tool" -c "$conf" "http://127.0.0.1:$WEB_PORT/a/banana.html	bread" >"$T/c"
 tap_ok "$(grep -q 'Banana \[bread\] with walnuts' "$T/c" && echo 1)" "cached copy by URL, highlighted"

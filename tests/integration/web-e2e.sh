@@ -135,6 +135,33 @@ print(1 if t['error'] is None and t['results'] and all(r['title_highlights'] for
 PY
 )" "tl=on: every result has the query word in its title"
 
+# valgrind (plain build only): a results page and a cached copy, no error, no leak
+if command -v valgrind >/dev/null 2>&1 && ! nm "$cgi" 2>/dev/null | grep -q __asan_init; then
+	for qs in "q=$query&np=1&ps=3" "ch=$enc&q=$query"; do
+		env -i PATH="$PATH" MPSEEK_TEMPLATE="$T/etc/s.htm" REQUEST_METHOD=GET SCRIPT_NAME=/s.cgi \
+			QUERY_STRING="$qs" valgrind -q --error-exitcode=99 --leak-check=full \
+			--errors-for-leak-kinds=definite,indirect "$cgi" >"$T/vg.out" 2>"$T/vg.err"
+		rc=$?
+		tap_ok "$([ "$rc" = 0 ] && grep -q '^Status: 200' "$T/vg.out" && echo 1)" "valgrind s.cgi, $qs: clean (rc $rc)"
+		[ "$rc" = 0 ] || head -20 "$T/vg.err" | sed 's/^/# /'
+	done
+else
+	tap_skip 2 "valgrind: not installed, or an ASan build"
+fi
+
+# ul: a URL prefix restricts (passed to searchd as data); SQL in ul is just a prefix
+direct "q=$query&fmt=json&gr=off&ul=$(python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "${WEB_URL}chain/")"
+tap_ok "$(python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1], encoding="utf-8", newline="").read().split("\r\n\r\n", 1)[1])
+print(1 if d["results"] and all(r["url"].startswith(sys.argv[2]) for r in d["results"]) else 0)' "$T/direct.out" "${WEB_URL}chain/")" \
+	"ul=<prefix>: only URLs under the prefix"
+direct "q=$query&fmt=json&ul=%27+OR+%271%27%3D%271"
+tap_is "$(python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1], encoding="utf-8", newline="").read().split("\r\n\r\n", 1)[1])
+print(d["total_results"], d["error"])' "$T/direct.out")" "0 None" "ul=' OR '1'='1: no result, no error"
+
 # ---- two DaemonAddress lines (the same searchd twice): merged, counted twice
 sed "s/^DaemonAddress .*/DaemonAddress 127.0.0.1:$sd_port\nDaemonAddress 127.0.0.1:$sd_port/" \
 	"$T/etc/s.htm" >"$T/etc/two.htm"
@@ -176,6 +203,16 @@ kill "$sd_pid" 2>/dev/null; wait "$sd_pid" 2>/dev/null
 hdr=$(curl -s -D - -o "$T/down.html" "$url?q=$query")
 tap_ok "$(echo "$hdr" | grep -q '^HTTP/1.1 503' && echo 1)" "searchd stopped: HTTP 503"
 tap_ok "$(echo "$hdr" | grep -qi '^Retry-After: [0-9]' && echo 1)" "searchd stopped: Retry-After"
+(cd "$e2e" && timeout 60 node drive.js "$url" "$query" "$shots" down) >"$T/down.out" 2>"$T/down.err"
+rc=$?
+while read -r tag pass what; do
+	[ "$tag" = CHECK ] || continue
+	tap_ok "$pass" "browser: $what"
+done <"$T/down.out"
+tap_is "$rc" 0 "the browser run on the 503 page ends cleanly"
+tap_ok "$([ -s "$shots/desktop-503.png" ] && echo 1)" "screenshot desktop-503.png"
 "$web" stop "$T/web"
 tap_ok "$("$web" status "$T/web" | grep -q stopped && echo 1)" "mpseek-web stop"
+left=$(pgrep -f -- "$T/web/" | wc -l)
+tap_is "$left" 0 "mpseek-web stop leaves no nginx or fcgiwrap process"
 tap_done

@@ -1,7 +1,8 @@
 /* test-search.c - the pure parts of the search engine, table-driven from
  * tests/data/search/: idf.tsv and bm25.tsv (the ranking formula),
  * phrase.tsv and distance.tsv (position lists), title-chain.tsv (the
- * order of the query's words in a title), select.tsv (grouping,
+ * order of the query's words in a title), site.tsv (site: patterns),
+ * select.tsv (grouping,
  * sorting, paging), excerpt.tsv (passages and highlights), plus the stored
  * text round trip of excerpt_inflate().
  */
@@ -198,8 +199,20 @@ static void chain_case(char **f, size_t *len, int n, int lineno, void *arg)
 			break;
 		w = bar + 1;
 	}
-	is_int(search_title_chain(masks, k), f[1][0] == '1', "title-chain.tsv:%d: %s", lineno,
-	       f[0]);
+	is_int(search_title_chain(masks, k, n > 2 ? (unsigned)strtoul(f[2], NULL, 10) : 2),
+	       f[1][0] == '1', "title-chain.tsv:%d: %s", lineno, f[0]);
+}
+
+static void site_case(char **f, size_t *len, int n, int lineno, void *arg)
+{
+	UNUSED(len);
+	UNUSED(arg);
+	if (n < 3) {
+		ok(0, "site.tsv:%d: needs 3 columns", lineno);
+		return;
+	}
+	is_int(search_site_match(f[0], f[1]), f[2][0] == '1', "site.tsv:%d: %s ~ %s", lineno, f[0],
+	       f[1]);
 }
 
 static void select_case(char **f, size_t *len, int n, int lineno, void *arg)
@@ -386,6 +399,7 @@ int main(void)
 	tap_lines("search/distance.tsv", distance_case, NULL);
 	tap_lines("search/select.tsv", select_case, NULL);
 	tap_lines("search/title-chain.tsv", chain_case, NULL);
+	tap_lines("search/site.tsv", site_case, NULL);
 	tap_lines("search/excerpt.tsv", excerpt_case, NULL);
 	passages_bounded();
 	inflate_round_trip();
