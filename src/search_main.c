@@ -246,9 +246,12 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
+/* {"text": ..., "spans": [[start, end], ...]}, after "name": when given. */
 static void json_text(const char *name, const struct proto_text *t)
 {
-	printf("\"%s\":{\"text\":", name);
+	if (name)
+		printf("\"%s\":", name);
+	printf("{\"text\":");
 	json_str(t->text);
 	printf(",\"spans\":[");
 	for (uint32_t i = 0; i < t->n_spans; i++)
@@ -294,9 +297,9 @@ static void print_json_results(const struct options *o, const struct proto_resul
 		printf(",\"size\":%u,\"last_modified\":%" PRIu64 ",\"excerpts\":[", h->size,
 		       h->last_modified);
 		for (uint32_t e = 0; e < h->n_excerpts; e++) {
-			printf("%s{", e ? "," : "");
-			json_text("excerpt", &h->excerpts[e]);
-			putchar('}');
+			if (e)
+				putchar(',');
+			json_text(NULL, &h->excerpts[e]);
 		}
 		printf("],\"clones\":[");
 		for (uint32_t k = 0; k < h->n_clones; k++) {

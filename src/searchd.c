@@ -137,6 +137,7 @@ struct server {
 	bool rl_force, rl_stop;
 	char *failed_link;      /* last target refused: not retried until it changes or SIGHUP */
 	bool warned_gone;
+	int read_errno;         /* the last error reading index/current, logged once */
 
 	/* the query log */
 	pthread_mutex_t st_mu;
@@ -429,18 +430,26 @@ static void index_put(struct server *s, struct search_index *ix)
 }
 
 /* The link text of DataDir/index/current: 1 and *out (malloc'd), 0 when
- * there is none, -1 on another error (logged). */
-static int read_current(const struct conf *c, char **out)
+ * there is none, -1 on another error (logged once until it changes: this
+ * runs every SEARCHD_RELOAD_MS). */
+static int read_current(struct server *s, char **out)
 {
-	char *path = xasprintf("%s/index/current", c->data_dir);
+	char *path = xasprintf("%s/index/current", s->c->data_dir);
 	char target[PATH_MAX];
 	ssize_t n = readlink(path, target, sizeof(target) - 1);
 	int rc;
 
 	*out = NULL;
-	if (n < 0) {
-		rc = errno == ENOENT ? 0 : error_errno("cannot read %s", path);
+	if (n < 0 && errno == ENOENT) {
+		rc = 0;
+	} else if (n < 0) {
+		rc = -1;
+		if (errno != s->read_errno) {
+			s->read_errno = errno;
+			error_errno("cannot read the symlink %s", path);
+		}
 	} else {
+		s->read_errno = 0;
 		target[n] = '\0';
 		*out = xstrdup(target);
 		rc = 1;
@@ -462,7 +471,7 @@ static void reload_check(struct server *s, bool force)
 	double t0;
 	int k;
 
-	k = read_current(c, &link);
+	k = read_current(s, &link);
 	if (k <= 0) {
 		if (k == 0 && s->ix_link && !s->warned_gone) {
 			warning("%s/index/current is gone: still serving generation %" PRIu64,

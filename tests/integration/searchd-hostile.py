@@ -176,6 +176,38 @@ def main():
             counts[r] = counts.get(r, 0) + 1
             c.close()
         print(" ".join("%s %d" % kv for kv in sorted(counts.items())))
+    elif mode == "crowd":               # n idle connections: over the cap ER_BUSY,
+        import resource                 # and idle ones closed early when crowded
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        want = n + 64
+        if soft < want:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
+        socks = []
+        for _ in range(n):
+            try:
+                socks.append(connect(host, port))
+            except OSError:
+                break
+        time.sleep(0.5)
+        busy = 0
+        for c in socks:
+            c.setblocking(False)
+            try:
+                if b"ER_BUSY" in c.recv(4096):
+                    busy += 1
+            except OSError:
+                pass
+        t0 = time.monotonic()
+        first = socks[0]
+        first.settimeout(30)
+        try:
+            first.recv(100)
+            closed = "%.1f" % (time.monotonic() - t0 + 0.5)
+        except OSError:
+            closed = "never"
+        for c in socks:
+            c.close()
+        print("opened %d busy %d idle-closed-after %s" % (len(socks), busy, closed))
     else:
         sys.exit("unknown mode " + mode)
 
