@@ -17,7 +17,7 @@
 idx="$builddir/mpseek-index"
 sd="$builddir/searchd"
 cli="$builddir/mpseek-search"
-load="$builddir/tests/helper/search-load"
+load="$builddir/tests/helper/searchd-load"
 hostile="$srcdir/tests/integration/searchd-hostile.py"
 data="$srcdir/tests/data/web"
 for p in "$idx" "$sd" "$cli" "$load"; do

@@ -1,10 +1,10 @@
-/* search-load.c - a load generator for searchd (tests and benchmarks): C
+/* searchd-load.c - a load generator for searchd (tests and benchmarks): C
  * connections, each sending its share of N requests (or requests for D
  * seconds) through proto_search() on one kept-open connection, queries
  * taken in turn from a file or the arguments.  Prints throughput, latency
  * percentiles, the index generations that answered and the error tokens.
  *
- *   search-load [-s host:port] [-c conns] [-n total | -d seconds]
+ *   searchd-load [-s host:port] [-c conns] [-n total | -d seconds]
  *               [-f queryfile] [-p page_size] [-e excerpts] [-r rate] [--ping]
  *               [--strict] [query...]
  * (-r: requests per second per connection, default as fast as possible)
@@ -144,7 +144,7 @@ static void *run(void *arg)
 		req.max_excerpts = (uint32_t)sh->excerpts;
 		req.excerpt_len = 200;
 		req.ul = (char *)"";
-		req.client = (char *)"search-load";
+		req.client = (char *)"searchd-load";
 		req.referer = (char *)"";
 		t0 = now_monotonic();
 		if (sh->ping) {
@@ -263,7 +263,7 @@ int main(int argc, char **argv)
 		th[i].sh = &sh;
 		th[i].id = (int)i;
 		if (pthread_create(&th[i].t, NULL, run, &th[i])) {
-			fprintf(stderr, "search-load: pthread_create failed\n");
+			fprintf(stderr, "searchd-load: pthread_create failed\n");
 			return 2;
 		}
 	}
@@ -321,7 +321,7 @@ int main(int argc, char **argv)
 	free(sh.queries);
 	return rc;
 usage:
-	fprintf(stderr, "usage: search-load [-s host:port] [-c conns] [-n total | -d seconds] "
+	fprintf(stderr, "usage: searchd-load [-s host:port] [-c conns] [-n total | -d seconds] "
 			"[-f queryfile] [-p page_size] [-e excerpts] [-r rate] [--ping] [--strict] "
 			"[query...]\n");
 	return 2;
