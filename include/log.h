@@ -17,6 +17,10 @@ void log_set_rank(int rank);
 void log_set_prog(const char *prog);  /* borrowed: must outlive logging */
 /* Log to a file instead of stderr; returns 0 or -1 (and keeps stderr). */
 int log_open(const char *path);
+/* Open path again and put it in place of the current log file with dup2(),
+ * so that threads writing at that moment never see a closed descriptor
+ * (log rotation: searchd on SIGHUP).  Returns 0, or -1 (logged). */
+int log_reopen(const char *path);
 void log_close(void);
 /* Parse "none|error|warning|info|debug" (ASPseek DebugLevel); -1 if unknown. */
 int log_level_parse(const char *name);

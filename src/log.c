@@ -36,6 +36,24 @@ int log_open(const char *path)
 	return 0;
 }
 
+int log_reopen(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return error_errno("cannot reopen log file %s", path);
+	if (log_fd <= 2) {
+		log_fd = fd;
+		return 0;
+	}
+	if (dup3(fd, log_fd, O_CLOEXEC) < 0) {
+		close(fd);
+		return error_errno("cannot reopen log file %s", path);
+	}
+	close(fd);
+	return 0;
+}
+
 void log_close(void)
 {
 	if (log_fd > 2)

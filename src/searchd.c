@@ -1272,6 +1272,9 @@ static int setup_events(struct server *s)
 }
 
 /* Returns 1 for a stop signal, 0 otherwise. */
+/* The log file's absolute path when searchd logs to a file (-D, -l). */
+static char *reopen_log_path;
+
 static int read_signals(struct server *s)
 {
 	struct signalfd_siginfo si;
@@ -1279,6 +1282,9 @@ static int read_signals(struct server *s)
 
 	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
+			/* A rotated log file: write to a new one at the same path. */
+			if (reopen_log_path && log_reopen(reopen_log_path) == 0)
+				info("SIGHUP: log file %s reopened", reopen_log_path);
 			pthread_mutex_lock(&s->rl_mu);
 			s->rl_force = true;
 			pthread_cond_signal(&s->rl_cv);
@@ -1509,6 +1515,8 @@ int searchd_run(const struct conf *c, const struct searchd_opts *o)
 		log_path = o->log_file ? xstrdup(o->log_file) : xasprintf("%s/searchd.log", c->data_dir);
 		if (log_open(log_path))
 			goto out;
+		/* Absolute: -D changes to / before a SIGHUP reopens it. */
+		reopen_log_path = realpath(log_path, NULL);
 	}
 	if (o->pid_file || o->daemonize) {
 		pid_path = o->pid_file ? xstrdup(o->pid_file) : xasprintf("%s/searchd.pid", c->data_dir);
@@ -1556,8 +1564,10 @@ out:
 		close(pid_fd);
 	}
 	free(pid_path);
-	free(log_path);
 	if (log_path)
 		log_close();
+	free(log_path);
+	free(reopen_log_path);
+	reopen_log_path = NULL;
 	return rc;
 }

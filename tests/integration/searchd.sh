@@ -322,6 +322,13 @@ tap_ok "$([ "$rc" = 0 ] && [ -n "$dpid" ] && kill -0 "$dpid" && "$cli" -s "127.0
 "$sd" -D -P "$T/daemon.pid" -l "$T/daemon2.log" "$T/daemon.conf" 2>/dev/null
 rc2=$?
 tap_ok "$([ "$rc2" != 0 ] && echo 1)" "a second searchd on the same pid file refuses to start ($rc2)"
+# Log rotation: the file moved away, SIGHUP opens a new one at the same path.
+mv "$T/daemon.log" "$T/daemon.log.1"
+kill -HUP "$dpid"
+rotated() { grep -q 'SIGHUP: log file .*daemon.log reopened' "$T/daemon.log" 2>/dev/null; }
+wait_for rotated
+tap_ok "$(rotated && "$cli" -s "127.0.0.1:$port" --ping && echo 1)" \
+	"SIGHUP after a rotation: a new daemon.log is written and searchd still answers"
 kill -TERM "$dpid" 2>/dev/null
 gone() { ! kill -0 "$dpid" 2>/dev/null; }
 wait_for gone
