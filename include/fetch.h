@@ -167,6 +167,10 @@ size_t fetcher_pending(const struct fetcher *f);
  * finished are delivered as they are), so the crawler can release its
  * claims.  Returns the number delivered. */
 size_t fetcher_cancel_all(struct fetcher *f, fetch_done_fn cb, void *arg);
+/* For a graceful stop: empty every queue (delivered as FETCH_ERR_ABORTED)
+ * but let the running transfers go on; fetcher_run() then delivers them.
+ * Returns the number delivered. */
+size_t fetcher_cancel_queued(struct fetcher *f, fetch_done_fn cb, void *arg);
 
 /* Write the host key "scheme://host:port" of url (lower-case scheme and host,
  * default port filled in) into out.  Returns 0, or -1 when url cannot be

@@ -53,6 +53,8 @@ volatile int crawl_stop_requested;
 #define PICK_EVERY 0.25
 /* After a claim that brought nothing: wait this long before asking again. */
 #define CLAIM_IDLE_WAIT 0.5
+/* On a stop, how long the transfers in flight may take to finish. */
+#define STOP_GRACE 2.0
 /* URLs in hand at most (all held sites together). */
 #define MAX_IN_HAND (MAX_HELD * SITE_BATCH)
 /* Retry a URL after a network error (or a paused host) this much later,
@@ -1757,6 +1759,17 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 		info("stop requested by the master: releasing the URLs in hand");
 	if (crawl_stop_requested)
 		info("signal received: stopping, releasing the URLs in hand");
+	/* Nothing new starts; the transfers in flight get a moment to finish:
+	 * a page already on its way is stored now rather than fetched again by
+	 * the next run. */
+	fetcher_cancel_queued(cr.f, on_done, &cr);
+	if (!cr.failed && fetcher_pending(cr.f)) {
+		double until = now_monotonic() + STOP_GRACE;
+
+		while (fetcher_pending(cr.f) && !cr.failed && now_monotonic() < until)
+			if (fetcher_run(cr.f, until - now_monotonic(), on_done, &cr) < 0)
+				break;
+	}
 	fetcher_cancel_all(cr.f, on_done, &cr);
 	flush(&cr);
 	sigaction(SIGTERM, &old_term, NULL);

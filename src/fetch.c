@@ -970,6 +970,26 @@ size_t fetcher_cancel_all(struct fetcher *f, fetch_done_fn cb, void *arg)
 	return deliver(f, cb, arg);
 }
 
+size_t fetcher_cancel_queued(struct fetcher *f, fetch_done_fn cb, void *arg)
+{
+	if (!f)
+		return 0;
+	for (size_t i = 0; i < f->nbuckets; i++) {
+		for (struct host *h = f->buckets[i]; h; h = h->hnext) {
+			struct xfer *x;
+			while ((x = h->qhead)) {
+				h->qhead = x->next;
+				f->queued--;
+				finish_local(f, x, FETCH_ERR_ABORTED, "aborted: not started (stop)");
+			}
+			h->qtail = NULL;
+			h->heap_idx = HEAP_NONE;
+		}
+	}
+	f->heap_len = 0;   /* the heap holds idle hosts with a queue: none left */
+	return deliver(f, cb, arg);
+}
+
 /* ---- life cycle ------------------------------------------------------------ */
 
 struct fetcher *fetcher_new(const struct fetch_opts *opts)
