@@ -36,4 +36,17 @@ void binfile_abort(struct binfile *f);
 int binfile_map(const char *path, const unsigned char **p, size_t *size);
 void binfile_unmap(const unsigned char *p, size_t size);
 
+struct buf;
+/* Map `path` and check the header both formats share: the 8-byte magic at
+ * offset 0, the u32 version at 8, and at crc_off the CRC-32 of bytes
+ * [0, crc_off); the file holds at least `header` bytes.  `kind` names the
+ * format in messages ("not a ranks file").  1 with the mapping, 0 when the
+ * file does not exist, -1 with "path: what is wrong" in err (logged when
+ * err is NULL). */
+int binfile_open_checked(const char *path, const unsigned char magic[8], uint32_t version,
+			 size_t crc_off, size_t header, const char *kind,
+			 const unsigned char **p, size_t *size, struct buf *err);
+/* "path: what" into err (reset first), or logged when err is NULL.  -1. */
+int binfile_damaged(struct buf *err, const char *path, const char *what);
+
 #endif

@@ -12,8 +12,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "binfile.h"
+#include "buf.h"
 #include "log.h"
 #include "util.h"
 
@@ -168,4 +170,47 @@ void binfile_unmap(const unsigned char *p, size_t size)
 {
 	if (p && size)
 		munmap((void *)p, size);
+}
+
+int binfile_damaged(struct buf *err, const char *path, const char *what)
+{
+	if (err) {
+		buf_reset(err);
+		buf_printf(err, "%s: %s", path, what);
+		return -1;
+	}
+	return error("%s: %s", path, what);
+}
+
+int binfile_open_checked(const char *path, const unsigned char magic[8], uint32_t version,
+			 size_t crc_off, size_t header, const char *kind,
+			 const unsigned char **p, size_t *size, struct buf *err)
+{
+	const unsigned char *m;
+	const char *bad = NULL;
+	char msg[256];
+	int rc = binfile_map(path, &m, size);
+
+	*p = NULL;
+	if (rc <= 0) {
+		if (rc < 0) {
+			snprintf(msg, sizeof(msg), "cannot read: %s", strerror(errno));
+			return binfile_damaged(err, path, msg);
+		}
+		return 0;
+	}
+	if (*size < header || memcmp(m, magic, 8)) {
+		snprintf(msg, sizeof(msg), "not a %s file", kind);
+		bad = msg;
+	} else if (le_get32(m + 8) != version) {
+		bad = "unknown format version";
+	} else if (le_get32(m + crc_off) != (uint32_t)crc32(0L, m, (uInt)crc_off)) {
+		bad = "header checksum mismatch";
+	}
+	if (bad) {
+		binfile_unmap(m, *size);
+		return binfile_damaged(err, path, bad);
+	}
+	*p = m;
+	return 1;
 }

@@ -23,6 +23,7 @@ enum {
 	H_MAGIC = 0, H_VERSION = 8, H_KIND = 12, H_SLOTS = 16, H_RESERVED = 20, H_LINKS = 24,
 	H_CRC = 32, H_PAD = 36, HEADER = 40,
 };
+_Static_assert(H_MAGIC == 0 && H_VERSION == 8, "the header binfile_open_checked() reads");
 _Static_assert(HEADER % 8 == 0, "the offsets start 8-aligned");
 
 struct citations {
@@ -144,16 +145,6 @@ out:
 	return rc;
 }
 
-static int damaged(struct buf *err, const char *path, const char *what)
-{
-	if (err) {
-		buf_reset(err);
-		buf_printf(err, "%s: %s", path, what);
-		return -1;
-	}
-	return error("%s: %s", path, what);
-}
-
 int citations_open(const char *gen_dir, enum citations_kind kind, struct citations **out,
 		   struct buf *err)
 {
@@ -165,32 +156,15 @@ int citations_open(const char *gen_dir, enum citations_kind kind, struct citatio
 	int rc;
 
 	*out = NULL;
-	rc = binfile_map(path, &m, &size);
+	rc = binfile_open_checked(path, MAGIC, CITATIONS_FORMAT_VERSION, H_CRC, HEADER, "citations",
+				  &m, &size, err);
 	if (rc <= 0) {
-		if (rc < 0) {
-			char msg[256];
-
-			snprintf(msg, sizeof(msg), "cannot read: %s", strerror(errno));
-			rc = damaged(err, path, msg);
-		}
 		free(path);
 		return rc;
 	}
 	rc = -1;
-	if (size < HEADER || memcmp(m + H_MAGIC, MAGIC, 8)) {
-		damaged(err, path, "not a citations file");
-		goto fail;
-	}
-	if (le_get32(m + H_VERSION) != CITATIONS_FORMAT_VERSION) {
-		damaged(err, path, "unknown format version");
-		goto fail;
-	}
-	if (le_get32(m + H_CRC) != header_crc(m)) {
-		damaged(err, path, "header checksum mismatch");
-		goto fail;
-	}
 	if (le_get32(m + H_KIND) != (uint32_t)kind) {
-		damaged(err, path, "wrong kind of citations file");
+		binfile_damaged(err, path, "wrong kind of citations file");
 		goto fail;
 	}
 	slots = le_get32(m + H_SLOTS);
@@ -199,7 +173,7 @@ int citations_open(const char *gen_dir, enum citations_kind kind, struct citatio
 	 * size before they are multiplied. */
 	if (links > (uint64_t)size / 4 ||
 	    (uint64_t)size != HEADER + 8 * (slots + 1) + 4 * links) {
-		damaged(err, path, "size does not match the header");
+		binfile_damaged(err, path, "size does not match the header");
 		goto fail;
 	}
 	ci = xcalloc(1, sizeof(*ci));

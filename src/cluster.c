@@ -52,20 +52,34 @@ void cluster_finalize(void)
 int cluster_rank(void) { return my_rank; }
 int cluster_size(void) { return n_ranks; }
 
-/* Complete a request, sleeping between tests: 1 ms at first, up to 20 ms. */
-static void wait_polled(MPI_Request *req)
+/* Complete n requests by polling: Open MPI's blocking waits busy-poll,
+ * which on a 2-core machine takes the CPU from the ranks that fetch
+ * (field-notes §3).  A non-blocking operation moves its data only inside
+ * MPI_Test (no progress thread), so for bulk transfers (`eager`) the tests
+ * run between sched_yield()s for up to 200 ms before sleeping: sleeping from
+ * the start stalled PageRank's 8 MB exchange 4x (bench/pagerank) and the
+ * merge's file exchange 3.5x (bench/merge).  Waits that may last seconds
+ * (agreement, crawl coordination) sleep from the start, 1 ms growing to
+ * 20 ms; eager ones sleep 50 us growing to 1 ms after their 200 ms.
+ * st may be NULL.  Returns 0, or -1 when MPI reports an error. */
+static int poll_wait(int n, MPI_Request *req, MPI_Status *st, bool eager)
 {
+	long ns = eager ? 50000 : 1000000, max_ns = eager ? 1000000 : 20000000;
+	double t0 = eager ? now_monotonic() : 0;
 	int done = 0;
-	long ns = 1000000;
 
 	for (;;) {
-		MPI_Test(req, &done, MPI_STATUS_IGNORE);
+		if (MPI_Testall(n, req, &done, st ? st : MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+			return -1;
 		if (done)
-			return;
+			return 0;
+		if (eager && now_monotonic() - t0 < 0.200) {
+			sched_yield();
+			continue;
+		}
 		struct timespec ts = { 0, ns };
 		nanosleep(&ts, NULL);
-		if (ns < 20000000)
-			ns *= 2;
+		ns = ns * 2 < max_ns ? ns * 2 : max_ns;
 	}
 }
 
@@ -76,7 +90,7 @@ void cluster_barrier(void)
 	if (!initialised)
 		return;
 	MPI_Ibarrier(MPI_COMM_WORLD, &req);
-	wait_polled(&req);
+	poll_wait(1, &req, NULL, false);
 }
 
 void cluster_bcast_int(int *v)
@@ -86,7 +100,7 @@ void cluster_bcast_int(int *v)
 	if (!initialised)
 		return;
 	MPI_Ibcast(v, 1, MPI_INT, 0, MPI_COMM_WORLD, &req);
-	wait_polled(&req);
+	poll_wait(1, &req, NULL, false);
 }
 
 int cluster_agree(int status)
@@ -97,7 +111,7 @@ int cluster_agree(int status)
 	if (!initialised)
 		return status;
 	MPI_Iallreduce(&status, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req);
-	wait_polled(&req);
+	poll_wait(1, &req, NULL, false);
 	return worst;
 }
 
@@ -131,7 +145,7 @@ int cluster_allgather_bytes(const void *mine, size_t n, unsigned char **all, siz
 	disp = xcalloc((size_t)n_ranks, sizeof(*disp));
 	long long me = (long long)n;
 	MPI_Iallgather(&me, 1, MPI_LONG_LONG, ns, 1, MPI_LONG_LONG, MPI_COMM_WORLD, &req);
-	wait_polled(&req);
+	poll_wait(1, &req, NULL, false);
 	for (int r = 0; r < n_ranks; r++) {
 		if (total + (size_t)ns[r] > INT_MAX) {
 			rc = error("allgather: %zu bytes is more than one MPI call moves",
@@ -147,7 +161,7 @@ int cluster_allgather_bytes(const void *mine, size_t n, unsigned char **all, siz
 	if (!rc) {
 		MPI_Iallgatherv(mine, (int)n, MPI_BYTE, *all, cnt, disp, MPI_BYTE, MPI_COMM_WORLD,
 				&req);
-		wait_polled(&req);
+		poll_wait(1, &req, NULL, true);   /* bulk: the merge's URL states */
 	}
 	free(ns);
 	free(cnt);
@@ -164,7 +178,7 @@ int cluster_sum_u64(uint64_t *v, int n)
 		return 0;
 	out = xcalloc((size_t)n, sizeof(*out));
 	MPI_Iallreduce(v, out, n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD, &req);
-	wait_polled(&req);
+	poll_wait(1, &req, NULL, false);
 	memcpy(v, out, (size_t)n * sizeof(*v));
 	free(out);
 	return 0;
@@ -172,34 +186,6 @@ int cluster_sum_u64(uint64_t *v, int n)
 
 #define XFER_CHUNK (4 << 20)
 #define XFER_TAG 77
-
-/* Complete the send and the receive of one exchange step together.  Data
- * moves only inside MPI calls (no progress thread), and a 4 MiB message
- * over shared memory takes many calls: waiting for the send alone, with
- * sleeps of up to 20 ms between tests, made -D with 2 ranks 3.5x slower
- * than with one (bench/merge).  Hence, as wait_fast() below: test both
- * between sched_yield()s for up to 200 ms, then with sleeps of 50 us
- * growing to 1 ms. */
-static void wait_step(MPI_Request *req, int n, MPI_Status *st)
-{
-	int done = 0;
-	long ns = 50000;
-	double t0 = now_monotonic();
-
-	for (;;) {
-		MPI_Testall(n, req, &done, st);
-		if (done)
-			return;
-		if (now_monotonic() - t0 < 0.200) {
-			sched_yield();
-			continue;
-		}
-		struct timespec ts = { 0, ns };
-		nanosleep(&ts, NULL);
-		if (ns < 1000000)
-			ns *= 2;
-	}
-}
 
 int cluster_exchange_file(const char *send_path, int to, const char *recv_path, int from)
 {
@@ -225,7 +211,8 @@ int cluster_exchange_file(const char *send_path, int to, const char *recv_path, 
 		if (!recv_done)
 			MPI_Irecv(rbuf, XFER_CHUNK, MPI_BYTE, from, XFER_TAG, MPI_COMM_WORLD,
 				  &req[nreq++]);
-		wait_step(req, nreq, st);
+		/* The send and the receive complete together (poll_wait). */
+		poll_wait(nreq, req, st, true);
 		if (!recv_done)
 			MPI_Get_count(&st[nreq - 1], MPI_BYTE, &got);
 		if (!send_done && k < XFER_CHUNK)
@@ -252,40 +239,14 @@ static bool blocking;
 
 void cluster_set_blocking(bool b) { blocking = b; }
 
-/* Complete a request of the power iteration.  A non-blocking collective
- * moves its data only inside MPI_Test (Open MPI has no progress thread), so
- * a wait that sleeps between tests stalls an 8 MB exchange for hundreds of
- * milliseconds (measured: 300 ms an iteration instead of 70).  Hence: test
- * between sched_yield()s (a runnable process on the core gets it) for up to
- * 200 ms, then with sleeps of 50 us growing to 1 ms; or MPI_Wait when
- * blocking was chosen (bench/pagerank compares them). */
+/* Complete a request of the power iteration: polled (poll_wait), or
+ * MPI_Wait when blocking was chosen (bench/pagerank compares them). */
 static int wait_fast(MPI_Request *req, const char *what)
 {
-	int done = 0;
-	long ns = 50000;
-	double t0 = 0;
+	int rc = blocking ? (MPI_Wait(req, MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : -1)
+			  : poll_wait(1, req, NULL, true);
 
-	if (blocking) {
-		if (MPI_Wait(req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-			return error("%s failed", what);
-		return 0;
-	}
-	for (long k = 0;; k++) {
-		if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-			return error("%s failed", what);
-		if (done)
-			return 0;
-		if (k == 0)
-			t0 = now_monotonic();
-		if (now_monotonic() - t0 < 0.200) {
-			sched_yield();
-			continue;
-		}
-		struct timespec ts = { 0, ns };
-		nanosleep(&ts, NULL);
-		if (ns < 1000000)
-			ns *= 2;
-	}
+	return rc ? error("%s failed", what) : 0;
 }
 
 /* MPI counts are ints. */

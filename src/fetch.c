@@ -948,25 +948,34 @@ int fetcher_run(struct fetcher *f, double max_wait_s, fetch_done_fn cb, void *ar
 	return n > INT_MAX ? INT_MAX : (int)n;
 }
 
-size_t fetcher_cancel_all(struct fetcher *f, fetch_done_fn cb, void *arg)
+/* Empty every host's queue: each request is delivered as aborted. */
+static void drop_queues(struct fetcher *f, const char *why)
 {
-	if (!f)
-		return 0;
 	for (size_t i = 0; i < f->nbuckets; i++) {
 		for (struct host *h = f->buckets[i]; h; h = h->hnext) {
 			struct xfer *x;
-			if (h->cur)
-				finish(f, h->cur, CURLE_OK, true);
+
 			while ((x = h->qhead)) {
 				h->qhead = x->next;
 				f->queued--;
-				finish_local(f, x, FETCH_ERR_ABORTED, "aborted: fetcher cancelled (shutdown)");
+				finish_local(f, x, FETCH_ERR_ABORTED, "%s", why);
 			}
 			h->qtail = NULL;
 			h->heap_idx = HEAP_NONE;
 		}
 	}
-	f->heap_len = 0;
+	f->heap_len = 0;   /* the heap holds idle hosts with a queue: none left */
+}
+
+size_t fetcher_cancel_all(struct fetcher *f, fetch_done_fn cb, void *arg)
+{
+	if (!f)
+		return 0;
+	for (size_t i = 0; i < f->nbuckets; i++)
+		for (struct host *h = f->buckets[i]; h; h = h->hnext)
+			if (h->cur)
+				finish(f, h->cur, CURLE_OK, true);
+	drop_queues(f, "aborted: fetcher cancelled (shutdown)");
 	return deliver(f, cb, arg);
 }
 
@@ -974,19 +983,7 @@ size_t fetcher_cancel_queued(struct fetcher *f, fetch_done_fn cb, void *arg)
 {
 	if (!f)
 		return 0;
-	for (size_t i = 0; i < f->nbuckets; i++) {
-		for (struct host *h = f->buckets[i]; h; h = h->hnext) {
-			struct xfer *x;
-			while ((x = h->qhead)) {
-				h->qhead = x->next;
-				f->queued--;
-				finish_local(f, x, FETCH_ERR_ABORTED, "aborted: not started (stop)");
-			}
-			h->qtail = NULL;
-			h->heap_idx = HEAP_NONE;
-		}
-	}
-	f->heap_len = 0;   /* the heap holds idle hosts with a queue: none left */
+	drop_queues(f, "aborted: not started (stop)");
 	return deliver(f, cb, arg);
 }
 

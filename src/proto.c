@@ -974,44 +974,41 @@ static int exchange(int fd, struct buf *frame, int timeout_ms, enum proto_type w
 	return 0;
 }
 
-int proto_search(int fd, const struct proto_search *req, int timeout_ms,
-		 struct proto_results *res, struct buf *err)
+/* One request and its answer: a search (m: struct proto_search, res:
+ * struct proto_results) or a cached copy (struct proto_cached_req,
+ * struct proto_cached). */
+static int round_trip(int fd, bool search, const void *m, void *res, int timeout_ms,
+		      struct buf *err)
 {
 	struct buf frame = BUF_INIT(PROTO_HEADER_SIZE + PROTO_MAX_FRAME);
 	struct buf payload = BUF_INIT(PROTO_MAX_FRAME);
 	int rc = -1;
 
-	memset(res, 0, sizeof(*res));
-	if (proto_encode_search(&frame, req)) {
-		set_err(err, "search request breaks a protocol cap%s", "");
+	if (search ? proto_encode_search(&frame, m) : proto_encode_cached_req(&frame, m)) {
+		set_err(err, "%s request breaks a protocol cap", search ? "search" : "cached-copy");
 		goto out;
 	}
-	if (exchange(fd, &frame, timeout_ms, PROTO_RESULTS, &payload, err))
+	if (exchange(fd, &frame, timeout_ms, search ? PROTO_RESULTS : PROTO_CACHED_REPLY,
+		     &payload, err))
 		goto out;
-	rc = proto_decode_results(payload.ptr, payload.len, res, err);
+	rc = search ? proto_decode_results(payload.ptr, payload.len, res, err)
+		    : proto_decode_cached(payload.ptr, payload.len, res, err);
 out:
 	buf_free(&frame);
 	buf_free(&payload);
 	return rc;
 }
 
+int proto_search(int fd, const struct proto_search *req, int timeout_ms,
+		 struct proto_results *res, struct buf *err)
+{
+	memset(res, 0, sizeof(*res));
+	return round_trip(fd, true, req, res, timeout_ms, err);
+}
+
 int proto_cached(int fd, const struct proto_cached_req *req, int timeout_ms,
 		 struct proto_cached *res, struct buf *err)
 {
-	struct buf frame = BUF_INIT(PROTO_HEADER_SIZE + PROTO_MAX_FRAME);
-	struct buf payload = BUF_INIT(PROTO_MAX_FRAME);
-	int rc = -1;
-
 	memset(res, 0, sizeof(*res));
-	if (proto_encode_cached_req(&frame, req)) {
-		set_err(err, "cached-copy request breaks a protocol cap%s", "");
-		goto out;
-	}
-	if (exchange(fd, &frame, timeout_ms, PROTO_CACHED_REPLY, &payload, err))
-		goto out;
-	rc = proto_decode_cached(payload.ptr, payload.len, res, err);
-out:
-	buf_free(&frame);
-	buf_free(&payload);
-	return rc;
+	return round_trip(fd, false, req, res, timeout_ms, err);
 }

@@ -23,6 +23,7 @@ enum {
 	H_MAGIC = 0, H_VERSION = 8, H_SLOTS = 12, H_NODES = 16, H_ITER = 20, H_DAMPING = 24,
 	H_DELTA = 32, H_MAX = 40, H_FLAGS = 48, H_CRC = 52, HEADER = 56,
 };
+_Static_assert(H_MAGIC == 0 && H_VERSION == 8, "the header binfile_open_checked() reads");
 _Static_assert(HEADER % 8 == 0, "the values start 8-aligned");
 _Static_assert(H_CRC + 4 == HEADER, "the CRC closes the header");
 
@@ -96,16 +97,6 @@ out:
 	return rc;
 }
 
-static int damaged(struct buf *err, const char *path, const char *what)
-{
-	if (err) {
-		buf_reset(err);
-		buf_printf(err, "%s: %s", path, what);
-		return -1;
-	}
-	return error("%s: %s", path, what);
-}
-
 int ranks_open(const char *gen_dir, struct ranks **out, struct buf *err)
 {
 	char *path = xasprintf("%s/%s", gen_dir, RANKS_FILE);
@@ -115,26 +106,15 @@ int ranks_open(const char *gen_dir, struct ranks **out, struct buf *err)
 	int rc;
 
 	*out = NULL;
-	rc = binfile_map(path, &m, &size);
+	rc = binfile_open_checked(path, MAGIC, RANKS_FORMAT_VERSION, H_CRC, HEADER, "ranks", &m,
+				  &size, err);
 	if (rc <= 0) {
-		if (rc < 0) {
-			char msg[256];
-
-			snprintf(msg, sizeof(msg), "cannot read: %s", strerror(errno));
-			rc = damaged(err, path, msg);
-		}
 		free(path);
 		return rc;
 	}
 	rc = -1;
-	if (size < HEADER || memcmp(m + H_MAGIC, MAGIC, 8))
-		damaged(err, path, "not a ranks file");
-	else if (le_get32(m + H_VERSION) != RANKS_FORMAT_VERSION)
-		damaged(err, path, "unknown format version");
-	else if (le_get32(m + H_CRC) != header_crc(m))
-		damaged(err, path, "header checksum mismatch");
-	else if ((size - HEADER) / 8 != le_get32(m + H_SLOTS) || (size - HEADER) % 8)
-		damaged(err, path, "size does not match the header");
+	if ((size - HEADER) / 8 != le_get32(m + H_SLOTS) || (size - HEADER) % 8)
+		binfile_damaged(err, path, "size does not match the header");
 	else
 		rc = 1;
 	if (rc < 0) {

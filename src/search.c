@@ -696,6 +696,24 @@ static int plist_push_pos(struct run *r, struct plist *p, uint16_t v)
 	return 0;
 }
 
+/* One document's positions pos[0..np) that are in a section of mask, and
+ * the document itself when any is: 0, or -2 past the position cap. */
+static int push_doc(struct run *r, struct plist *p, const uint16_t *pos, uint32_t np,
+		    uint8_t mask, uint32_t site, uint32_t url)
+{
+	size_t start = p->npos;
+
+	for (uint32_t i = 0; i < np; i++)
+		if ((mask >> tok_pos_section(pos[i])) & 1)
+			if (plist_push_pos(r, p, pos[i]))
+				return -2;
+	if (p->npos > start) {
+		plist_push_doc(r, p, (uint64_t)site << 32 | url);
+		p->end[p->n - 1] = (uint32_t)p->npos;
+	}
+	return 0;
+}
+
 /* Load the postings of word_id into p, keeping positions in mask. */
 static int load_word(struct run *r, uint32_t word_id, uint8_t mask, struct plist *p)
 {
@@ -708,16 +726,8 @@ static int load_word(struct run *r, uint32_t word_id, uint8_t mask, struct plist
 		return rc;
 	while ((rc = storage_next_site(c, &site)) == 1) {
 		while ((rc = storage_next_url(c, &url, &np)) == 1) {
-			size_t start = p->npos;
-
-			for (uint32_t i = 0; i < np; i++)
-				if ((mask >> tok_pos_section(c->pos[i])) & 1)
-					if (plist_push_pos(r, p, c->pos[i]))
-						return -2;
-			if (p->npos > start) {
-				plist_push_doc(r, p, (uint64_t)site << 32 | url);
-				p->end[p->n - 1] = (uint32_t)p->npos;
-			}
+			if (push_doc(r, p, c->pos, np, mask, site, url))
+				return -2;
 			if (++seen % 4096 == 0 && past_deadline(r))
 				return -2;
 		}
@@ -753,16 +763,8 @@ static int load_word_in(struct run *r, uint32_t word_id, uint8_t mask, const uin
 			while (k < nk && (keys[k] >> 32) == site && (uint32_t)keys[k] < url)
 				k++;
 			if (k < nk && (keys[k] >> 32) == site && (uint32_t)keys[k] == url) {
-				size_t start = p->npos;
-
-				for (uint32_t i = 0; i < np; i++)
-					if ((mask >> tok_pos_section(c->pos[i])) & 1)
-						if (plist_push_pos(r, p, c->pos[i]))
-							return -2;
-				if (p->npos > start) {
-					plist_push_doc(r, p, (uint64_t)site << 32 | url);
-					p->end[p->n - 1] = (uint32_t)p->npos;
-				}
+				if (push_doc(r, p, c->pos, np, mask, site, url))
+					return -2;
 				k++;
 			}
 		}
