@@ -25,13 +25,7 @@ data="$srcdir/tests/data/web"
 declare -A TODO=()
 
 T=$(tmp_dir)
-cp -R "$data/site" "$T/site"
-sh "$data/generate.sh" "$T/site"
-web_start "$T/site" "$data/site.nginx.conf"
-# Links to other host names on nginx's port: the port is known only now.
-grep -rlF '@WEB_PORT@' "$T/site" | while read -r f; do
-	LC_ALL=C sed -i "s/@WEB_PORT@/$WEB_PORT/g" "$f"
-done
+test_web_start "$T/site"
 tap_ok "$(curl -s -o /dev/null -w '%{http_code}' "$WEB_URL" | grep -qx 200 && echo 1)" \
 	"nginx serves the test web at $WEB_URL"
 

@@ -351,6 +351,20 @@ EOF
 	echo "}"
 }
 
+# test_web_start DIR: the local test web of tests/data/web (its pages and
+# the generated ones) copied to DIR and served by nginx (web_start: sets
+# WEB_PORT and WEB_URL); links to @WEB_PORT@ (other host names on nginx's
+# port) are filled in once the port is known.
+test_web_start() {
+	local dir=$1 data=$srcdir/tests/data/web
+	cp -R "$data/site" "$dir"
+	sh "$data/generate.sh" "$dir"
+	web_start "$dir" "$data/site.nginx.conf"
+	grep -rlF '@WEB_PORT@' "$dir" | while read -r f; do
+		LC_ALL=C sed -i "s/@WEB_PORT@/$WEB_PORT/g" "$f"
+	done
+}
+
 # web_start DOCROOT [INCLUDE]: see the top of this file.  A port that is
 # taken is retried with another (at most 20 times).
 web_start() {

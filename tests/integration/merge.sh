@@ -11,18 +11,12 @@
 
 idx="$builddir/mpseek-index"
 tool="$builddir/tests/helper/index-tool"
-data="$srcdir/tests/data/web"
 [ -x "$idx" ] || tap_skip_all "$idx not built"
 [ -x "$tool" ] || tap_skip_all "$tool not built"
 [ -x "$NGINX" ] || tap_skip_all "nginx not found (Debian package nginx)"
 
 T=$(tmp_dir)
-cp -R "$data/site" "$T/site"
-sh "$data/generate.sh" "$T/site"
-web_start "$T/site" "$data/site.nginx.conf"
-grep -rlF '@WEB_PORT@' "$T/site" | while read -r f; do
-	LC_ALL=C sed -i "s/@WEB_PORT@/$WEB_PORT/g" "$f"
-done
+test_web_start "$T/site"
 mdb_start
 conf=$T/mpseek.conf
 write_conf "$conf" site "MinDelay 0" "ReadTimeOut 5" "MaxHops 6" "DeleteBad yes" \

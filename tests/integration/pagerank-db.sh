@@ -11,19 +11,13 @@
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 idx="$builddir/mpseek-index"
-data="$srcdir/tests/data/web"
 PY=${PYTHON3:-/usr/bin/python3}
 "$PY" -c 'import networkx' 2>/dev/null || PY=python3
 "$PY" -c 'import networkx' 2>/dev/null || tap_skip_all "python3-networkx is not installed"
 [ -x "$NGINX" ] || tap_skip_all "nginx not found (Debian package nginx)"
 
 T=$(tmp_dir)
-cp -R "$data/site" "$T/site"
-sh "$data/generate.sh" "$T/site"
-web_start "$T/site" "$data/site.nginx.conf"
-grep -rlF '@WEB_PORT@' "$T/site" | while read -r f; do
-	LC_ALL=C sed -i "s/@WEB_PORT@/$WEB_PORT/g" "$f"
-done
+test_web_start "$T/site"
 mdb_start
 conf=$T/mpseek.conf
 write_conf "$conf" pr "MinDelay 0" "ReadTimeOut 5" "MaxHops 6" "Robots yes" \

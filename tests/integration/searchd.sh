@@ -19,7 +19,6 @@ sd="$builddir/searchd"
 cli="$builddir/mpseek-search"
 load="$builddir/tests/helper/searchd-load"
 hostile="$srcdir/tests/integration/searchd-hostile.py"
-data="$srcdir/tests/data/web"
 for p in "$idx" "$sd" "$cli" "$load"; do
 	[ -x "$p" ] || tap_skip_all "$p not built"
 done
@@ -27,12 +26,7 @@ done
 command -v python3 >/dev/null 2>&1 || tap_skip_all "python3 not found"
 
 T=$(tmp_dir)
-cp -R "$data/site" "$T/site"
-sh "$data/generate.sh" "$T/site"
-web_start "$T/site" "$data/site.nginx.conf"
-grep -rlF '@WEB_PORT@' "$T/site" | while read -r f; do
-	LC_ALL=C sed -i "s/@WEB_PORT@/$WEB_PORT/g" "$f"
-done
+test_web_start "$T/site"
 mdb_start
 conf=$T/mpseek.conf
 write_conf "$conf" site "MinDelay 0" "ReadTimeOut 5" "MaxHops 6" "DeleteBad yes" \

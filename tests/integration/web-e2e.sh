@@ -15,7 +15,6 @@ sd="$builddir/searchd"
 cgi="$builddir/s.cgi"
 web="$srcdir/mpi-scripts/mpseek-web"
 e2e="$srcdir/tests/e2e"
-data="$srcdir/tests/data/web"
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 [ -x "$CHROMIUM" ] || tap_skip_all "chromium not found (Debian package chromium)"
 command -v node >/dev/null 2>&1 || tap_skip_all "node not found (Debian package nodejs)"
@@ -33,8 +32,7 @@ mkdir -p "$shots"
 rm -f "$shots"/*.png
 
 # ---- crawl the test web with two ranks ---------------------------------------------
-cp -R "$data/site" "$T/site"
-sh "$data/generate.sh" "$T/site"
+test_web_start "$T/site"
 # A page whose title and text are markup once decoded: the index holds
 # "<script>alert(3)</script>" and "<img src=x onerror=alert(4)>" as text,
 # and the page must show them as text (no dialog in the browser).
@@ -45,10 +43,6 @@ cat >"$T/site/hostile-text.html" <<'EOH'
 <body><p>This page talks about &lt;img src=x onerror=alert(4)&gt; and a page of text.</p></body></html>
 EOH
 sed -i 's|</body>|<p><a href="hostile-text.html">hostile text</a></p></body>|' "$T/site/index.html"
-web_start "$T/site" "$data/site.nginx.conf"
-grep -rlF '@WEB_PORT@' "$T/site" | while read -r f; do
-	LC_ALL=C sed -i "s/@WEB_PORT@/$WEB_PORT/g" "$f"
-done
 mdb_start
 conf=$T/mpseek.conf
 write_conf "$conf" site "MinDelay 0" "ReadTimeOut 5" "MaxHops 6" "Server $WEB_URL"
