@@ -46,6 +46,9 @@ struct buf;
 int binfile_open_checked(const char *path, const unsigned char magic[8], uint32_t version,
 			 size_t crc_off, size_t header, const char *kind,
 			 const unsigned char **p, size_t *size, struct buf *err);
+/* The CRC-32 (zlib's) of a header's bytes [0, n): what the writers store at
+ * crc_off and binfile_open_checked() compares. */
+uint32_t binfile_crc(const unsigned char *p, size_t n);
 /* "path: what" into err (reset first), or logged when err is NULL.  -1. */
 int binfile_damaged(struct buf *err, const char *path, const char *what);
 

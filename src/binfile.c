@@ -172,6 +172,11 @@ void binfile_unmap(const unsigned char *p, size_t size)
 		munmap((void *)p, size);
 }
 
+uint32_t binfile_crc(const unsigned char *p, size_t n)
+{
+	return (uint32_t)crc32(0L, p, (uInt)n);
+}
+
 int binfile_damaged(struct buf *err, const char *path, const char *what)
 {
 	if (err) {
@@ -204,7 +209,7 @@ int binfile_open_checked(const char *path, const unsigned char magic[8], uint32_
 		bad = msg;
 	} else if (le_get32(m + 8) != version) {
 		bad = "unknown format version";
-	} else if (le_get32(m + crc_off) != (uint32_t)crc32(0L, m, (uInt)crc_off)) {
+	} else if (le_get32(m + crc_off) != binfile_crc(m, crc_off)) {
 		bad = "header checksum mismatch";
 	}
 	if (bad) {

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "binfile.h"
 #include "buf.h"
@@ -33,11 +32,6 @@ struct citations {
 	uint64_t links;
 	const unsigned char *off, *ids;
 };
-
-static uint32_t header_crc(const unsigned char *h)
-{
-	return (uint32_t)crc32(0L, h, H_CRC);
-}
 
 static const char *file_name(enum citations_kind kind)
 {
@@ -63,7 +57,7 @@ static int write_one(const char *dir, enum citations_kind kind, uint32_t slots,
 	le_put32(h + H_KIND, (uint32_t)kind);
 	le_put32(h + H_SLOTS, slots);
 	le_put64(h + H_LINKS, links);
-	le_put32(h + H_CRC, header_crc(h));
+	le_put32(h + H_CRC, binfile_crc(h, H_CRC));
 	if (binfile_create(&f, path))
 		goto out;
 	if (binfile_write(&f, h, sizeof(h)))

@@ -754,25 +754,36 @@ static int left_ms(double deadline)
 	return l <= 0 ? 0 : l > 1e9 ? 1000000000 : (int)l + 1;
 }
 
+/* Wait until fd is ready for `events` (POLLIN/POLLOUT) or the deadline
+ * passes: 0, or -1 with err saying which ("timed out reading a frame"). */
+static int wait_ready(int fd, short events, double deadline, const char *doing, struct buf *err)
+{
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = events };
+		int ms = left_ms(deadline), k;
+
+		if (ms <= 0)
+			return set_err(err, "timed out %s a frame", doing);
+		k = poll(&pfd, 1, ms);
+		if (k > 0)
+			return 0;
+		if (k == 0)
+			return set_err(err, "timed out %s a frame", doing);
+		if (errno != EINTR)
+			return set_err(err, "poll: %s", strerror(errno));
+	}
+}
+
 /* Read exactly n bytes by deadline: 0, 1 for EOF before any byte, -1. */
 static int read_full(int fd, void *p, size_t n, double deadline, struct buf *err)
 {
 	size_t got = 0;
 
 	while (got < n) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		int ms = left_ms(deadline), k;
 		ssize_t r;
 
-		if (ms <= 0)
-			return set_err(err, "timed out reading a frame%s", "");
-		k = poll(&pfd, 1, ms);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return set_err(err, "poll: %s", strerror(errno));
-		if (k == 0)
-			return set_err(err, "timed out reading a frame%s", "");
+		if (wait_ready(fd, POLLIN, deadline, "reading", err))
+			return -1;
 		r = recv(fd, (char *)p + got, n - got, MSG_DONTWAIT);
 		if (r < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
 			continue;
@@ -825,19 +836,10 @@ int proto_write_all(int fd, const void *frame, size_t len, int timeout_ms, struc
 	size_t done = 0;
 
 	while (done < len) {
-		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-		int ms = left_ms(deadline), k;
 		ssize_t w;
 
-		if (ms <= 0)
-			return set_err(err, "timed out writing a frame%s", "");
-		k = poll(&pfd, 1, ms);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return set_err(err, "poll: %s", strerror(errno));
-		if (k == 0)
-			return set_err(err, "timed out writing a frame%s", "");
+		if (wait_ready(fd, POLLOUT, deadline, "writing", err))
+			return -1;
 		w = send(fd, (const char *)frame + done, len - done, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
 			continue;

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "binfile.h"
 #include "buf.h"
@@ -33,11 +32,6 @@ struct ranks {
 	struct ranks_meta meta;
 	double log_top;            /* log1p(max_rank * n_nodes), > 0 */
 };
-
-static uint32_t header_crc(const unsigned char *h)
-{
-	return (uint32_t)crc32(0L, h, H_CRC);
-}
 
 int ranks_write(const char *gen_dir, const uint32_t *ids, const double *x, size_t n,
 		const struct ranks_meta *meta)
@@ -67,7 +61,7 @@ int ranks_write(const char *gen_dir, const uint32_t *ids, const double *x, size_
 	le_putd(h + H_DELTA, meta->delta);
 	le_putd(h + H_MAX, max);
 	le_put32(h + H_FLAGS, meta->flags);
-	le_put32(h + H_CRC, header_crc(h));
+	le_put32(h + H_CRC, binfile_crc(h, H_CRC));
 	if (binfile_create(&f, path))
 		goto out;
 	if (binfile_write(&f, h, sizeof(h)))
