@@ -13,6 +13,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <nettle/md5.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,42 @@ struct word_tab {
 	bool full;
 };
 
+/* The admitted links of a page, in document order, each once: the URL and
+ * its site key, both in pool. */
+struct linklist {
+	struct buf pool;             /* "url\0site\0" per link */
+	uint32_t *off;               /* pool offset of each URL */
+	size_t n, cap;
+	uint32_t *slots;             /* URL hash: index + 1, 0 = empty */
+	size_t nslots;
+};
+
+enum analysis_kind {
+	AN_TYPE,                     /* a content type we do not index */
+	AN_UNCHANGED,                /* the MD5 stored before */
+	AN_DOC,                      /* parsed: the fields below are set */
+};
+
+/* What analyse_page() found in a page body: everything page_commit() needs
+ * that takes no database, delta log or seen-set. */
+struct analysis {
+	enum analysis_kind kind;
+	char mt[64], crc[33];
+	size_t blen;
+	bool noindex, nofollow;
+	/* Columns, cut to their widths (malloc'd; page_commit() takes them). */
+	char *content_type, *charset, *title, *txt, *keywords, *description;
+	char *ref;                   /* META refresh or script redirect, as written */
+	bool ref_meta;               /* ref is a META refresh */
+	char *ref_url;               /* ref resolved and admitted (not the page itself) */
+	struct linklist links;
+	struct word_tab words;       /* positions sorted (words_finish()) */
+	void *z;                     /* compress_text() of the UTF-8 text */
+	size_t zlen;
+};
+
+struct pipeline;
+
 struct crawl {
 	const struct conf *c;
 	struct db *db;
@@ -144,7 +181,8 @@ struct crawl {
 	struct pending pend[PENDING_MAX];
 	size_t npend;
 	double pend_since;
-	struct word_tab words;
+	struct analysis ia;          /* the analysis of IndexThreads 0 (inline) */
+	struct pipeline *pl;         /* the analysis threads, NULL with IndexThreads 0 */
 	long docs;                   /* pages processed, for -n */
 	size_t in_hand;              /* jobs claimed and not finished */
 	bool failed;                 /* the rank cannot go on */
@@ -526,26 +564,22 @@ static int admit_link(const struct conf *c, const struct conf_server_params *fp,
 
 /* ---- links --------------------------------------------------------------------- */
 
+/* Links of a page on their way to urlword; the URLs are borrowed. */
 struct linkset {
 	struct db_link *v;
-	char **urls;
 	size_t n, cap;
 };
 
+/* Add url (not in ls yet) to ls; url is borrowed until linkset_free(). */
 static void linkset_add(struct linkset *ls, const char *url, unsigned site_id, int hops,
 			unsigned referrer)
 {
-	for (size_t i = 0; i < ls->n; i++)
-		if (!strcmp(ls->urls[i], url))
-			return;
 	if (ls->n == ls->cap) {
 		ls->cap = ls->cap ? 2 * ls->cap : 64;
 		ls->v = xrealloc(ls->v, ls->cap * sizeof(*ls->v));
-		ls->urls = xrealloc(ls->urls, ls->cap * sizeof(*ls->urls));
 	}
-	ls->urls[ls->n] = xstrdup(url);
 	memset(&ls->v[ls->n], 0, sizeof(ls->v[0]));
-	ls->v[ls->n].url = ls->urls[ls->n];
+	ls->v[ls->n].url = url;
 	ls->v[ls->n].site_id = site_id;
 	ls->v[ls->n].hops = hops;
 	ls->v[ls->n].referrer = referrer;
@@ -554,23 +588,18 @@ static void linkset_add(struct linkset *ls, const char *url, unsigned site_id, i
 
 static void linkset_free(struct linkset *ls)
 {
-	for (size_t i = 0; i < ls->n; i++)
-		free(ls->urls[i]);
-	free(ls->urls);
 	free(ls->v);
 	memset(ls, 0, sizeof(*ls));
 }
 
-/* Add a normalised, admitted URL to ls with its site. */
-static void link_collect(struct crawl *cr, struct linkset *ls, const char *url, int hops,
-			 unsigned referrer)
+/* Add a normalised, admitted URL of site key `site` to ls (url borrowed). */
+static void link_collect_site(struct crawl *cr, struct linkset *ls, const char *url,
+			      const char *site, int hops, unsigned referrer)
 {
-	struct buf site = BUF_INIT(MAX_URL_LEN + 1);
-	struct site *s;
+	struct site *s = site_get(cr, site, 0);
 
-	if (url_site(url, &site, NULL) == 0 && (s = site_get(cr, buf_str(&site), 0)))
+	if (s)
 		linkset_add(ls, url, s->site_id, hops, referrer);
-	buf_free(&site);
 }
 
 /* Give every link of ls its url_id: from the seen-set, else one batch
@@ -581,7 +610,7 @@ static int links_resolve(struct crawl *cr, struct linkset *ls)
 	long added;
 
 	for (size_t i = 0; i < ls->n; i++) {
-		uint32_t id = seen_get(cr->seen, ls->urls[i], strlen(ls->urls[i]));
+		uint32_t id = seen_get(cr->seen, ls->v[i].url, strlen(ls->v[i].url));
 
 		ls->v[i].url_id = id;
 		if (!id)
@@ -597,9 +626,9 @@ static int links_resolve(struct crawl *cr, struct linkset *ls)
 	cr->t->links_new += (uint64_t)added;
 	for (size_t i = 0; i < ls->n; i++) {
 		if (ls->v[i].url_id)
-			seen_put(cr->seen, ls->urls[i], strlen(ls->urls[i]), ls->v[i].url_id);
+			seen_put(cr->seen, ls->v[i].url, strlen(ls->v[i].url), ls->v[i].url_id);
 		if (ls->v[i].added)
-			debug("new URL %s (hops %d)", ls->urls[i], ls->v[i].hops);
+			debug("new URL %s (hops %d)", ls->v[i].url, ls->v[i].hops);
 	}
 	return 0;
 }
@@ -688,7 +717,8 @@ found:
 }
 
 struct text_ctx {
-	struct crawl *cr;
+	const struct tokenizer *tok;
+	struct word_tab *words;
 	struct tok_doc td;
 };
 
@@ -696,7 +726,7 @@ static void text_cb(enum section sec, const char *utf8, size_t len, void *arg)
 {
 	struct text_ctx *x = arg;
 
-	tok_run(x->cr->tok, &x->td, (int)sec, utf8, len, word_emit, &x->cr->words);
+	tok_run(x->tok, &x->td, (int)sec, utf8, len, word_emit, x->words);
 }
 
 static int cmp_u16(const void *a, const void *b)
@@ -713,14 +743,10 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Write the DOC record of the words collected.  Positions are sorted and
- * made unique (saturated positions repeat).  Returns 0 or -1. */
-static int words_to_delta(struct crawl *cr, const struct job *j)
+/* Sort the positions of every word and make them unique (saturated
+ * positions repeat), at most DELTA_MAX_WORD_POSITIONS. */
+static void words_finish(struct word_tab *w)
 {
-	struct word_tab *w = &cr->words;
-
-	if (delta_doc_begin(cr->dw, j->row.url_id, j->row.site_id, (uint64_t)time(NULL)))
-		return -1;
 	for (size_t i = 0; i < w->n; i++) {
 		struct word_ent *e = &w->ents[i];
 		size_t k = 0;
@@ -729,9 +755,20 @@ static int words_to_delta(struct crawl *cr, const struct job *j)
 		for (size_t m = 0; m < e->n; m++)
 			if (!k || e->pos[k - 1] != e->pos[m])
 				e->pos[k++] = e->pos[m];
-		if (k > DELTA_MAX_WORD_POSITIONS)
-			k = DELTA_MAX_WORD_POSITIONS;
-		if (delta_doc_word(cr->dw, e->word, e->len, e->pos, k)) {
+		e->n = (uint32_t)(k > DELTA_MAX_WORD_POSITIONS ? DELTA_MAX_WORD_POSITIONS : k);
+	}
+}
+
+/* Write the DOC record of the words of w (words_finish() done).  Returns 0
+ * or -1. */
+static int words_to_delta(struct crawl *cr, const struct job *j, const struct word_tab *w)
+{
+	if (delta_doc_begin(cr->dw, j->row.url_id, j->row.site_id, (uint64_t)time(NULL)))
+		return -1;
+	for (size_t i = 0; i < w->n; i++) {
+		const struct word_ent *e = &w->ents[i];
+
+		if (delta_doc_word(cr->dw, e->word, e->len, e->pos, e->n)) {
 			delta_doc_abort(cr->dw);
 			return -1;
 		}
@@ -1043,28 +1080,42 @@ static void job_admit(struct crawl *cr, struct job *j)
 
 /* ---- a page response ----------------------------------------------------------- */
 
-/* A redirect of job j to ref (Location, META refresh, JS): admit and insert
- * the target; returns its url_id or 0. */
+/* Insert url (normalised, admitted), the target of a redirect of job j;
+ * returns its url_id or 0. */
+static unsigned redirect_to(struct crawl *cr, struct job *j, const char *url)
+{
+	const struct conf_server_params *p = job_params(cr->c, j);
+	struct buf site = BUF_INIT(MAX_URL_LEN + 1);
+	struct linkset ls = { 0 };
+	int hops = j->row.hops + (p->increment_hops_on_redirect ? 1 : 0);
+	unsigned id = 0;
+
+	if (url_site(url, &site, NULL) == 0)
+		link_collect_site(cr, &ls, url, buf_str(&site), hops, j->row.url_id);
+	if (ls.n && links_resolve(cr, &ls) == 0)
+		id = ls.v[0].url_id;
+	linkset_free(&ls);
+	buf_free(&site);
+	return id;
+}
+
+/* A redirect of job j to ref (Location): admit and insert the target;
+ * returns its url_id or 0. */
 static unsigned redirect_target(struct crawl *cr, struct job *j, const char *ref,
 				const char **why)
 {
 	const struct conf_server_params *p = job_params(cr->c, j);
 	struct buf to = BUF_INIT(MAX_URL_LEN + 1);
-	struct linkset ls = { 0 };
 	int hops = j->row.hops + (p->increment_hops_on_redirect ? 1 : 0);
 	unsigned id = 0;
 
 	*why = "target refused";
 	if (admit_link(cr->c, p, j->row.url, j->row.url, ref, hops, &to) == 0) {
-		if (!strcmp(buf_str(&to), j->row.url)) {
+		if (!strcmp(buf_str(&to), j->row.url))
 			*why = "redirect to itself";
-		} else {
-			link_collect(cr, &ls, buf_str(&to), hops, j->row.url_id);
-			if (ls.n && links_resolve(cr, &ls) == 0)
-				id = ls.v[0].url_id;
-		}
+		else
+			id = redirect_to(cr, j, buf_str(&to));
 	}
-	linkset_free(&ls);
 	buf_free(&to);
 	return id;
 }
@@ -1145,112 +1196,282 @@ static unsigned pending_origin(struct crawl *cr, unsigned site_id, const char *c
 	return 0;
 }
 
-static void page_content(struct crawl *cr, struct job *j, struct fetch_result *r)
-{
-	const struct conf_server_params *sp = job_params(cr->c, j);
-	struct buf utf8 = BUF_INIT((size_t)MAX_DOC_BYTES * 2);
-	struct html_doc doc;
-	struct charset_info ci;
-	struct linkset ls = { 0 };
-	struct pending *p;
-	char mt[64], crc[33];
-	const char *body = r->body.ptr ? r->body.ptr : "";
-	size_t blen = r->body.len;
-	bool html, text, noindex = false, nofollow = false;
-	unsigned origin = 0, redir = 0;
-	const char *base;
-	struct buf basebuf = BUF_INIT(MAX_URL_LEN + 1), lk = BUF_INIT(MAX_URL_LEN + 1);
-	time_t lm;
+/* ---- a page body: analysis (pure) and commit (the rank's state) -------------- */
 
-	media_type(r->content_type, mt, sizeof(mt));
-	if (!mt[0]) {
+static void linklist_init(struct linklist *l)
+{
+	memset(l, 0, sizeof(*l));
+	buf_init(&l->pool, (size_t)MAX_HTML_LINKS * 2 * (MAX_URL_LEN + 1));
+}
+
+static void linklist_reset(struct linklist *l)
+{
+	buf_reset(&l->pool);
+	l->n = 0;
+	if (l->slots)
+		memset(l->slots, 0, l->nslots * sizeof(*l->slots));
+}
+
+static void linklist_free(struct linklist *l)
+{
+	buf_free(&l->pool);
+	free(l->off);
+	free(l->slots);
+	memset(l, 0, sizeof(*l));
+}
+
+static const char *linklist_url(const struct linklist *l, size_t i)
+{
+	return l->pool.ptr + l->off[i];
+}
+
+/* The site key stored after the URL. */
+static const char *linklist_site(const struct linklist *l, size_t i)
+{
+	const char *u = linklist_url(l, i);
+
+	return u + strlen(u) + 1;
+}
+
+static void linklist_rehash(struct linklist *l, size_t nslots)
+{
+	free(l->slots);
+	l->nslots = nslots;
+	l->slots = xcalloc(nslots, sizeof(*l->slots));
+	for (size_t i = 0; i < l->n; i++) {
+		const char *u = linklist_url(l, i);
+		size_t h = (size_t)hash64(u, strlen(u)) & (nslots - 1);
+
+		while (l->slots[h])
+			h = (h + 1) & (nslots - 1);
+		l->slots[h] = (uint32_t)i + 1;
+	}
+}
+
+/* Add url (normalised) with its site key, unless it is there already. */
+static void linklist_add(struct linklist *l, const char *url, const char *site)
+{
+	size_t len = strlen(url), off, h;
+
+	if (!l->slots || 2 * (l->n + 1) > l->nslots)
+		linklist_rehash(l, l->nslots ? 2 * l->nslots : 256);
+	h = (size_t)hash64(url, len) & (l->nslots - 1);
+	for (; l->slots[h]; h = (h + 1) & (l->nslots - 1))
+		if (!strcmp(linklist_url(l, l->slots[h] - 1), url))
+			return;
+	off = l->pool.len;
+	if (buf_add(&l->pool, url, len + 1) || buf_add(&l->pool, site, strlen(site) + 1)) {
+		buf_truncate(&l->pool, off);
+		return;
+	}
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->off = xrealloc(l->off, l->cap * sizeof(*l->off));
+	}
+	l->off[l->n] = (uint32_t)off;
+	l->slots[h] = (uint32_t)++l->n;
+}
+
+static void analysis_init(struct analysis *a)
+{
+	memset(a, 0, sizeof(*a));
+	linklist_init(&a->links);
+}
+
+/* Forget the last page (what page_commit() did not take), keep the memory
+ * of the tables. */
+static void analysis_clear(struct analysis *a)
+{
+	free(a->content_type);
+	free(a->charset);
+	free(a->title);
+	free(a->txt);
+	free(a->keywords);
+	free(a->description);
+	free(a->ref);
+	free(a->ref_url);
+	free(a->z);
+	a->content_type = a->charset = a->title = a->txt = a->keywords = a->description = NULL;
+	a->ref = a->ref_url = NULL;
+	a->z = NULL;
+	a->zlen = 0;
+	a->noindex = a->nofollow = a->ref_meta = false;
+	linklist_reset(&a->links);
+	words_reset(&a->words);
+}
+
+static void analysis_free(struct analysis *a)
+{
+	analysis_clear(a);
+	linklist_free(&a->links);
+	words_free(&a->words);
+}
+
+/* Everything about the body of page j (a 2xx GET) that needs nothing but
+ * the config: type, MD5, charset, parse, links resolved and admitted, words,
+ * compressed text.  No database, delta log, seen-set or counters: it runs
+ * on an analysis thread (or inline) while the crawl loop goes on.  j->p is
+ * set (job_params()). */
+static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool force,
+			 const struct job *j, const struct fetch_result *r, struct analysis *a)
+{
+	const struct conf_server_params *sp = j->p;
+	struct buf utf8 = BUF_INIT((size_t)MAX_DOC_BYTES * 2);
+	struct buf basebuf = BUF_INIT(MAX_URL_LEN + 1), lk = BUF_INIT(MAX_URL_LEN + 1);
+	struct buf site = BUF_INIT(MAX_URL_LEN + 1);
+	struct charset_info ci;
+	struct html_doc doc;
+	const char *body = r->body.ptr ? r->body.ptr : "";
+	const char *base, *ref;
+	size_t blen = r->body.len;
+	bool html;
+
+	analysis_clear(a);
+	media_type(r->content_type, a->mt, sizeof(a->mt));
+	if (!a->mt[0]) {
 		/* No Content-Type: sniff like a browser would for the two we parse. */
 		size_t k = 0;
 
 		while (k < blen && k < 512 && (body[k] == ' ' || body[k] == '\n' ||
 					       body[k] == '\r' || body[k] == '\t'))
 			k++;
-		strlcpy_(mt, k < blen && body[k] == '<' ? "text/html" : "text/plain", sizeof(mt));
+		strlcpy_(a->mt, k < blen && body[k] == '<' ? "text/html" : "text/plain",
+			 sizeof(a->mt));
 	}
-	html = is_html_type(mt);
-	text = is_text_type(mt);
-	md5_hex(body, blen, crc);
-	cr->t->bytes += blen;
-	if (!html && !text) {
+	html = is_html_type(a->mt);
+	md5_hex(body, blen, a->crc);
+	a->blen = blen;
+	if (!html && !is_text_type(a->mt)) {
+		a->kind = AN_TYPE;
+		return;
+	}
+	if (!force && j->row.status == 200 && !strcmp(a->crc, j->row.crc)) {
+		a->kind = AN_UNCHANGED;
+		return;
+	}
+	a->kind = AN_DOC;
+
+	charset_to_utf8(body, blen, r->content_type, sp->charset, html ? 0 : CHARSET_NO_META,
+			&utf8, &ci);
+	if (ci.note[0])
+		debug("%s: charset %s (%s): %s", j->row.url, ci.name,
+		      charset_source_name(ci.source), ci.note);
+	memset(&doc, 0, sizeof(doc));
+	if (html)
+		html_parse(buf_str(&utf8), utf8.len, &doc);
+	else
+		html_parse_text(buf_str(&utf8), utf8.len, &doc);
+	a->noindex = doc.robots & HTML_ROBOTS_NOINDEX;
+	a->nofollow = doc.robots & HTML_ROBOTS_NOFOLLOW;
+
+	/* Links (also from clones and noindex pages: they are still pages of
+	 * the site; page_commit() drops those of clones), unless nofollow or
+	 * Follow no. */
+	base = j->row.url;
+	if (doc.base && url_resolve(j->row.url, doc.base, &basebuf, NULL) == 0)
+		base = buf_str(&basebuf);
+	if (!a->nofollow && sp->follow) {
+		for (size_t i = 0; i < doc.nlinks; i++) {
+			if (doc.links[i].nofollow)
+				continue;
+			if (admit_link(c, sp, j->row.url, base, doc.links[i].url, j->row.hops + 1,
+				       &lk) == 0 && strcmp(buf_str(&lk), j->row.url) &&
+			    url_site(buf_str(&lk), &site, NULL) == 0)
+				linklist_add(&a->links, buf_str(&lk), buf_str(&site));
+		}
+	}
+	/* META refresh and script redirects go where a browser would go: the
+	 * target is admitted here, counted and inserted by page_commit(). */
+	ref = doc.refresh_url ? doc.refresh_url : doc.js_redirect;
+	if (ref && !a->nofollow) {
+		int hops = j->row.hops + (sp->increment_hops_on_redirect ? 1 : 0);
+
+		a->ref = xstrdup(ref);
+		a->ref_meta = doc.refresh_url != NULL;
+		if (admit_link(c, sp, j->row.url, j->row.url, ref, hops, &lk) == 0 &&
+		    strcmp(buf_str(&lk), j->row.url))
+			a->ref_url = xstrdup(buf_str(&lk));
+	}
+
+	a->content_type = col_dup(a->mt, 48);
+	a->charset = col_dup(ci.name, 32);
+	a->title = col_dup(doc.title, MAX_TITLE_LEN);
+	a->txt = col_dup(doc.txt, MAX_TXT_LEN);
+	a->keywords = col_dup(doc.keywords, MAX_KEYWORDS_LEN);
+	a->description = col_dup(doc.description, MAX_DESCRIPTION_LEN);
+	a->z = compress_text(buf_str(&utf8), utf8.len, &a->zlen);
+	if (!a->noindex) {
+		/* Clones keep no words either, but which page is a clone is
+		 * known only at the commit. */
+		struct text_ctx x = { .tok = tok, .words = &a->words };
+
+		tok_doc_reset(&x.td);
+		html_foreach_text(&doc, text_cb, &x);
+		words_finish(&a->words);
+	}
+	html_doc_free(&doc);
+	buf_free(&utf8);
+	buf_free(&basebuf);
+	buf_free(&lk);
+	buf_free(&site);
+}
+
+/* Store the analysis a of page j: clone check, links, redirect, delta
+ * records, the pending outcome.  Takes the strings of a it stores. */
+static void page_commit(struct crawl *cr, struct job *j, const struct fetch_result *r,
+			struct analysis *a)
+{
+	struct linkset ls = { 0 };
+	struct pending *p;
+	unsigned origin = 0, redir = 0;
+	time_t lm;
+
+	cr->t->bytes += a->blen;
+	if (a->kind == AN_TYPE) {
 		/* Not a page: known as a URL, not as a document. */
-		info("%s: %ld %s not indexed, %zu bytes", j->row.url, r->status, mt, blen);
+		info("%s: %ld %s not indexed, %zu bytes", j->row.url, r->status, a->mt, a->blen);
 		p = pending_new(cr, j);
 		p->d.status = CST_TYPE;
 		p->d.doc_op = j->row.status == 200 ? DB_DOC_DELETE : DB_DOC_KEEP;
 		if (j->row.status == 200 && delta_add_del(cr->dw, j->row.url_id))
 			cr->failed = true;
 		job_done(cr, j);
-		goto out_nodoc;
+		return;
 	}
-
-	if (!cr->o->force && j->row.status == 200 && !strcmp(crc, j->row.crc)) {
-		info("%s: %ld unchanged (same MD5), %zu bytes", j->row.url, r->status, blen);
+	if (a->kind == AN_UNCHANGED) {
+		info("%s: %ld unchanged (same MD5), %zu bytes", j->row.url, r->status, a->blen);
 		cr->t->unchanged++;
 		p = pending_new(cr, j);
 		p->d.status = 200;
 		job_done(cr, j);
-		goto out_nodoc;
+		return;
 	}
 	if (r->truncated)
 		warning("%s: body truncated at %zu bytes (MaxDocSize): the prefix is indexed",
-			j->row.url, blen);
+			j->row.url, a->blen);
 
 	/* Exact duplicates: the first origin keeps the words. */
 	if (cr->c->clones) {
-		origin = pending_origin(cr, j->row.site_id, crc, j->row.url_id);
-		if (!origin && db_find_origin(cr->db, j->row.site_id, crc, j->row.url_id, &origin))
+		origin = pending_origin(cr, j->row.site_id, a->crc, j->row.url_id);
+		if (!origin && db_find_origin(cr->db, j->row.site_id, a->crc, j->row.url_id, &origin))
 			cr->failed = true;
 	}
-
-	memset(&doc, 0, sizeof(doc));
-	if (html || text) {
-		charset_to_utf8(body, blen, r->content_type, sp->charset,
-				html ? 0 : CHARSET_NO_META, &utf8, &ci);
-		if (ci.note[0])
-			debug("%s: charset %s (%s): %s", j->row.url, ci.name,
-			      charset_source_name(ci.source), ci.note);
-		if (html)
-			html_parse(buf_str(&utf8), utf8.len, &doc);
-		else
-			html_parse_text(buf_str(&utf8), utf8.len, &doc);
-		noindex = doc.robots & HTML_ROBOTS_NOINDEX;
-		nofollow = doc.robots & HTML_ROBOTS_NOFOLLOW;
-	} else {
-		memset(&ci, 0, sizeof(ci));
-	}
-
-	/* Links (also from clones and noindex pages: they are still pages of
-	 * the site), unless nofollow or Follow no. */
-	base = j->row.url;
-	if (doc.base && url_resolve(j->row.url, doc.base, &basebuf, NULL) == 0)
-		base = buf_str(&basebuf);
-	if (!nofollow && sp->follow && !origin) {
-		for (size_t i = 0; i < doc.nlinks; i++) {
-			if (doc.links[i].nofollow)
-				continue;
-			if (admit_link(cr->c, sp, j->row.url, base, doc.links[i].url, j->row.hops + 1,
-				       &lk) == 0 && strcmp(buf_str(&lk), j->row.url))
-				link_collect(cr, &ls, buf_str(&lk), j->row.hops + 1, j->row.url_id);
-		}
-	}
+	if (!origin)
+		for (size_t i = 0; i < a->links.n; i++)
+			link_collect_site(cr, &ls, linklist_url(&a->links, i),
+					  linklist_site(&a->links, i), j->row.hops + 1,
+					  j->row.url_id);
 	if (links_resolve(cr, &ls))
 		cr->failed = true;
-	/* META refresh and script redirects go where a browser would go. */
-	{
-		const char *ref = doc.refresh_url ? doc.refresh_url : doc.js_redirect;
+	if (a->ref) {
 		const char *why;
 
-		if (ref && !nofollow && redirect_allowed(cr, j, &why))
-			redir = redirect_target(cr, j, ref, &why);
+		if (a->ref_url && redirect_allowed(cr, j, &why))
+			redir = redirect_to(cr, j, a->ref_url);
 		if (redir) {
 			note_redirect(cr, j, redir);
 			info("%s: %s redirect to url %u (%.200s)", j->row.url,
-			     doc.refresh_url ? "META refresh" : "script", redir, ref);
+			     a->ref_meta ? "META refresh" : "script", redir, a->ref);
 			cr->t->redirects++;
 			if (delta_add_redir(cr->dw, j->row.url_id, redir))
 				cr->failed = true;
@@ -1258,18 +1479,19 @@ static void page_content(struct crawl *cr, struct job *j, struct fetch_result *r
 	}
 
 	p = pending_new(cr, j);
-	strlcpy_(p->crc, crc, sizeof(p->crc));
+	strlcpy_(p->crc, a->crc, sizeof(p->crc));
 	copy_header(p->last_modified, sizeof(p->last_modified), r->last_modified);
 	copy_header(p->etag, sizeof(p->etag), r->etag);
 	p->d.status = 200;
 	p->d.redir = redir;
 	p->d.origin = origin ? 0 : 1;
-	p->content_type = col_dup(mt, 48);
-	p->charset = col_dup(html || text ? ci.name : "", 32);
-	p->title = col_dup(doc.title, MAX_TITLE_LEN);
-	p->txt = col_dup(doc.txt, MAX_TXT_LEN);
-	p->keywords = col_dup(doc.keywords, MAX_KEYWORDS_LEN);
-	p->description = col_dup(doc.description, MAX_DESCRIPTION_LEN);
+	p->content_type = a->content_type;
+	p->charset = a->charset;
+	p->title = a->title;
+	p->txt = a->txt;
+	p->keywords = a->keywords;
+	p->description = a->description;
+	a->content_type = a->charset = a->title = a->txt = a->keywords = a->description = NULL;
 	p->doc.content_type = p->content_type;
 	p->doc.charset = p->charset;
 	p->doc.title = p->title;
@@ -1277,19 +1499,21 @@ static void page_content(struct crawl *cr, struct job *j, struct fetch_result *r
 	p->doc.keywords = p->keywords;
 	p->doc.description = p->description;
 	p->doc.docsize = (unsigned)(r->content_length > 0 && !r->truncated ?
-				    (uint64_t)r->content_length : blen);
-	if (html || text)
-		p->words = compress_text(buf_str(&utf8), utf8.len, &p->doc.words_len);
+				    (uint64_t)r->content_length : a->blen);
+	p->words = a->z;
+	p->doc.words_len = a->zlen;
+	a->z = NULL;
+	a->zlen = 0;
 	p->doc.words = p->words;
 	p->d.doc_op = DB_DOC_PUT;
 	p->d.doc = NULL;
 
-	if (origin || noindex) {
+	if (origin || a->noindex) {
 		/* A clone or a noindex page keeps no words. */
 		if (delta_add_del(cr->dw, j->row.url_id))
 			cr->failed = true;
 		if (origin) {
-			info("%s: 200 clone of url %u, %zu bytes", j->row.url, origin, blen);
+			info("%s: 200 clone of url %u, %zu bytes", j->row.url, origin, a->blen);
 			cr->t->clones++;
 		} else {
 			info("%s: 200 META robots noindex: not indexed, %zu links", j->row.url, ls.n);
@@ -1299,16 +1523,12 @@ static void page_content(struct crawl *cr, struct job *j, struct fetch_result *r
 			cr->t->dropped++;
 		}
 	} else {
-		struct text_ctx x = { .cr = cr };
 		size_t nh = 0;
 
-		words_reset(&cr->words);
-		tok_doc_reset(&x.td);
-		html_foreach_text(&doc, text_cb, &x);
-		if (words_to_delta(cr, j))
+		if (words_to_delta(cr, j, &a->words))
 			cr->failed = true;
-		p->doc.wordcount = (unsigned)cr->words.n;
-		p->doc.totalcount = (unsigned)(cr->words.total > 0xffffff ? 0xffffff : cr->words.total);
+		p->doc.wordcount = (unsigned)a->words.n;
+		p->doc.totalcount = (unsigned)(a->words.total > 0xffffff ? 0xffffff : a->words.total);
 		p->hrefs = xmalloc((ls.n ? ls.n : 1) * sizeof(uint32_t));
 		for (size_t i = 0; i < ls.n; i++)
 			if (ls.v[i].url_id)
@@ -1332,15 +1552,10 @@ static void page_content(struct crawl *cr, struct job *j, struct fetch_result *r
 			cr->failed = true;
 		cr->t->indexed++;
 		info("%s: %ld indexed, %zu bytes, %s, %zu words, %zu links%s", j->row.url,
-		     r->status, blen, mt, cr->words.n, nh, r->truncated ? ", truncated" : "");
+		     r->status, a->blen, a->mt, a->words.n, nh, r->truncated ? ", truncated" : "");
 	}
 	job_done(cr, j);
-	html_doc_free(&doc);
-out_nodoc:
 	linkset_free(&ls);
-	buf_free(&utf8);
-	buf_free(&basebuf);
-	buf_free(&lk);
 }
 
 static int net_status(enum fetch_err e)
@@ -1355,7 +1570,10 @@ static int net_status(enum fetch_err e)
 	}
 }
 
-static void page_result(struct crawl *cr, struct job *j, struct fetch_result *r)
+/* The outcome of page j from response r; a is the analysis of its body
+ * when an analysis thread made it, NULL to analyse it here if needed. */
+static void page_result(struct crawl *cr, struct job *j, struct fetch_result *r,
+			struct analysis *a)
 {
 	const struct conf_server_params *sp = job_params(cr->c, j);
 	long period = job_period(cr->c, j);
@@ -1395,7 +1613,11 @@ static void page_result(struct crawl *cr, struct job *j, struct fetch_result *r)
 			finish_status(cr, j, (int)st, 0);
 			return;
 		}
-		page_content(cr, j, r);
+		if (!a) {
+			a = &cr->ia;
+			analyse_page(cr->c, cr->tok, cr->o->force, j, r, a);
+		}
+		page_commit(cr, j, r, a);
 		return;
 	}
 	cr->t->errors++;
@@ -1419,9 +1641,10 @@ static void page_result(struct crawl *cr, struct job *j, struct fetch_result *r)
 	finish_status(cr, j, (int)st, 0);
 }
 
-static void on_done(struct fetch_result *r, void *arg)
+/* Turn result r of the fetcher into the outcome of its job (a as for
+ * page_result()). */
+static void result_commit(struct crawl *cr, struct fetch_result *r, struct analysis *a)
 {
-	struct crawl *cr = arg;
 	struct job *j = r->user;
 
 	if (r->err == FETCH_ERR_ABORTED) {
@@ -1435,7 +1658,254 @@ static void on_done(struct fetch_result *r, void *arg)
 	if (j->kind != JOB_PAGE)
 		robots_result(cr, j, r);
 	else
-		page_result(cr, j, r);
+		page_result(cr, j, r, a);
+}
+
+/* Does result r of job j carry a body for analyse_page()?  The same test as
+ * page_result()'s way to page_commit(). */
+static bool needs_analysis(const struct job *j, const struct fetch_result *r)
+{
+	return j->kind == JOB_PAGE && !j->head &&
+	       (r->err == FETCH_ERR_NONE || r->err == FETCH_ERR_TOO_BIG) &&
+	       r->status >= 200 && r->status < 300;
+}
+
+/* ---- the analysis threads ---------------------------------------------------------- */
+
+/* With IndexThreads N > 0 the crawl loop stays the only user of the fetcher,
+ * the database, the delta log, the seen-set and the pending batch; N threads
+ * run analyse_page() on the bodies.  Every result of the fetcher takes a
+ * slot of a ring in the order it arrived and is committed in that order, so
+ * the outcome is the one of the inline crawl (IndexThreads 0) whatever the
+ * threads' timing.  At most PIPE_SLOTS_PER_THREAD * N results wait. */
+#define PIPE_SLOTS_PER_THREAD 4
+
+enum slot_state {
+	SLOT_QUEUED,                 /* waiting for an analysis thread */
+	SLOT_WORKING,                /* being analysed */
+	SLOT_READY,                  /* ready to commit */
+};
+
+struct slot {
+	enum slot_state state;
+	struct fetch_result r;       /* a copy: its strings and body are the slot's */
+	bool analyse;                /* r has a body for analyse_page() */
+	struct analysis a;
+};
+
+struct pipeline {
+	pthread_mutex_t mu;
+	pthread_cond_t work;         /* a slot was queued, or quit */
+	pthread_cond_t ready;        /* a slot became ready */
+	pthread_t *threads;
+	size_t nthreads;
+	struct slot *slots;          /* ring of nslots, slot of seq s at s % nslots */
+	size_t nslots;
+	uint64_t head, tail;         /* seqs: oldest uncommitted, next free */
+	uint64_t next_work;          /* no queued slot before this seq */
+	bool quit;
+	/* read-only for the threads */
+	const struct conf *c;
+	const struct tokenizer *tok;
+	bool force;
+	struct fetcher *f;
+};
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* Keep result r past its callback: copy its strings, take its body. */
+static void result_keep(struct fetch_result *dst, struct fetch_result *r)
+{
+	*dst = *r;
+	dst->url = dup_or_null(r->url);
+	dst->host_key = dup_or_null(r->host_key);
+	dst->reason = dup_or_null(r->reason);
+	dst->content_type = dup_or_null(r->content_type);
+	dst->last_modified = dup_or_null(r->last_modified);
+	dst->etag = dup_or_null(r->etag);
+	dst->location = dup_or_null(r->location);
+	dst->content_encoding = dup_or_null(r->content_encoding);
+	/* The body moves: the fetcher frees an empty buffer. */
+	buf_init(&r->body, r->body.max);
+}
+
+static void result_drop(struct fetch_result *r)
+{
+	free((char *)r->url);
+	free((char *)r->host_key);
+	free((char *)r->reason);
+	free((char *)r->content_type);
+	free((char *)r->last_modified);
+	free((char *)r->etag);
+	free((char *)r->location);
+	free((char *)r->content_encoding);
+	buf_free(&r->body);
+	memset(r, 0, sizeof(*r));
+}
+
+static void *analysis_thread(void *arg)
+{
+	struct pipeline *pl = arg;
+
+	pthread_mutex_lock(&pl->mu);
+	for (;;) {
+		struct slot *s = NULL;
+		bool wake;
+
+		if (pl->next_work < pl->head)     /* committed without analysis */
+			pl->next_work = pl->head;
+		while (pl->next_work < pl->tail) {
+			struct slot *x = &pl->slots[pl->next_work % pl->nslots];
+
+			pl->next_work++;
+			if (x->state == SLOT_QUEUED) {
+				s = x;
+				break;
+			}
+		}
+		if (!s) {
+			if (pl->quit)
+				break;
+			pthread_cond_wait(&pl->work, &pl->mu);
+			continue;
+		}
+		s->state = SLOT_WORKING;
+		pthread_mutex_unlock(&pl->mu);
+		analyse_page(pl->c, pl->tok, pl->force, s->r.user, &s->r, &s->a);
+		pthread_mutex_lock(&pl->mu);
+		s->state = SLOT_READY;
+		/* The loop can commit only the oldest slot: wake it for that. */
+		wake = s == &pl->slots[pl->head % pl->nslots];
+		pthread_cond_broadcast(&pl->ready);
+		if (wake)
+			fetcher_wakeup(pl->f);
+	}
+	pthread_mutex_unlock(&pl->mu);
+	return NULL;
+}
+
+static void pipeline_free(struct pipeline *pl);
+
+/* Start n analysis threads.  Returns NULL after logging when they cannot
+ * be started. */
+static struct pipeline *pipeline_new(struct crawl *cr, size_t n)
+{
+	struct pipeline *pl = xcalloc(1, sizeof(*pl));
+
+	pthread_mutex_init(&pl->mu, NULL);
+	pthread_cond_init(&pl->work, NULL);
+	pthread_cond_init(&pl->ready, NULL);
+	pl->c = cr->c;
+	pl->tok = cr->tok;
+	pl->force = cr->o->force;
+	pl->f = cr->f;
+	pl->nslots = PIPE_SLOTS_PER_THREAD * n;
+	pl->slots = xcalloc(pl->nslots, sizeof(*pl->slots));
+	for (size_t i = 0; i < pl->nslots; i++)
+		analysis_init(&pl->slots[i].a);
+	pl->threads = xcalloc(n, sizeof(*pl->threads));
+	for (; pl->nthreads < n; pl->nthreads++) {
+		int e = pthread_create(&pl->threads[pl->nthreads], NULL, analysis_thread, pl);
+
+		if (e) {
+			error("cannot start an analysis thread: %s", strerror(e));
+			pipeline_free(pl);
+			return NULL;
+		}
+	}
+	return pl;
+}
+
+/* Commit the slots that are ready, oldest first, until at most `left` are
+ * in use; wait for the analysis of the oldest when more are.  left =
+ * SIZE_MAX commits what is ready without waiting. */
+static void pipeline_commit(struct crawl *cr, size_t left)
+{
+	struct pipeline *pl = cr->pl;
+
+	pthread_mutex_lock(&pl->mu);
+	while (pl->head < pl->tail) {
+		struct slot *s = &pl->slots[pl->head % pl->nslots];
+
+		if (s->state != SLOT_READY) {
+			if (pl->tail - pl->head <= left)
+				break;
+			pthread_cond_wait(&pl->ready, &pl->mu);
+			continue;
+		}
+		/* The threads never touch a ready slot: commit it unlocked. */
+		pthread_mutex_unlock(&pl->mu);
+		result_commit(cr, &s->r, s->analyse ? &s->a : NULL);
+		result_drop(&s->r);
+		analysis_clear(&s->a);
+		pthread_mutex_lock(&pl->mu);
+		pl->head++;
+	}
+	pthread_mutex_unlock(&pl->mu);
+}
+
+/* Commit everything in the ring (the fetcher has nothing more for now). */
+static void pipeline_drain(struct crawl *cr)
+{
+	if (cr->pl)
+		pipeline_commit(cr, 0);
+}
+
+/* Take result r into the ring (the fetcher's callback). */
+static void pipeline_add(struct crawl *cr, struct fetch_result *r)
+{
+	struct pipeline *pl = cr->pl;
+	struct job *j = r->user;
+	struct slot *s;
+
+	if (pl->tail - pl->head == pl->nslots)
+		pipeline_commit(cr, pl->nslots - 1);
+	job_params(cr->c, j);        /* j->p, read by the thread */
+	pthread_mutex_lock(&pl->mu);
+	s = &pl->slots[pl->tail % pl->nslots];
+	result_keep(&s->r, r);
+	s->analyse = r->err != FETCH_ERR_ABORTED && needs_analysis(j, r);
+	s->state = s->analyse ? SLOT_QUEUED : SLOT_READY;
+	pl->tail++;
+	if (s->analyse)
+		pthread_cond_signal(&pl->work);
+	pthread_mutex_unlock(&pl->mu);
+}
+
+/* Stop the threads (the ring is empty: pipeline_drain()). */
+static void pipeline_free(struct pipeline *pl)
+{
+	if (!pl)
+		return;
+	pthread_mutex_lock(&pl->mu);
+	pl->quit = true;
+	pthread_cond_broadcast(&pl->work);
+	pthread_mutex_unlock(&pl->mu);
+	for (size_t i = 0; i < pl->nthreads; i++)
+		pthread_join(pl->threads[i], NULL);
+	for (size_t i = 0; i < pl->nslots; i++) {
+		result_drop(&pl->slots[i].r);
+		analysis_free(&pl->slots[i].a);
+	}
+	pthread_cond_destroy(&pl->work);
+	pthread_cond_destroy(&pl->ready);
+	pthread_mutex_destroy(&pl->mu);
+	free(pl->threads);
+	free(pl->slots);
+	free(pl);
+}
+
+static void on_done(struct fetch_result *r, void *arg)
+{
+	struct crawl *cr = arg;
+
+	if (cr->pl)
+		pipeline_add(cr, r);
+	else
+		result_commit(cr, r, NULL);
 }
 
 /* ---- the loop -------------------------------------------------------------------- */
@@ -1676,6 +2146,7 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	for (size_t i = 0; i < c->n_stopword_files; i++)
 		if (tok_load_stopwords(cr.tok, c->stopword_files[i]))
 			warning("stopword file %s not fully loaded", c->stopword_files[i]);
+	analysis_init(&cr.ia);
 	cr.seen = seen_new(SEEN_MAX_ENTRIES);
 	cr.redir_depth = seen_new(SEEN_MAX_ENTRIES / 16);
 
@@ -1705,13 +2176,21 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 		rc = -1;
 		goto out;
 	}
+	if (c->index_threads > 0) {
+		cr.pl = pipeline_new(&cr, (size_t)c->index_threads);
+		if (!cr.pl) {
+			rc = -1;
+			goto out;
+		}
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGINT, &sa, &old_int);
 
-	info("rank %d crawling into %s", o->rank, delta_writer_path(cr.dw));
+	info("rank %d crawling into %s, %ld analysis thread(s)", o->rank,
+	     delta_writer_path(cr.dw), c->index_threads);
 	cr.adv.claim_limit = -1;
 	cr.adv.due = -1;
 	while (!crawl_stop_requested && !cr.failed) {
@@ -1728,8 +2207,9 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 		}
 		refill(&cr, false);
 		if (!fetcher_pending(cr.f)) {
-			/* Nothing in flight: store what is pending (its links are
-			 * already in urlword). */
+			/* Nothing in flight: commit what is in analysis, store
+			 * what is pending (its links are already in urlword). */
+			pipeline_drain(&cr);
 			flush(&cr);
 			if (cr.failed || fetcher_pending(cr.f))
 				continue;
@@ -1751,6 +2231,8 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 			rc = error("the fetcher failed");
 			break;
 		}
+		if (cr.pl)
+			pipeline_commit(&cr, SIZE_MAX);
 		if (cr.npend && (cr.npend >= PENDING_MAX ||
 				 now_monotonic() - cr.pend_since > PENDING_MAX_AGE))
 			flush(&cr);
@@ -1771,6 +2253,7 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 				break;
 	}
 	fetcher_cancel_all(cr.f, on_done, &cr);
+	pipeline_drain(&cr);
 	flush(&cr);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGINT, &old_int, NULL);
@@ -1788,11 +2271,12 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	     (unsigned long long)t->dropped, (unsigned long long)t->links_new,
 	     (double)t->bytes / 1e6, now_monotonic() - started);
 out:
+	pipeline_free(cr.pl);
 	fetcher_free(cr.f);
 	if (cr.dw && delta_close(cr.dw))
 		rc = -1;
 	sites_free(&cr);
-	words_free(&cr.words);
+	analysis_free(&cr.ia);
 	seen_free(cr.seen);
 	seen_free(cr.redir_depth);
 	tok_free(cr.tok);
