@@ -94,9 +94,26 @@ struct site {
 	struct site *hnext;
 };
 
+/* The live origins of a held site (db_find_origin()'s rows): MD5 -> url_id,
+ * loaded when the rank takes the site.  While the rank holds the site's
+ * lease no other rank stores its pages (doc/CLUSTER.md), so the rank keeps
+ * the table up to date from its own outcomes (flush()) and asks the
+ * database nothing per page.  Open addressing; url_id 0 = no live origin. */
+struct origin_ent {
+	char crc[33];
+	bool used;
+	uint32_t url_id;
+};
+
+struct origins {
+	struct origin_ent *v;
+	size_t nslots, used;         /* nslots a power of two, used < nslots / 2 */
+};
+
 /* A site whose lease the rank holds. */
 struct held {
 	unsigned site_id;
+	struct origins *origins;     /* NULL: ask the database (not loaded) */
 	size_t in_hand;              /* claimed URLs of the site not finished */
 	bool draining;               /* handed over: no more claims, released at 0 */
 	double next_try;             /* monotonic time of the next claim for it */
@@ -108,6 +125,7 @@ struct pending {
 	struct db_doc doc;
 	unsigned site_id;
 	char crc[33], last_modified[65], etag[129];
+	char old_crc[33];            /* the URL was a live origin with this MD5, or "" */
 	char *content_type, *charset, *title, *txt, *keywords, *description;
 	void *words;
 	uint32_t *hrefs;
@@ -192,6 +210,8 @@ struct crawl {
 	double next_pick;            /* monotonic time of the next site pick */
 	uint64_t claimed, claims;    /* URLs claimed, claim transactions */
 	double claim_seconds, store_seconds;
+	double origin_seconds;       /* wall time in clone lookups */
+	double links_seconds;        /* wall time inserting links (in store_seconds) */
 	struct crawl_advice adv;     /* the coordinator's last word */
 };
 
@@ -380,6 +400,105 @@ static void sites_free(struct crawl *cr)
 	free(cr->sites);
 }
 
+/* ---- the live origins of the held sites ------------------------------------------ */
+
+#define ORIGINS_MAX (1u << 20)   /* per site; a bigger site asks the database */
+
+static struct origin_ent *origins_slot(struct origins *o, const char *crc)
+{
+	size_t h = (size_t)hash64(crc, strlen(crc)) & (o->nslots - 1);
+
+	while (o->v[h].used && strcmp(o->v[h].crc, crc))
+		h = (h + 1) & (o->nslots - 1);
+	return &o->v[h];
+}
+
+/* url_id is a live origin with MD5 crc (the lowest url_id wins, as in
+ * db_find_origin()). */
+static void origins_put(struct origins *o, const char *crc, unsigned url_id)
+{
+	struct origin_ent *e;
+
+	if (!crc[0] || strlen(crc) >= sizeof(e->crc))
+		return;
+	if (2 * (o->used + 1) > o->nslots) {
+		struct origins n = { xcalloc(2 * o->nslots, sizeof(*o->v)), 2 * o->nslots, 0 };
+
+		for (size_t i = 0; i < o->nslots; i++)
+			if (o->v[i].used && o->v[i].url_id) {
+				*origins_slot(&n, o->v[i].crc) = o->v[i];
+				n.used++;
+			}
+		free(o->v);
+		*o = n;
+	}
+	e = origins_slot(o, crc);
+	if (!e->used) {
+		strlcpy_(e->crc, crc, sizeof(e->crc));
+		e->used = true;
+		o->used++;
+	}
+	if (!e->url_id || url_id < e->url_id)
+		e->url_id = url_id;
+}
+
+/* url_id is no longer a live origin with MD5 crc. */
+static void origins_drop(struct origins *o, const char *crc, unsigned url_id)
+{
+	struct origin_ent *e;
+
+	if (!crc[0] || strlen(crc) >= sizeof(e->crc))
+		return;
+	e = origins_slot(o, crc);
+	if (e->used && e->url_id == url_id)
+		e->url_id = 0;
+}
+
+static void origins_load_one(void *arg, unsigned url_id, const char *crc)
+{
+	origins_put(arg, crc, url_id);
+}
+
+/* Load the live origins of held site h (no error: without them the
+ * database is asked per page). */
+static void origins_load(struct crawl *cr, struct held *h)
+{
+	struct origins *o = xcalloc(1, sizeof(*o));
+	long n;
+
+	o->nslots = 64;
+	o->v = xcalloc(o->nslots, sizeof(*o->v));
+	n = db_site_origins(cr->db, h->site_id, ORIGINS_MAX, origins_load_one, o);
+	if (n < 0 || n > (long)ORIGINS_MAX) {
+		free(o->v);
+		free(o);
+		return;
+	}
+	h->origins = o;
+}
+
+static void origins_free(struct origins *o)
+{
+	if (o)
+		free(o->v);
+	free(o);
+}
+
+static struct held *held_find(struct crawl *cr, unsigned site_id);
+
+/* The stored outcome p changes the live origins of its site. */
+static void origins_update(struct crawl *cr, const struct pending *p)
+{
+	struct held *h = held_find(cr, p->site_id);
+
+	if (!h || !h->origins)
+		return;
+	if (p->old_crc[0])
+		origins_drop(h->origins, p->old_crc, p->d.url_id);
+	if (p->d.status == 200 && p->d.origin == 1 && !p->d.deleted)
+		origins_put(h->origins, p->crc, p->d.url_id);
+}
+
 /* ---- the pending batch ---------------------------------------------------------- */
 
 static void pending_clear(struct pending *p)
@@ -419,6 +538,9 @@ static int flush(struct crawl *cr)
 		if (rc) {
 			cr->failed = true;
 			rc = error("storing %zu crawled URL(s) failed: stopping", cr->npend);
+		} else {
+			for (size_t i = 0; i < cr->npend; i++)
+				origins_update(cr, &cr->pend[i]);
 		}
 	}
 	for (size_t i = 0; i < cr->npend; i++)
@@ -442,6 +564,8 @@ static struct pending *pending_new(struct crawl *cr, struct job *j)
 	strlcpy_(p->crc, j->row.crc, sizeof(p->crc));
 	strlcpy_(p->last_modified, j->row.last_modified, sizeof(p->last_modified));
 	strlcpy_(p->etag, j->row.etag, sizeof(p->etag));
+	if (j->row.origin == 1 && j->row.status == 200)
+		strlcpy_(p->old_crc, j->row.crc, sizeof(p->old_crc));
 	p->d.url_id = j->row.url_id;
 	p->d.status = j->row.status;
 	p->d.crc = p->crc;
@@ -621,6 +745,7 @@ static int links_resolve(struct crawl *cr, struct linkset *ls)
 	double t0 = now_monotonic();
 	added = db_add_links(cr->db, ls->v, ls->n);
 	cr->store_seconds += now_monotonic() - t0;
+	cr->links_seconds += now_monotonic() - t0;
 	if (added < 0)
 		return -1;
 	cr->t->links_new += (uint64_t)added;
@@ -749,10 +874,15 @@ static void words_finish(struct word_tab *w)
 {
 	for (size_t i = 0; i < w->n; i++) {
 		struct word_ent *e = &w->ents[i];
-		size_t k = 0;
+		size_t k = 0, m = 1;
 
-		qsort(e->pos, e->n, sizeof(*e->pos), cmp_u16);
-		for (size_t m = 0; m < e->n; m++)
+		/* Ascending within a section, the sections one after the other
+		 * (title first, body last): most words are in order already. */
+		while (m < e->n && e->pos[m - 1] <= e->pos[m])
+			m++;
+		if (m < e->n)
+			qsort(e->pos, e->n, sizeof(*e->pos), cmp_u16);
+		for (m = 0; m < e->n; m++)
 			if (!k || e->pos[k - 1] != e->pos[m])
 				e->pos[k++] = e->pos[m];
 		e->n = (uint32_t)(k > DELTA_MAX_WORD_POSITIONS ? DELTA_MAX_WORD_POSITIONS : k);
@@ -1453,8 +1583,20 @@ static void page_commit(struct crawl *cr, struct job *j, const struct fetch_resu
 	/* Exact duplicates: the first origin keeps the words. */
 	if (cr->c->clones) {
 		origin = pending_origin(cr, j->row.site_id, a->crc, j->row.url_id);
-		if (!origin && db_find_origin(cr->db, j->row.site_id, a->crc, j->row.url_id, &origin))
-			cr->failed = true;
+		struct held *h = held_find(cr, j->row.site_id);
+
+		if (!origin && h && h->origins) {
+			struct origin_ent *e = origins_slot(h->origins, a->crc);
+
+			if (e->used && e->url_id != j->row.url_id)
+				origin = e->url_id;
+		} else if (!origin) {
+			double t0 = now_monotonic();
+
+			if (db_find_origin(cr->db, j->row.site_id, a->crc, j->row.url_id, &origin))
+				cr->failed = true;
+			cr->origin_seconds += now_monotonic() - t0;
+		}
 	}
 	if (!origin)
 		for (size_t i = 0; i < a->links.n; i++)
@@ -1750,6 +1892,7 @@ static void *analysis_thread(void *arg)
 {
 	struct pipeline *pl = arg;
 
+	pthread_setname_np(pthread_self(), "mpseek-analyse"); /* for top and perf */
 	pthread_mutex_lock(&pl->mu);
 	for (;;) {
 		struct slot *s = NULL;
@@ -1990,6 +2133,9 @@ static void held_release(struct crawl *cr, size_t i)
 	debug("site %u released (delay %.2f s)", h->site_id, h->delay);
 	if (db_release_site_after(cr->db, cr->o->rank, h->site_id, h->delay))
 		cr->failed = true;
+	/* Another rank may take the site and store pages: loaded again when
+	 * the rank takes it back. */
+	origins_free(h->origins);
 	cr->held[i] = cr->held[--cr->nheld];
 }
 
@@ -2079,6 +2225,10 @@ static int refill(struct crawl *cr, bool force)
 					cr->nheld--;
 				continue;
 			}
+			/* Now that the lease is ours (what was stored before is in
+			 * the database, what is stored after goes through flush()). */
+			if (cr->c->clones)
+				origins_load(cr, h);
 			got += n;
 			taken++;
 		}
@@ -2259,6 +2409,8 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	sigaction(SIGINT, &old_int, NULL);
 	if (db_release_claims(db, o->rank) < 0)
 		rc = -1;
+	for (size_t i = 0; i < cr.nheld; i++)
+		origins_free(cr.held[i].origins);
 	cr.nheld = 0;
 	if (cr.failed)
 		rc = -1;
@@ -2270,6 +2422,9 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	     (unsigned long long)t->redirects, (unsigned long long)t->errors,
 	     (unsigned long long)t->dropped, (unsigned long long)t->links_new,
 	     (double)t->bytes / 1e6, now_monotonic() - started);
+	info("rank %d database waits: %.2f s claims, %.2f s link inserts, %.2f s stores, "
+	     "%.2f s clone lookups", o->rank, cr.claim_seconds, cr.links_seconds,
+	     cr.store_seconds - cr.links_seconds, cr.origin_seconds);
 out:
 	pipeline_free(cr.pl);
 	fetcher_free(cr.f);
