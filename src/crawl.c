@@ -1,12 +1,16 @@
 /* crawl.c - the crawl loop of one rank (see crawl.h, doc/CRAWL.md).
  *
- * One thread.  The loop claims a batch of due URLs, checks each against the
+ * The loop thread claims a batch of due URLs, checks each against the
  * Server blocks, the Allow/Disallow chain, MaxHops and the site's robots.txt
  * (fetched first when unknown), hands the admitted ones to the fetcher, and
  * turns every result into an outcome: postings and links in the rank's delta
  * log, new URLs in urlword, the document in urlwordsNN.  Outcomes are kept
  * in a pending batch that is stored in one transaction once the delta log is
  * synced, so a URL is never marked indexed before its postings are durable.
+ * With IndexThreads > 0, analysis threads parse the page bodies (pure work,
+ * analyse_page()) and a store thread stores the batches; everything else
+ * stays in the loop thread (see "the analysis threads" and "the store
+ * thread" below, doc/CRAWL.md).
  */
 #include "config.h"
 
@@ -201,6 +205,7 @@ struct crawl {
 	double pend_since;
 	struct analysis ia;          /* the analysis of IndexThreads 0 (inline) */
 	struct pipeline *pl;         /* the analysis threads, NULL with IndexThreads 0 */
+	struct storer *st;           /* the store thread, NULL with IndexThreads 0 */
 	long docs;                   /* pages processed, for -n */
 	size_t in_hand;              /* jobs claimed and not finished */
 	bool failed;                 /* the rank cannot go on */
@@ -211,6 +216,9 @@ struct crawl {
 	uint64_t claimed, claims;    /* URLs claimed, claim transactions */
 	double claim_seconds, store_seconds;
 	double origin_seconds;       /* wall time in clone lookups */
+	double sync_seconds;         /* wall time making the delta log durable */
+	double store_wait_seconds;   /* wall time waiting for the store thread */
+	double store_thread_seconds; /* of store_seconds: in the store thread */
 	double links_seconds;        /* wall time inserting links (in store_seconds) */
 	struct crawl_advice adv;     /* the coordinator's last word */
 };
@@ -514,25 +522,188 @@ static void pending_clear(struct pending *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* Make the delta records durable, then store the outcomes. */
+/* ---- the store thread ------------------------------------------------------------ */
+
+/* With analysis threads the loop also hands each batch of outcomes (its
+ * delta records synced) to a store thread with a database connection of its
+ * own, and goes on while the batch is stored: at most one batch is in the
+ * store thread, the next flush() waits for it.  The rank's clone table is
+ * updated when the batch is handed over, and pending_origin() looks at the
+ * batch being stored too, so the clone check sees what the inline store
+ * would have stored already. */
+struct storer {
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct db *db;               /* its own connection */
+	int rank;
+	struct pending batch[PENDING_MAX];
+	size_t n;                    /* outcomes in batch (until storer_wait()) */
+	bool busy;                   /* batch handed over, not stored yet */
+	bool failed;                 /* a store failed: the rank stops */
+	bool quit;
+	double seconds;              /* wall time in db_store_done(), not yet
+	                              * added to crawl.store_seconds */
+};
+
+/* The db_done records of n outcomes (pointing into them). */
+static void done_records(struct pending *p, size_t n, struct db_done *d)
+{
+	for (size_t i = 0; i < n; i++) {
+		d[i] = p[i].d;
+		d[i].crc = p[i].crc;
+		d[i].last_modified = p[i].last_modified;
+		d[i].etag = p[i].etag;
+		d[i].doc = d[i].doc_op == DB_DOC_PUT ? &p[i].doc : NULL;
+	}
+}
+
+static void *store_thread(void *arg)
+{
+	struct storer *st = arg;
+	struct db_done d[PENDING_MAX];
+
+	pthread_setname_np(pthread_self(), "mpseek-store");
+	pthread_mutex_lock(&st->mu);
+	for (;;) {
+		double t0;
+		int rc;
+
+		while (!st->busy && !st->quit)
+			pthread_cond_wait(&st->cv, &st->mu);
+		if (!st->busy)
+			break;
+		pthread_mutex_unlock(&st->mu);
+		/* The loop does not touch the batch while busy. */
+		done_records(st->batch, st->n, d);
+		t0 = now_monotonic();
+		rc = db_store_done(st->db, st->rank, d, st->n, NULL);
+		pthread_mutex_lock(&st->mu);
+		st->seconds += now_monotonic() - t0;
+		if (rc)
+			st->failed = true;
+		st->busy = false;
+		pthread_cond_broadcast(&st->cv);
+	}
+	pthread_mutex_unlock(&st->mu);
+	return NULL;
+}
+
+static void storer_free(struct storer *st);
+
+/* A store thread with its own connection, or NULL after logging. */
+static struct storer *storer_new(struct crawl *cr)
+{
+	struct storer *st = xcalloc(1, sizeof(*st));
+	int e;
+
+	pthread_mutex_init(&st->mu, NULL);
+	pthread_cond_init(&st->cv, NULL);
+	st->rank = cr->o->rank;
+	if (db_open(cr->c, 10, &st->db)) {
+		storer_free(st);
+		return NULL;
+	}
+	e = pthread_create(&st->thread, NULL, store_thread, st);
+	if (e) {
+		error("cannot start the store thread: %s", strerror(e));
+		storer_free(st);
+		return NULL;
+	}
+	st->started = true;
+	return st;
+}
+
+/* Wait until the batch in the store thread (if any) is stored; a failure
+ * stops the rank. */
+static void storer_wait(struct crawl *cr)
+{
+	struct storer *st = cr->st;
+	double t0 = now_monotonic();
+
+	if (!st || !st->n)
+		return;
+	pthread_mutex_lock(&st->mu);
+	while (st->busy)
+		pthread_cond_wait(&st->cv, &st->mu);
+	cr->store_seconds += st->seconds;
+	cr->store_thread_seconds += st->seconds;
+	st->seconds = 0;
+	pthread_mutex_unlock(&st->mu);
+	cr->store_wait_seconds += now_monotonic() - t0;
+	if (st->failed && !cr->failed) {
+		cr->failed = true;
+		error("storing %zu crawled URL(s) failed: stopping", st->n);
+	}
+	for (size_t i = 0; i < st->n; i++)
+		pending_clear(&st->batch[i]);
+	st->n = 0;
+}
+
+/* Hand the pending outcomes (their delta records synced) to the store
+ * thread. */
+static void storer_hand(struct crawl *cr)
+{
+	struct storer *st = cr->st;
+
+	storer_wait(cr);
+	for (size_t i = 0; i < cr->npend; i++) {
+		st->batch[i] = cr->pend[i];     /* the strings move with it */
+		memset(&cr->pend[i], 0, sizeof(cr->pend[i]));
+		origins_update(cr, &st->batch[i]);
+	}
+	st->n = cr->npend;
+	cr->npend = 0;
+	pthread_mutex_lock(&st->mu);
+	st->busy = true;
+	pthread_cond_signal(&st->cv);
+	pthread_mutex_unlock(&st->mu);
+}
+
+/* Stop the store thread (storer_wait() first) and close its connection. */
+static void storer_free(struct storer *st)
+{
+	if (!st)
+		return;
+	if (st->started) {
+		pthread_mutex_lock(&st->mu);
+		st->quit = true;
+		pthread_cond_signal(&st->cv);
+		pthread_mutex_unlock(&st->mu);
+		pthread_join(st->thread, NULL);
+	}
+	for (size_t i = 0; i < st->n; i++)
+		pending_clear(&st->batch[i]);
+	db_close(st->db);
+	pthread_cond_destroy(&st->cv);
+	pthread_mutex_destroy(&st->mu);
+	free(st);
+}
+
+/* Make the delta records durable, then store the outcomes (here, or in the
+ * store thread). */
 static int flush(struct crawl *cr)
 {
 	struct db_done d[PENDING_MAX];
-	int rc = 0;
+	double ts;
+	int rc;
 
 	if (!cr->npend)
 		return 0;
-	if (delta_sync(cr->dw)) {
+	ts = now_monotonic();
+	rc = delta_sync(cr->dw);
+	cr->sync_seconds += now_monotonic() - ts;
+	if (rc) {
 		cr->failed = true;
 		rc = error("the delta log %s cannot be written: stopping", delta_writer_path(cr->dw));
+	} else if (cr->st) {
+		storer_hand(cr);
+		return cr->failed ? -1 : 0;
 	} else {
-		for (size_t i = 0; i < cr->npend; i++) {
-			d[i] = cr->pend[i].d;
-			if (d[i].doc_op == DB_DOC_PUT)
-				d[i].doc = &cr->pend[i].doc;
-		}
 		double t0 = now_monotonic();
 
+		done_records(cr->pend, cr->npend, d);
 		rc = db_store_done(cr->db, cr->o->rank, d, cr->npend, NULL);
 		cr->store_seconds += now_monotonic() - t0;
 		if (rc) {
@@ -1313,17 +1484,28 @@ static void page_redirect(struct crawl *cr, struct job *j, const struct fetch_re
 
 /* Another origin with the same MD5 in the same site among the outcomes not
  * stored yet. */
-static unsigned pending_origin(struct crawl *cr, unsigned site_id, const char *crc,
-			       unsigned url_id)
+static unsigned origin_among(const struct pending *v, size_t n, unsigned site_id,
+			     const char *crc, unsigned url_id)
 {
-	for (size_t i = 0; i < cr->npend; i++) {
-		const struct pending *p = &cr->pend[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct pending *p = &v[i];
 
 		if (p->site_id == site_id && p->d.url_id != url_id && p->d.status == 200 &&
 		    p->d.origin == 1 && !p->d.deleted && !strcmp(p->crc, crc))
 			return p->d.url_id;
 	}
 	return 0;
+}
+
+static unsigned pending_origin(struct crawl *cr, unsigned site_id, const char *crc,
+			       unsigned url_id)
+{
+	unsigned id = 0;
+
+	/* The batch in the store thread first: it is older. */
+	if (cr->st)
+		id = origin_among(cr->st->batch, cr->st->n, site_id, crc, url_id);
+	return id ? id : origin_among(cr->pend, cr->npend, site_id, crc, url_id);
 }
 
 /* ---- a page body: analysis (pure) and commit (the rank's state) -------------- */
@@ -2247,7 +2429,7 @@ static void fill_load(const struct crawl *cr, struct crawl_load *l)
 	l->claims = cr->claims;
 	l->claim_seconds = cr->claim_seconds;
 	l->store_seconds = cr->store_seconds;
-	l->idle = !cr->in_hand && !cr->npend && !fetcher_pending(cr->f);
+	l->idle = !cr->in_hand && !cr->npend && !(cr->st && cr->st->n) && !fetcher_pending(cr->f);
 	l->stopping = crawl_stop_requested != 0;
 }
 
@@ -2328,7 +2510,8 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	}
 	if (c->index_threads > 0) {
 		cr.pl = pipeline_new(&cr, (size_t)c->index_threads);
-		if (!cr.pl) {
+		cr.st = cr.pl ? storer_new(&cr) : NULL;
+		if (!cr.st) {
 			rc = -1;
 			goto out;
 		}
@@ -2361,6 +2544,7 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 			 * what is pending (its links are already in urlword). */
 			pipeline_drain(&cr);
 			flush(&cr);
+			storer_wait(&cr);
 			if (cr.failed || fetcher_pending(cr.f))
 				continue;
 			if (!o->hooks) {
@@ -2405,6 +2589,7 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	fetcher_cancel_all(cr.f, on_done, &cr);
 	pipeline_drain(&cr);
 	flush(&cr);
+	storer_wait(&cr);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	if (db_release_claims(db, o->rank) < 0)
@@ -2422,10 +2607,14 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	     (unsigned long long)t->redirects, (unsigned long long)t->errors,
 	     (unsigned long long)t->dropped, (unsigned long long)t->links_new,
 	     (double)t->bytes / 1e6, now_monotonic() - started);
-	info("rank %d database waits: %.2f s claims, %.2f s link inserts, %.2f s stores, "
-	     "%.2f s clone lookups", o->rank, cr.claim_seconds, cr.links_seconds,
-	     cr.store_seconds - cr.links_seconds, cr.origin_seconds);
+	info("rank %d waits: database %.2f s claims, %.2f s link inserts, %.2f s stores "
+	     "(%.2f s in the store thread, %.2f s waited for), %.2f s clone lookups; "
+	     "%.2f s delta log syncs", o->rank, cr.claim_seconds, cr.links_seconds,
+	     cr.store_seconds - cr.links_seconds, cr.store_thread_seconds,
+	     cr.store_wait_seconds, cr.origin_seconds, cr.sync_seconds);
 out:
+	storer_wait(&cr);
+	storer_free(cr.st);
 	pipeline_free(cr.pl);
 	fetcher_free(cr.f);
 	if (cr.dw && delta_close(cr.dw))
