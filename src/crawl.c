@@ -19,6 +19,7 @@
 #include <nettle/md5.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2607,6 +2608,15 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	     (unsigned long long)t->redirects, (unsigned long long)t->errors,
 	     (unsigned long long)t->dropped, (unsigned long long)t->links_new,
 	     (double)t->bytes / 1e6, now_monotonic() - started);
+	{
+		struct rusage ru;
+
+		if (getrusage(RUSAGE_THREAD, &ru) == 0)
+			info("rank %d loop thread: %.2f s CPU in %.2f s", o->rank,
+			     (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+			     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6,
+			     now_monotonic() - started);
+	}
 	info("rank %d waits: database %.2f s claims, %.2f s link inserts, %.2f s stores "
 	     "(%.2f s in the store thread, %.2f s waited for), %.2f s clone lookups; "
 	     "%.2f s delta log syncs", o->rank, cr.claim_seconds, cr.links_seconds,
