@@ -185,6 +185,10 @@ struct analysis {
 	struct word_tab words;       /* positions sorted (words_finish()) */
 	void *z;                     /* compress_text() of the UTF-8 text */
 	size_t zlen;
+	/* scratch kept from page to page */
+	struct buf utf8;             /* the body converted to UTF-8 */
+	z_stream zs;                 /* deflate at level 1 */
+	bool zs_ready;
 };
 
 struct pipeline;
@@ -1080,22 +1084,31 @@ static int words_to_delta(struct crawl *cr, const struct job *j, const struct wo
 
 /* 4-byte LE length + zlib data (ASPseek's urlwordsNN.words).  Level 1:
  * level 6 took 30 % of a rank's CPU (doc/PERFORMANCE.md) for rows a few
- * per cent smaller. */
-static void *compress_text(const char *s, size_t len, size_t *out_len)
+ * per cent smaller.  z is deflateInit()ed at level 1 and reused (what
+ * compress2() would allocate and free per page). */
+static void *compress_text(z_stream *z, const char *s, size_t len, size_t *out_len)
 {
-	uLongf n = compressBound((uLong)len);
-	unsigned char *p = xmalloc(n + 4);
+	uLong bound = deflateBound(z, (uLong)len);
+	unsigned char *p = xmalloc(bound + 4);
 
-	if (compress2(p + 4, &n, (const Bytef *)s, (uLong)len, 1) != Z_OK) {
+	*out_len = 0;
+	if (deflateReset(z) != Z_OK) {
 		free(p);
-		*out_len = 0;
+		return NULL;
+	}
+	z->next_in = (Bytef *)s;
+	z->avail_in = (uInt)len;
+	z->next_out = p + 4;
+	z->avail_out = (uInt)bound;
+	if (deflate(z, Z_FINISH) != Z_STREAM_END) {
+		free(p);
 		return NULL;
 	}
 	p[0] = (unsigned char)len;
 	p[1] = (unsigned char)(len >> 8);
 	p[2] = (unsigned char)(len >> 16);
 	p[3] = (unsigned char)(len >> 24);
-	*out_len = n + 4;
+	*out_len = z->total_out + 4;
 	return p;
 }
 
@@ -1585,10 +1598,16 @@ static void linklist_add(struct linklist *l, const char *url, const char *site)
 	l->slots[h] = (uint32_t)++l->n;
 }
 
+/* A converted body above this size does not keep its buffer for the next
+ * page. */
+#define UTF8_KEEP (1u << 20)
+
 static void analysis_init(struct analysis *a)
 {
 	memset(a, 0, sizeof(*a));
 	linklist_init(&a->links);
+	buf_init(&a->utf8, (size_t)MAX_DOC_BYTES * 2);
+	a->zs_ready = deflateInit(&a->zs, 1) == Z_OK;
 }
 
 /* Forget the last page (what page_commit() did not take), keep the memory
@@ -1618,6 +1637,10 @@ static void analysis_free(struct analysis *a)
 	analysis_clear(a);
 	linklist_free(&a->links);
 	words_free(&a->words);
+	buf_free(&a->utf8);
+	if (a->zs_ready)
+		deflateEnd(&a->zs);
+	a->zs_ready = false;
 }
 
 /* Everything about the body of page j (a 2xx GET) that needs nothing but
@@ -1629,7 +1652,7 @@ static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool
 			 const struct job *j, const struct fetch_result *r, struct analysis *a)
 {
 	const struct conf_server_params *sp = j->p;
-	struct buf utf8 = BUF_INIT((size_t)MAX_DOC_BYTES * 2);
+	struct buf *utf8 = &a->utf8;
 	struct buf basebuf = BUF_INIT(MAX_URL_LEN + 1), lk = BUF_INIT(MAX_URL_LEN + 1);
 	struct buf site = BUF_INIT(MAX_URL_LEN + 1);
 	struct charset_info ci;
@@ -1664,16 +1687,17 @@ static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool
 	}
 	a->kind = AN_DOC;
 
+	buf_reset(utf8);
 	charset_to_utf8(body, blen, r->content_type, sp->charset, html ? 0 : CHARSET_NO_META,
-			&utf8, &ci);
+			utf8, &ci);
 	if (ci.note[0])
 		debug("%s: charset %s (%s): %s", j->row.url, ci.name,
 		      charset_source_name(ci.source), ci.note);
 	memset(&doc, 0, sizeof(doc));
 	if (html)
-		html_parse(buf_str(&utf8), utf8.len, &doc);
+		html_parse(buf_str(utf8), utf8->len, &doc);
 	else
-		html_parse_text(buf_str(&utf8), utf8.len, &doc);
+		html_parse_text(buf_str(utf8), utf8->len, &doc);
 	a->noindex = doc.robots & HTML_ROBOTS_NOINDEX;
 	a->nofollow = doc.robots & HTML_ROBOTS_NOFOLLOW;
 
@@ -1712,7 +1736,8 @@ static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool
 	a->txt = col_dup(doc.txt, MAX_TXT_LEN);
 	a->keywords = col_dup(doc.keywords, MAX_KEYWORDS_LEN);
 	a->description = col_dup(doc.description, MAX_DESCRIPTION_LEN);
-	a->z = compress_text(buf_str(&utf8), utf8.len, &a->zlen);
+	if (a->zs_ready)
+		a->z = compress_text(&a->zs, buf_str(utf8), utf8->len, &a->zlen);
 	if (!a->noindex) {
 		/* Clones keep no words either, but which page is a clone is
 		 * known only at the commit. */
@@ -1723,7 +1748,10 @@ static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool
 		words_finish(&a->words);
 	}
 	html_doc_free(&doc);
-	buf_free(&utf8);
+	if (utf8->alloc > UTF8_KEEP) {
+		buf_free(utf8);
+		buf_init(utf8, (size_t)MAX_DOC_BYTES * 2);
+	}
 	buf_free(&basebuf);
 	buf_free(&lk);
 	buf_free(&site);
