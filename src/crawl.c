@@ -163,6 +163,16 @@ struct linklist {
 	size_t nslots;
 };
 
+/* The references of a page already admitted, by their text before any '#'
+ * (borrowed from the page's html_doc): another reference with the same text
+ * resolves to the same URL, the fragment being dropped, so it is not
+ * resolved and admitted again (index pages link one page under hundreds of
+ * fragments). */
+struct refset {
+	struct refent { const char *p; size_t len; } *v;
+	size_t nslots, n;
+};
+
 enum analysis_kind {
 	AN_TYPE,                     /* a content type we do not index */
 	AN_UNCHANGED,                /* the MD5 stored before */
@@ -182,6 +192,7 @@ struct analysis {
 	bool ref_meta;               /* ref is a META refresh */
 	char *ref_url;               /* ref resolved and admitted (not the page itself) */
 	struct linklist links;
+	struct refset refs;          /* scratch of analyse_page() */
 	struct word_tab words;       /* positions sorted (words_finish()) */
 	void *z;                     /* compress_text() of the UTF-8 text */
 	size_t zlen;
@@ -851,6 +862,35 @@ static int admit_link(const struct conf *c, const struct conf_server_params *fp,
 		return -1;
 	}
 	if (!fp->follow_outside && !url_same_site(from, buf_str(out)) &&
+	    !conf_server_for(c, buf_str(out))) {
+		debug("%s: link %s dropped: outside every Server", from, buf_str(out));
+		return -1;
+	}
+	if (admit(c, buf_str(out), hops, fp->follow_outside, &why)) {
+		debug("%s: link %s dropped: %s", from, buf_str(out), why);
+		return -1;
+	}
+	return 0;
+}
+
+/* admit_link() for a link of a page whose site key is from_site: the link's
+ * site key (needed anyway) goes to site and is compared with from_site
+ * instead of parsing both URLs again (url_same_site()).  0 or -1. */
+static int admit_page_link(const struct conf *c, const struct conf_server_params *fp,
+			   const char *from, const char *from_site, const char *base,
+			   const char *ref, int hops, struct buf *out, struct buf *site)
+{
+	const char *why = NULL;
+	int rc = url_resolve(base, ref, out, &why);
+
+	if (rc) {
+		if (rc != URL_NOT_CRAWLABLE)
+			debug("%s: link %.200s dropped: %s", from, ref, why ? why : "bad URL");
+		return -1;
+	}
+	if (url_site(buf_str(out), site, NULL))
+		return -1;
+	if (!fp->follow_outside && strcmp(buf_str(site), from_site) &&
 	    !conf_server_for(c, buf_str(out))) {
 		debug("%s: link %s dropped: outside every Server", from, buf_str(out));
 		return -1;
@@ -1602,6 +1642,51 @@ static void linklist_add(struct linklist *l, const char *url, const char *site)
  * page. */
 #define UTF8_KEEP (1u << 20)
 
+static struct refent *refset_slot(struct refset *r, const char *p, size_t len)
+{
+	size_t h = (size_t)hash64(p, len) & (r->nslots - 1);
+
+	while (r->v[h].p && (r->v[h].len != len || memcmp(r->v[h].p, p, len)))
+		h = (h + 1) & (r->nslots - 1);
+	return &r->v[h];
+}
+
+/* Was a reference with ref's text before '#' added? */
+static bool refset_has(struct refset *r, const char *ref)
+{
+	return r->n && refset_slot(r, ref, strcspn(ref, "#"))->p;
+}
+
+static void refset_add(struct refset *r, const char *ref)
+{
+	size_t len = strcspn(ref, "#");
+	struct refent *e;
+
+	if (2 * (r->n + 1) > r->nslots) {
+		struct refset g = { xcalloc(r->nslots ? 2 * r->nslots : 256, sizeof(*r->v)),
+				    r->nslots ? 2 * r->nslots : 256, r->n };
+
+		for (size_t i = 0; i < r->nslots; i++)
+			if (r->v[i].p)
+				*refset_slot(&g, r->v[i].p, r->v[i].len) = r->v[i];
+		free(r->v);
+		*r = g;
+	}
+	e = refset_slot(r, ref, len);
+	if (!e->p) {
+		e->p = ref;
+		e->len = len;
+		r->n++;
+	}
+}
+
+static void refset_reset(struct refset *r)
+{
+	if (r->n)
+		memset(r->v, 0, r->nslots * sizeof(*r->v));
+	r->n = 0;
+}
+
 static void analysis_init(struct analysis *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -1636,6 +1721,8 @@ static void analysis_free(struct analysis *a)
 {
 	analysis_clear(a);
 	linklist_free(&a->links);
+	free(a->refs.v);
+	memset(&a->refs, 0, sizeof(a->refs));
 	words_free(&a->words);
 	buf_free(&a->utf8);
 	if (a->zs_ready)
@@ -1654,7 +1741,7 @@ static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool
 	const struct conf_server_params *sp = j->p;
 	struct buf *utf8 = &a->utf8;
 	struct buf basebuf = BUF_INIT(MAX_URL_LEN + 1), lk = BUF_INIT(MAX_URL_LEN + 1);
-	struct buf site = BUF_INIT(MAX_URL_LEN + 1);
+	struct buf site = BUF_INIT(MAX_URL_LEN + 1), fsite = BUF_INIT(MAX_URL_LEN + 1);
 	struct charset_info ci;
 	struct html_doc doc;
 	const char *body = r->body.ptr ? r->body.ptr : "";
@@ -1707,15 +1794,21 @@ static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool
 	base = j->row.url;
 	if (doc.base && url_resolve(j->row.url, doc.base, &basebuf, NULL) == 0)
 		base = buf_str(&basebuf);
-	if (!a->nofollow && sp->follow) {
+	if (!a->nofollow && sp->follow && url_site(j->row.url, &fsite, NULL) == 0) {
+		refset_reset(&a->refs);
 		for (size_t i = 0; i < doc.nlinks; i++) {
-			if (doc.links[i].nofollow)
+			const char *href = doc.links[i].url;
+
+			if (doc.links[i].nofollow || refset_has(&a->refs, href))
 				continue;
-			if (admit_link(c, sp, j->row.url, base, doc.links[i].url, j->row.hops + 1,
-				       &lk) == 0 && strcmp(buf_str(&lk), j->row.url) &&
-			    url_site(buf_str(&lk), &site, NULL) == 0)
+			if (admit_page_link(c, sp, j->row.url, buf_str(&fsite), base, href,
+					    j->row.hops + 1, &lk, &site) == 0 &&
+			    strcmp(buf_str(&lk), j->row.url)) {
 				linklist_add(&a->links, buf_str(&lk), buf_str(&site));
+				refset_add(&a->refs, href);
+			}
 		}
+		refset_reset(&a->refs);  /* it points into doc */
 	}
 	/* META refresh and script redirects go where a browser would go: the
 	 * target is admitted here, counted and inserted by page_commit(). */
@@ -1755,6 +1848,7 @@ static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool
 	buf_free(&basebuf);
 	buf_free(&lk);
 	buf_free(&site);
+	buf_free(&fsite);
 }
 
 /* Store the analysis a of page j: clone check, links, redirect, delta
