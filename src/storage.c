@@ -906,17 +906,23 @@ int storage_open(const char *data_dir, struct storage **out, struct buf *err)
 	return rc;
 }
 
+/* fn on every mapping of s. */
+static void each_map(struct storage *s, void (*fn)(struct map *m))
+{
+	for (unsigned k = 0; k < STORAGE_PARTITIONS; k++) {
+		fn(&s->part[k].ind);
+		fn(&s->part[k].sites);
+		fn(&s->part[k].urls);
+		fn(&s->part[k].words);
+	}
+	fn(&s->doc);
+}
+
 void storage_close(struct storage *s)
 {
 	if (!s)
 		return;
-	for (unsigned k = 0; k < STORAGE_PARTITIONS; k++) {
-		map_free(&s->part[k].ind);
-		map_free(&s->part[k].sites);
-		map_free(&s->part[k].urls);
-		map_free(&s->part[k].words);
-	}
-	map_free(&s->doc);
+	each_map(s, map_free);
 	free(s->dir);
 	free(s);
 }
@@ -1867,4 +1873,18 @@ int storage_check(const char *gen_dir, struct buf *report)
 		map_free(&doc);
 	buf_free(&why);
 	return k.problems ? 1 : 0;
+}
+
+/* --- urlstates: bounded merge memory --- */
+
+static void map_release(struct map *m)
+{
+	if (m->base)
+		madvise((void *)m->base, m->size, MADV_DONTNEED);
+}
+
+void storage_release(const struct storage *s)
+{
+	if (s) /* the mappings are not changed, only their pages dropped */
+		each_map((struct storage *)s, map_release);
 }
