@@ -21,8 +21,10 @@ write_conf "$T/small.conf" syn "DeltaBufferSize 4"
 write_conf "$T/large.conf" syn "DeltaBufferSize 65536"
 dd=$MDB_DIR/data-syn
 mkdir -p "$dd"
-"$idx" --seed "$T/small.conf" >"$T/seed.log" 2>&1
-tap_is "$?" 0 "--seed creates the schema"
+mpi_no_leak_check "$idx" --seed "$T/small.conf" >"$T/seed.log" 2>&1
+rc=$?
+tap_is "$rc" 0 "--seed creates the schema"
+[ "$rc" = 0 ] || tail -5 "$T/seed.log" | sed 's/^/# /'
 
 # merge_as NAME NP CONF PRISTINE: -D on a fresh copy of PRISTINE; the
 # generation is kept as $T/gen-NAME, the log as $T/NAME.log.
