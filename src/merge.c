@@ -1509,8 +1509,8 @@ int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir
 		rc = read_urecs(segs, n_segs, &sorter, &max_url);
 	if (!rc)
 		rc = sorter_finish(&sorter);
-	info("merge: %" PRIu64 " URL record(s) sorted in %zu run(s) of %zu KiB", sorter.records,
-	     sorter.spills, cap / 1024);
+	info("merge: %" PRIu64 " URL record(s) sorted in %zu run(s) of %zu KiB (%.2f s)",
+	     sorter.records, sorter.spills, cap / 1024, now_monotonic() - t0);
 	if (cluster_agree(rc) || cluster_max_u64(&max_url))
 		goto fail;
 	if (sort_exchange(&sorter, "u", url_owner, NULL, &ufrom))
@@ -1553,7 +1553,8 @@ int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir
 	if (cluster_agree(rc) || cluster_or_bytes(touched, (size_t)(max_url / 8 + 1)) ||
 	    cluster_sum_u64(&n_states, 1))
 		goto fail;
-	info("merge: %zu segment(s) here, %" PRIu64 " URL(s) changed in all", n_segs, n_states);
+	info("merge: %zu segment(s) here, %" PRIu64 " URL(s) changed in all (%.2f s)", n_segs,
+	     n_states, now_monotonic() - t0);
 
 	/* 3. The winners this rank reads, sorted by (segment, offset); the
 	 * postings of the winning DOCs, sorted in runs of DeltaBufferSize. */
@@ -1594,7 +1595,8 @@ int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir
 		sorter_free(&sorter);
 		sorter = post;
 	}
-	info("merge: %" PRIu64 " posting(s) sorted in %zu run(s)", sorter.records, sorter.spills);
+	info("merge: %" PRIu64 " posting(s) sorted in %zu run(s) (%.2f s)", sorter.records,
+	     sorter.spills, now_monotonic() - t0);
 	if (cluster_agree(rc))
 		goto fail;
 	merge_crash_point("after-runs");
@@ -1627,6 +1629,7 @@ int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir
 	pfrom = NULL;
 	if (cluster_agree(rc))
 		goto fail;
+	info("merge: partitions written (%.2f s)", now_monotonic() - t0);
 	merge_crash_point("after-partitions");
 
 	/* 5. Rank 0: docinfo, FORMAT, the files kept, wordurl. */
@@ -1636,6 +1639,7 @@ int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir
 					    .live_words = x.stats[1], .postings = x.stats[2] };
 
 		rc = write_docinfo(dir, old, sfrom, (size_t)size, &f);
+		info("merge: docinfo written (%.2f s)", now_monotonic() - t0);
 		merge_crash_point("after-docinfo");
 		if (!rc && old) {
 			const char *keep[] = { "ranks", "citations" };
