@@ -1,8 +1,9 @@
 /* merge.c - deltas + the live generation -> a new CompactStorage generation
  * (merge.h), spread over the ranks; --check and --dump-index.
  *
- * Owns the merge's order of records, the external sort of postings, the
- * partition ownership and wordurl's counts.  The bytes of the index belong
+ * Owns the merge's order of records, the external sorts (URL records,
+ * winners, postings: memory bounded by DeltaBufferSize), URL and partition
+ * ownership and wordurl's counts.  The bytes of the index belong
  * to storage.c, the delta format to delta.c, MPI to cluster.c.  Design and
  * crash behaviour: doc/MERGE.md.
  */
@@ -1536,7 +1537,9 @@ int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir
 				rc = fold_emit(&fx);
 		}
 		n_states = fx.states;
-		if (xfer_close(wto, wf) || xfer_close(sto, sf))
+		if (xfer_close(wto, wf))
+			rc = -1;
+		if (xfer_close(sto, sf))
 			rc = -1;
 		free(wf);
 		free(sf);
