@@ -85,4 +85,12 @@ int cluster_crawl(const struct conf *c, struct db *db, const struct crawl_opts *
  * no crawl runs, -1 on an error. */
 int cluster_request_stop(const struct conf *c, double wait_seconds);
 
+/* --- urlstates: the merge's URL states --------------------------------------
+ * Collective, polled (no busy waiting); without MPI or with one rank they
+ * leave v as it is.  Return 0 or -1 (logged). */
+/* v[0..n) OR-ed byte by byte over all ranks, in place on every rank. */
+int cluster_or_bytes(uint8_t *v, size_t n);
+/* The largest *v of all ranks, on every rank. */
+int cluster_max_u64(uint64_t *v);
+
 #endif

@@ -226,10 +226,18 @@ struct db_wordurl {
 	uint32_t urlcount;        /* 0: the word left the index (row deleted) */
 	uint32_t totalcount;
 };
+/* The rows of a db_wordurl_apply(): call put(ctx, row) for each (row and
+ * its word borrowed for the call only) and return 0; on a non-zero put()
+ * return that value at once, or -1 on an error of its own.  Called again
+ * from the start when the transaction is retried. */
+typedef int (*db_wordurl_rows_fn)(void *arg, int (*put)(void *ctx, const struct db_wordurl *row),
+				  void *ctx);
 /* One transaction: with full, empty the table first (rows with urlcount 0
- * are then skipped); insert or update each row by word_id, delete the rows
- * of words that left; record gen.  Returns 0 or -1. */
-int db_wordurl_apply(struct db *db, const struct db_wordurl *v, size_t n, bool full, uint64_t gen);
+ * are then skipped); insert or update each row rows() passes by word_id,
+ * delete the rows of words that left; record gen.  The rows are sent in
+ * statements of up to 1 MiB as they come (none is kept).  Returns 0 or
+ * -1. */
+int db_wordurl_apply(struct db *db, db_wordurl_rows_fn rows, void *arg, bool full, uint64_t gen);
 /* Every row in word_id order (streamed); fn returns 0 to go on, else that
  * value is returned.  Returns 0, fn's value, or -1. */
 int db_wordurl_each(struct db *db,

@@ -226,4 +226,12 @@ int storage_format_read(const char *gen_dir, struct storage_format *f, struct bu
  * check itself could not run. */
 int storage_check(const char *gen_dir, struct buf *report);
 
+/* --- urlstates: bounded merge memory ---------------------------------------
+ * Drop the pages of every mapping of s from this process's resident set
+ * (madvise MADV_DONTNEED: the file's pages stay in the page cache and are
+ * mapped again when read).  The merge calls it after each partition and
+ * every 65,536 docinfo entries, so that walking a whole generation does not
+ * count the generation's size in its RSS.  Accepts NULL. */
+void storage_release(const struct storage *s);
+
 #endif

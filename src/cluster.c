@@ -977,3 +977,39 @@ out:
 	free(p);
 	return rc;
 }
+
+/* --- urlstates: the merge's touched-URL bitmap --- */
+
+int cluster_or_bytes(uint8_t *v, size_t n)
+{
+	MPI_Request req;
+	uint8_t *out;
+
+	if (!initialised || n_ranks == 1 || !n)
+		return 0;
+	if (n > INT_MAX)
+		return error("allreduce: %zu bytes is more than one MPI call moves", n);
+	out = xmalloc(n);
+	if (MPI_Iallreduce(v, out, (int)n, MPI_UINT8_T, MPI_BOR, MPI_COMM_WORLD, &req) !=
+	    MPI_SUCCESS || poll_wait(1, &req, NULL, true)) {
+		free(out);
+		return error("allreduce (or) of %zu bytes failed", n);
+	}
+	memcpy(v, out, n);
+	free(out);
+	return 0;
+}
+
+int cluster_max_u64(uint64_t *v)
+{
+	MPI_Request req;
+	uint64_t out = *v;
+
+	if (!initialised || n_ranks == 1)
+		return 0;
+	if (MPI_Iallreduce(v, &out, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD, &req) != MPI_SUCCESS ||
+	    poll_wait(1, &req, NULL, false))
+		return error("allreduce (max) failed");
+	*v = out;
+	return 0;
+}

@@ -156,7 +156,7 @@ static const struct directive directives[] = {
 	FN("StopwordFile", IDX | SRD, 1, 2, d_stopword),
 	RAW("HTTPHeader", IDX, d_httpheader),
 	FN("MaxBandwidth", IDX, 1, 3, d_bandwidth),
-	LONG("DeltaBufferSize", IDX, C(delta_buffer_size), 512, 4, 65536),
+	LONG("DeltaBufferSize", IDX, C(delta_buffer_size), 1024, 4, 65536),
 	BOOL("Clones", IDX, C(clones), 1),
 	BOOL("DeleteNoServer", IDX, C(delete_no_server), 1),
 	TIME("AddressExpiry", IDX, C(address_expiry), HOUR, 0, 30 * DAY),

@@ -1713,56 +1713,77 @@ int db_wordurl_gen(struct db *db, uint64_t *gen)
 }
 
 struct wordurl_ctx {
-	const struct db_wordurl *v;
-	size_t n;
+	db_wordurl_rows_fn rows;
+	void *arg;
 	bool full;
 	uint64_t gen;
+	struct db *db;
+	struct buf ins, del;     /* the statements being built */
 };
 
 /* Statements of at most this many bytes (max_allowed_packet is 16 MiB by
  * default; stay well below). */
 #define WORDURL_SQL (1u << 20)
 
+/* Run what is buffered: with force, whatever there is, else only a
+ * statement that reached WORDURL_SQL. */
+static int wordurl_flush(struct wordurl_ctx *x, bool force)
+{
+	int rc = 0;
+
+	if (x->ins.len && (force || x->ins.len >= WORDURL_SQL)) {
+		buf_adds(&x->ins, " ON DUPLICATE KEY UPDATE word = VALUES(word),"
+				  " urlcount = VALUES(urlcount), totalcount = VALUES(totalcount)");
+		rc = sql_run(x->db, buf_str(&x->ins), NULL);
+		buf_reset(&x->ins);
+	}
+	if (!rc && x->del.len && (force || x->del.len >= WORDURL_SQL)) {
+		buf_addc(&x->del, ')');
+		rc = sql_run(x->db, buf_str(&x->del), NULL);
+		buf_reset(&x->del);
+	}
+	return rc;
+}
+
+/* One row from the producer: into the INSERT or the DELETE being built. */
+static int wordurl_put(void *ctx, const struct db_wordurl *w)
+{
+	struct wordurl_ctx *x = ctx;
+
+	if (w->urlcount) {
+		if (!x->ins.len)
+			buf_adds(&x->ins, "INSERT INTO wordurl (word, word_id, urlcount, totalcount)"
+					  " VALUES ");
+		else
+			buf_addc(&x->ins, ',');
+		if (buf_addc(&x->ins, '(') || add_quoted(x->db, &x->ins, w->word, w->len) ||
+		    buf_printf(&x->ins, ",%u,%u,%u)", w->word_id, w->urlcount, w->totalcount))
+			return error("wordurl: statement too large");
+	} else if (!x->full) {
+		buf_printf(&x->del, "%s%u", x->del.len ? "," : "DELETE FROM wordurl WHERE word_id IN (",
+			   w->word_id);
+	}
+	return wordurl_flush(x, false);
+}
+
 static int wordurl_body(struct db *db, void *arg)
 {
 	struct wordurl_ctx *x = arg;
-	struct buf ins = BUF_INIT(WORDURL_SQL + 4096), del = BUF_INIT(WORDURL_SQL + 4096);
 	int rc = 0;
 
+	x->db = db;
+	buf_reset(&x->ins);
+	buf_reset(&x->del);
 	/* word_id 0 is a word (partition 0, k 0): without this mode an
 	 * AUTO_INCREMENT column turns an inserted 0 into a new id. */
 	rc = sql_run(db, "SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_AUTO_VALUE_ON_ZERO')",
 		     NULL);
 	if (!rc && x->full)
 		rc = sql_run(db, "DELETE FROM wordurl", NULL);
-	for (size_t i = 0; i <= x->n && !rc; i++) {
-		const struct db_wordurl *w = i < x->n ? &x->v[i] : NULL;
-
-		if (w && w->urlcount) {
-			if (!ins.len)
-				buf_adds(&ins, "INSERT INTO wordurl (word, word_id, urlcount, totalcount)"
-					       " VALUES ");
-			else
-				buf_addc(&ins, ',');
-			if (buf_addc(&ins, '(') || add_quoted(db, &ins, w->word, w->len) ||
-			    buf_printf(&ins, ",%u,%u,%u)", w->word_id, w->urlcount, w->totalcount))
-				rc = error("wordurl: statement too large");
-		} else if (w && !x->full) {
-			buf_printf(&del, "%s%u", del.len ? "," : "DELETE FROM wordurl WHERE word_id IN (",
-				   w->word_id);
-		}
-		if (!rc && ins.len && (!w || ins.len >= WORDURL_SQL)) {
-			buf_adds(&ins, " ON DUPLICATE KEY UPDATE word = VALUES(word),"
-				       " urlcount = VALUES(urlcount), totalcount = VALUES(totalcount)");
-			rc = sql_run(db, buf_str(&ins), NULL);
-			buf_reset(&ins);
-		}
-		if (!rc && del.len && (!w || del.len >= WORDURL_SQL)) {
-			buf_addc(&del, ')');
-			rc = sql_run(db, buf_str(&del), NULL);
-			buf_reset(&del);
-		}
-	}
+	if (!rc)
+		rc = x->rows(x->arg, wordurl_put, x);
+	if (!rc)
+		rc = wordurl_flush(x, true);
 	if (!rc) {
 		char sql[160];
 
@@ -1771,16 +1792,18 @@ static int wordurl_body(struct db *db, void *arg)
 			 x->gen);
 		rc = sql_run(db, sql, NULL);
 	}
-	buf_free(&ins);
-	buf_free(&del);
 	return rc;
 }
 
-int db_wordurl_apply(struct db *db, const struct db_wordurl *v, size_t n, bool full, uint64_t gen)
+int db_wordurl_apply(struct db *db, db_wordurl_rows_fn rows, void *arg, bool full, uint64_t gen)
 {
-	struct wordurl_ctx x = { v, n, full, gen };
+	struct wordurl_ctx x = { rows, arg, full, gen, db, BUF_INIT(WORDURL_SQL + 4096),
+				 BUF_INIT(WORDURL_SQL + 4096) };
+	int rc = in_transaction(db, "updating wordurl", wordurl_body, &x);
 
-	return in_transaction(db, "updating wordurl", wordurl_body, &x);
+	buf_free(&x.ins);
+	buf_free(&x.del);
+	return rc;
 }
 
 int db_wordurl_each(struct db *db,

@@ -1,8 +1,9 @@
 /* merge.c - deltas + the live generation -> a new CompactStorage generation
  * (merge.h), spread over the ranks; --check and --dump-index.
  *
- * Owns the merge's order of records, the external sort of postings, the
- * partition ownership and wordurl's counts.  The bytes of the index belong
+ * Owns the merge's order of records, the external sorts (URL records,
+ * winners, postings: memory bounded by DeltaBufferSize), URL and partition
+ * ownership and wordurl's counts.  The bytes of the index belong
  * to storage.c, the delta format to delta.c, MPI to cluster.c.  Design and
  * crash behaviour: doc/MERGE.md.
  */
@@ -32,15 +33,17 @@
 #include "storage.h"
 #include "util.h"
 
-#define MIN_SORT_BUFFER (1u << 20)  /* DeltaBufferSize below this is raised */
+#define MIN_SORT_BUFFER (64u << 10) /* DeltaBufferSize below this is raised */
 #define FANIN 64                    /* runs merged at once */
 #define ORD_SEG_SHIFT 40            /* ord = segment index << 40 | offset */
 #define REC_FIXED 12                /* part u8, wlen u8, site u32, url u32, npos u16 */
 #define MAX_REC (REC_FIXED + MAX_WORD_LEN + 2 * 65535)
 #define UREC_SIZE 36                /* url u32, type u8, pad 3, ord u64, val u64, site u32, len 4 x u16 */
+#define WIN_SIZE 12                 /* ord u64, url u32 */
 
 _Static_assert(REC_FIXED == 1 + 1 + 4 + 4 + 2, "run record layout");
 _Static_assert(UREC_SIZE == 4 + 1 + 3 + 8 + 8 + 4 + 8, "url record layout");
+_Static_assert(WIN_SIZE == 8 + 4, "winner record layout");
 _Static_assert(MAX_WORD_LEN <= 255, "word length fits a byte");
 
 void merge_crash_point(const char *point)
@@ -92,8 +95,10 @@ static int cmp_key(const void *a, const void *b)
 }
 
 /* The segments this rank reads (those of ranks r with r mod size == me),
- * each with its index in the order of all ranks' segments. */
-static int list_segments(const struct conf *c, struct seg **out, size_t *n_out)
+ * each with its index in the order of all ranks' segments; *reader (malloc'd,
+ * *n_all entries) the rank that reads each segment, by that index. */
+static int list_segments(const struct conf *c, struct seg **out, size_t *n_out, uint32_t **reader,
+			 size_t *n_all)
 {
 	struct delta_seg *ds = NULL;
 	size_t nd = 0, n = 0, total = 0, *lens = NULL;
@@ -138,6 +143,10 @@ static int list_segments(const struct conf *c, struct seg **out, size_t *n_out)
 		total += lens[r];
 	total /= 16;
 	qsort(all, total, 16, cmp_key);
+	*reader = xmalloc((total ? total : 1) * sizeof(**reader));
+	*n_all = total;
+	for (size_t i = 0; i < total; i++)
+		(*reader)[i] = le_get32(all + 16 * i + 8) % (uint32_t)size;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char *hit = bsearch(keys + 16 * i, all, total, 16, cmp_key);
 		s[i].gidx = hit ? (uint32_t)((size_t)(hit - all) / 16) : 0;
@@ -167,15 +176,484 @@ static void segs_free(struct seg *s, size_t n)
 	free(s);
 }
 
+/* ---- sorted records on disk ----------------------------------------------
+ *
+ * Three kinds of records are sorted in runs of DeltaBufferSize, merged from
+ * disk and moved between ranks as files: postings, URL records (and the URL
+ * states made of them) and the winning DOCs' places. */
+
+/* A kind of record: a fixed head, then as many bytes as the head says. */
+struct kind {
+	size_t head;
+	size_t max;             /* the largest record */
+	/* bytes after the head, or -1 when the head is impossible */
+	long (*extra)(const unsigned char *head);
+	int (*cmp)(const unsigned char *a, const unsigned char *b);
+};
+
+/* Postings: (partition, word bytes, site, url). */
+static int cmp_rec(const unsigned char *a, const unsigned char *b)
+{
+	int c;
+
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	c = wordcmp(a + REC_FIXED, a[1], b + REC_FIXED, b[1]);
+	if (c)
+		return c;
+	if (le_get32(a + 2) != le_get32(b + 2))
+		return le_get32(a + 2) < le_get32(b + 2) ? -1 : 1;
+	return le_get32(a + 6) < le_get32(b + 6) ? -1 : le_get32(a + 6) > le_get32(b + 6);
+}
+
+static long post_extra(const unsigned char *p)
+{
+	if (p[0] >= STORAGE_PARTITIONS || p[1] < 1 || p[1] > MAX_WORD_LEN || le_get16(p + 10) == 0)
+		return -1;
+	return p[1] + 2 * (long)le_get16(p + 10);
+}
+
+static long no_extra(const unsigned char *p)
+{
+	(void)p;
+	return 0;
+}
+
+/* URL records and states: (url, ord). */
+static int cmp_urec(const unsigned char *a, const unsigned char *b)
+{
+	uint32_t x = le_get32(a), y = le_get32(b);
+	uint64_t ox = le_get64(a + 8), oy = le_get64(b + 8);
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return ox < oy ? -1 : ox > oy;
+}
+
+/* Winners: ord u64, url u32, by ord (= segment, offset). */
+static int cmp_win(const unsigned char *a, const unsigned char *b)
+{
+	uint64_t x = le_get64(a), y = le_get64(b);
+
+	return x < y ? -1 : x > y;
+}
+
+static const struct kind K_POST = { REC_FIXED, MAX_REC, post_extra, cmp_rec };
+static const struct kind K_UREC = { UREC_SIZE, UREC_SIZE, no_extra, cmp_urec };
+static const struct kind K_WIN = { WIN_SIZE, WIN_SIZE, no_extra, cmp_win };
+
+static size_t rec_size(const struct kind *k, const unsigned char *p)
+{
+	return k->head + (size_t)k->extra(p);
+}
+
+/* A sorted stream of records from a file. */
+struct run {
+	FILE *fp;
+	unsigned char *rec;     /* current record, kind->max bytes */
+	int has;
+};
+
+static int run_next(const struct kind *k, struct run *r)
+{
+	long extra;
+
+	r->has = 0;
+	if (fread(r->rec, 1, k->head, r->fp) != k->head)
+		return ferror(r->fp) ? error_errno("merge: cannot read a run") : 0;
+	extra = k->extra(r->rec);
+	if (extra < 0 || fread(r->rec + k->head, 1, (size_t)extra, r->fp) != (size_t)extra)
+		return error("merge: a run file is damaged");
+	r->has = 1;
+	return 1;
+}
+
+/* A k-way merge of sorted files, pulled one record at a time. */
+struct merger {
+	const struct kind *k;
+	struct run *r;
+	size_t n;
+	size_t *heap, hn;       /* the runs that have a record, smallest first */
+	bool started;           /* heap[0]'s record was handed out */
+};
+
+static bool m_less(const struct merger *m, size_t a, size_t b)
+{
+	int c = m->k->cmp(m->r[a].rec, m->r[b].rec);
+
+	return c < 0 || (c == 0 && a < b);
+}
+
+static void m_down(struct merger *m, size_t j)
+{
+	for (;;) {
+		size_t a = 2 * j + 1, b = a + 1, s = j, t;
+
+		if (a < m->hn && m_less(m, m->heap[a], m->heap[s]))
+			s = a;
+		if (b < m->hn && m_less(m, m->heap[b], m->heap[s]))
+			s = b;
+		if (s == j)
+			return;
+		t = m->heap[j];
+		m->heap[j] = m->heap[s];
+		m->heap[s] = t;
+		j = s;
+	}
+}
+
+static void merger_close(struct merger *m)
+{
+	for (size_t i = 0; m->r && i < m->n; i++) {
+		if (m->r[i].fp)
+			fclose(m->r[i].fp);
+		free(m->r[i].rec);
+	}
+	free(m->r);
+	free(m->heap);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Open n files of kind k.  Returns 0, or -1 (then close it anyway). */
+static int merger_open(struct merger *m, const struct kind *k, char **paths, size_t n)
+{
+	memset(m, 0, sizeof(*m));
+	m->k = k;
+	m->n = n;
+	m->r = xcalloc(n ? n : 1, sizeof(*m->r));
+	m->heap = xmalloc((n ? n : 1) * sizeof(*m->heap));
+	for (size_t i = 0; i < n; i++) {
+		m->r[i].fp = fopen(paths[i], "rb");
+		if (!m->r[i].fp)
+			return error_errno("merge: cannot open %s", paths[i]);
+		setvbuf(m->r[i].fp, NULL, _IOFBF, 1 << 16);
+		m->r[i].rec = xmalloc(k->max);
+		if (run_next(k, &m->r[i]) < 0)
+			return -1;
+		if (m->r[i].has)
+			m->heap[m->hn++] = i;
+	}
+	for (size_t j = m->hn / 2; j-- > 0;)
+		m_down(m, j);
+	return 0;
+}
+
+/* 1 and *rec (borrowed until the next call), 0 at the end, -1. */
+static int merger_next(struct merger *m, const unsigned char **rec)
+{
+	if (m->started && m->hn) {
+		struct run *top = &m->r[m->heap[0]];
+
+		if (run_next(m->k, top) < 0)
+			return -1;
+		if (!top->has)
+			m->heap[0] = m->heap[--m->hn];
+		m_down(m, 0);
+	}
+	m->started = true;
+	if (!m->hn)
+		return 0;
+	*rec = m->r[m->heap[0]].rec;
+	return 1;
+}
+
+/* k-way merge of files into fn(rec) calls, in order.  Returns 0 or -1. */
+static int merge_files(const struct kind *k, char **paths, size_t n,
+		       int (*fn)(void *arg, const unsigned char *rec), void *arg)
+{
+	struct merger m;
+	const unsigned char *rec;
+	int rc = merger_open(&m, k, paths, n), got = 0;
+
+	while (!rc && (got = merger_next(&m, &rec)) > 0)
+		rc = fn(arg, rec);
+	merger_close(&m);
+	return rc || got < 0 ? -1 : 0;
+}
+
+struct sink {
+	const struct kind *k;
+	FILE *fp;
+};
+
+static int write_rec(void *arg, const unsigned char *rec)
+{
+	struct sink *s = arg;
+	size_t len = rec_size(s->k, rec);
+
+	return fwrite(rec, 1, len, s->fp) == len ? 0 : error_errno("merge: cannot write a run");
+}
+
+/* The external sort: records collect in an arena of DeltaBufferSize and
+ * are spilled as sorted runs. */
+struct sorter {
+	const struct kind *k;
+	const char *dir;
+	const char *tag;        /* run names: <dir>/<tag>-run-NNNNNN */
+	unsigned char *arena;
+	size_t cap, used;
+	size_t *idx;
+	size_t n, idx_cap;
+	char **runs;
+	size_t n_runs, next_name;
+	uint64_t spilled;       /* bytes written to runs */
+	uint64_t records;       /* records added */
+	size_t spills;          /* runs written from the arena */
+};
+
+static void sorter_init(struct sorter *s, const struct kind *k, const char *dir, const char *tag,
+			size_t cap)
+{
+	memset(s, 0, sizeof(*s));
+	s->k = k;
+	s->dir = dir;
+	s->tag = tag;
+	s->cap = cap;
+	s->arena = xmalloc(cap + k->max);
+}
+
+/* Remove the runs, free everything.  Accepts a zeroed sorter. */
+static void sorter_free(struct sorter *s)
+{
+	for (size_t i = 0; i < s->n_runs; i++) {
+		unlink(s->runs[i]);
+		free(s->runs[i]);
+	}
+	free(s->runs);
+	free(s->arena);
+	free(s->idx);
+	memset(s, 0, sizeof(*s));
+}
+
+static const struct sorter *sort_ctx;
+
+static int cmp_idx(const void *a, const void *b)
+{
+	return sort_ctx->k->cmp(sort_ctx->arena + *(const size_t *)a,
+				sort_ctx->arena + *(const size_t *)b);
+}
+
+static char *run_name(struct sorter *s)
+{
+	return xasprintf("%s/%s-run-%06zu", s->dir, s->tag, s->next_name++);
+}
+
+static int sorter_spill(struct sorter *s)
+{
+	struct sink out = { s->k, NULL };
+	char *path;
+	int rc = 0;
+
+	if (!s->n)
+		return 0;
+	sort_ctx = s;
+	qsort(s->idx, s->n, sizeof(*s->idx), cmp_idx);
+	sort_ctx = NULL;
+	path = run_name(s);
+	out.fp = fopen(path, "wb");
+	if (!out.fp) {
+		rc = error_errno("merge: cannot create %s", path);
+		free(path);
+		return rc;
+	}
+	for (size_t i = 0; i < s->n && !rc; i++) {
+		const unsigned char *r = s->arena + s->idx[i];
+
+		rc = write_rec(&out, r);
+		s->spilled += rec_size(s->k, r);
+	}
+	if (fclose(out.fp) != 0 && !rc)
+		rc = error_errno("merge: cannot write %s", path);
+	s->runs = xrealloc(s->runs, (s->n_runs + 1) * sizeof(*s->runs));
+	s->runs[s->n_runs++] = path;
+	s->n = s->used = 0;
+	s->spills++;
+	return rc;
+}
+
+/* Room for a record of len bytes (at most k->max), to be filled by the
+ * caller; NULL when a spill failed. */
+static unsigned char *sorter_room(struct sorter *s, size_t len)
+{
+	if (s->used + len > s->cap && sorter_spill(s))
+		return NULL;
+	if (s->n == s->idx_cap) {
+		s->idx_cap = s->idx_cap ? 2 * s->idx_cap : 4096;
+		s->idx = xrealloc(s->idx, s->idx_cap * sizeof(*s->idx));
+	}
+	s->idx[s->n++] = s->used;
+	s->used += len;
+	s->records++;
+	return s->arena + s->used - len;
+}
+
+/* Merge runs FANIN at a time until at most FANIN are left. */
+static int sorter_reduce(struct sorter *s)
+{
+	while (s->n_runs > FANIN) {
+		size_t k = s->n_runs < 2 * FANIN ? s->n_runs - FANIN + 1 : FANIN;
+		char *path = run_name(s);
+		struct sink out = { s->k, fopen(path, "wb") };
+		int rc;
+
+		if (!out.fp) {
+			free(path);
+			return error_errno("merge: cannot create a run");
+		}
+		setvbuf(out.fp, NULL, _IOFBF, 1 << 16);
+		rc = merge_files(s->k, s->runs, k, write_rec, &out);
+		if (fclose(out.fp) != 0)
+			rc = -1;
+		for (size_t i = 0; i < k; i++) {
+			unlink(s->runs[i]);
+			free(s->runs[i]);
+		}
+		memmove(s->runs, s->runs + k, (s->n_runs - k) * sizeof(*s->runs));
+		s->n_runs -= k;
+		s->runs[s->n_runs++] = path;
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* The last run written, the arena freed, at most FANIN runs left. */
+static int sorter_finish(struct sorter *s)
+{
+	int rc = sorter_spill(s);
+
+	free(s->arena);
+	s->arena = NULL;
+	free(s->idx);
+	s->idx = NULL;
+	s->idx_cap = 0;
+	return rc ? rc : sorter_reduce(s);
+}
+
+/* ---- moving sorted files between ranks -------------------------------- */
+
+/* <scratch>/<tag>-<dir>-<r> for every rank r (malloc'd). */
+static char **xfer_paths(const char *tag, const char *dir)
+{
+	int size = cluster_size();
+	char **p = xcalloc((size_t)size, sizeof(*p));
+
+	for (int r = 0; r < size; r++)
+		p[r] = xasprintf("%s/%s-%s-%d", M.scratch, tag, dir, r);
+	return p;
+}
+
+static void xfer_free(char **p)
+{
+	for (int r = 0; p && r < cluster_size(); r++) {
+		unlink(p[r]);
+		free(p[r]);
+	}
+	free(p);
+}
+
+/* Open one file per rank for writing; NULL slots on failure. */
+static int xfer_open(char **paths, FILE **f)
+{
+	int rc = 0;
+
+	for (int r = 0; r < cluster_size(); r++) {
+		f[r] = fopen(paths[r], "wb");
+		if (!f[r])
+			rc = error_errno("merge: cannot create %s", paths[r]);
+		else
+			setvbuf(f[r], NULL, _IOFBF, 1 << 16);
+	}
+	return rc;
+}
+
+static int xfer_close(char **paths, FILE **f)
+{
+	int rc = 0;
+
+	for (int r = 0; r < cluster_size(); r++)
+		if (f[r] && fclose(f[r]) != 0)
+			rc = error_errno("merge: cannot write %s", paths[r]);
+	return rc;
+}
+
+/* Collective: to[r] (this rank's file for rank r) goes to rank r; *from
+ * gets the files received (from[r] came from rank r; malloc'd, free with
+ * xfer_free()).  The to files are removed.  Returns 0 or -1, agreed. */
+static int xfer_exchange(const char *tag, char **to, int rc, char ***from)
+{
+	int me = cluster_rank(), size = cluster_size();
+	char **fr = xfer_paths(tag, "from");
+
+	if (cluster_agree(rc)) {
+		*from = fr;
+		return -1;
+	}
+	if (rename(to[me], fr[me]) < 0)
+		rc = error_errno("merge: rename %s", to[me]);
+	/* Every step runs even after an error: the peer waits for it. */
+	for (int step = 1; step < size; step++) {
+		int t = (me + step) % size, f = (me - step + size) % size;
+
+		if (cluster_exchange_file(to[t], t, fr[f], f))
+			rc = -1;
+		unlink(to[t]);
+	}
+	*from = fr;
+	return cluster_agree(rc);
+}
+
+/* Records of a sorted stream to the file of the rank dest() names. */
+struct split {
+	const struct kind *k;
+	FILE **f;
+	int (*dest)(const void *arg, const unsigned char *rec);
+	const void *arg;
+};
+
+static int split_rec(void *arg, const unsigned char *rec)
+{
+	struct split *sp = arg;
+	struct sink s = { sp->k, sp->f[sp->dest(sp->arg, rec)] };
+
+	return write_rec(&s, rec);
+}
+
+/* Collective: the records of the sorted runs of s, each to the rank dest()
+ * names, through files (no shared filesystem needed); *from gets what this
+ * rank received: cluster_size() files, each sorted.  The runs are removed.
+ * Returns 0 or -1, agreed. */
+static int sort_exchange(struct sorter *s, const char *tag,
+			 int (*dest)(const void *arg, const unsigned char *rec), const void *arg,
+			 char ***from)
+{
+	char **to = xfer_paths(tag, "to");
+	FILE **f = xcalloc((size_t)cluster_size(), sizeof(*f));
+	int rc = xfer_open(to, f);
+
+	if (!rc) {
+		struct split sp = { s->k, f, dest, arg };
+
+		rc = merge_files(s->k, s->runs, s->n_runs, split_rec, &sp);
+	}
+	if (xfer_close(to, f))
+		rc = -1;
+	free(f);
+	sorter_free(s);
+	rc = xfer_exchange(tag, to, rc, from);
+	xfer_free(to);
+	return rc;
+}
+
 /* ---- URL states: which record of each URL wins -------------------------- */
 
 enum { U_DOC = 1, U_DEL = 2, U_LASTMOD = 3 };
 
 struct urec {
 	uint32_t url;
-	uint8_t type;
-	uint64_t ord;
-	uint64_t val;           /* DOC: time; LASTMOD: last-modified */
+	uint8_t type;           /* U_*; in a state record the ST_* flags */
+	uint64_t ord;           /* in a state record the winner's */
+	uint64_t val;           /* DOC: time; LASTMOD: last-modified; state: last-modified */
 	uint32_t site;
 	uint16_t len[STORAGE_SECTIONS];
 };
@@ -217,79 +695,40 @@ static void urec_unpack(const unsigned char *p, struct urec *u)
 		u->len[s] = le_get16(p + 28 + 2 * s);
 }
 
-static int cmp_urec(const void *a, const void *b)
-{
-	const struct urec *x = a, *y = b;
-
-	if (x->url != y->url)
-		return x->url < y->url ? -1 : 1;
-	return x->ord < y->ord ? -1 : x->ord > y->ord;
-}
-
-/* Fold each URL's records in (created, rank, seq, offset) order: the newest
+/* One record of a URL, in (created, rank, seq, offset) order: the newest
  * DOC or DEL wins; between DOCs of different segments a later DOC time wins
  * (two ranks indexed the URL after a lease expired: FORMATS.md). */
-static struct ust *fold(struct urec *r, size_t n, size_t *n_out)
+static void fold_one(struct ust *s, const struct urec *r)
 {
-	struct ust *u = xcalloc(n ? n : 1, sizeof(*u));
-	size_t k = 0;
-
-	qsort(r, n, sizeof(*r), cmp_urec);
-	for (size_t i = 0; i < n; i++) {
-		struct ust *s;
-
-		if (!k || u[k - 1].url != r[i].url) {
-			u[k].url = r[i].url;
-			k++;
-		}
-		s = &u[k - 1];
-		switch (r[i].type) {
-		case U_DOC:
-			if ((s->flags & ST_INDEXED) &&
-			    (s->win_ord >> ORD_SEG_SHIFT) != (r[i].ord >> ORD_SEG_SHIFT) &&
-			    s->win_time > r[i].val)
-				break;
-			s->flags = ST_TOUCHED | ST_INDEXED;
-			s->win_ord = r[i].ord;
-			s->win_time = r[i].val;
-			s->site = r[i].site;
-			memcpy(s->len, r[i].len, sizeof(s->len));
-			s->lastmod = 0;
+	switch (r->type) {
+	case U_DOC:
+		if ((s->flags & ST_INDEXED) &&
+		    (s->win_ord >> ORD_SEG_SHIFT) != (r->ord >> ORD_SEG_SHIFT) &&
+		    s->win_time > r->val)
 			break;
-		case U_DEL:
-			s->flags = ST_TOUCHED;
-			s->win_ord = r[i].ord;
-			s->lastmod = 0;
-			break;
-		case U_LASTMOD:
-			s->flags |= ST_LASTMOD;
-			s->lastmod = r[i].val;
-			break;
-		}
+		s->flags = ST_TOUCHED | ST_INDEXED;
+		s->win_ord = r->ord;
+		s->win_time = r->val;
+		s->site = r->site;
+		memcpy(s->len, r->len, sizeof(s->len));
+		s->lastmod = 0;
+		break;
+	case U_DEL:
+		s->flags = ST_TOUCHED;
+		s->win_ord = r->ord;
+		s->lastmod = 0;
+		break;
+	case U_LASTMOD:
+		s->flags |= ST_LASTMOD;
+		s->lastmod = r->val;
+		break;
 	}
-	*n_out = k;
-	return u;
 }
 
-static const struct ust *ust_find(const struct ust *u, size_t n, uint32_t url)
+/* Pass 1: the URL records of this rank's segments into the sorter; *max_url
+ * the highest url_id among them. */
+static int read_urecs(struct seg *s, size_t n, struct sorter *so, uint64_t *max_url)
 {
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (u[mid].url < url)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && u[lo].url == url ? &u[lo] : NULL;
-}
-
-/* Pass 1: the URL records of this rank's segments. */
-static int read_urecs(struct seg *s, size_t n, struct urec **out, size_t *n_out)
-{
-	struct urec *r = NULL;
-	size_t k = 0, cap = 0;
 	struct buf err = BUF_INIT(4096);
 	int rc = 0;
 
@@ -302,9 +741,10 @@ static int read_urecs(struct seg *s, size_t n, struct urec **out, size_t *n_out)
 			rc = error("%s", buf_str(&err));
 			break;
 		}
-		while ((got = delta_next(d, &rec)) > 0) {
+		while (!rc && (got = delta_next(d, &rec)) > 0) {
 			struct urec u = { .url = rec.url_id,
 					  .ord = (uint64_t)s[i].gidx << ORD_SEG_SHIFT | rec.offset };
+			unsigned char *p;
 
 			if (rec.type == DELTA_DOC) {
 				u.type = U_DOC;
@@ -312,8 +752,8 @@ static int read_urecs(struct seg *s, size_t n, struct urec **out, size_t *n_out)
 				u.site = rec.site_id;
 				for (uint32_t w = 0; w < rec.n_words; w++)
 					for (uint32_t j = 0; j < rec.words[w].n_pos; j++) {
-						uint16_t p = rec.words[w].pos[j];
-						unsigned sec = p >> 14, at = (p & 0x3fffu) + 1;
+						uint16_t q = rec.words[w].pos[j];
+						unsigned sec = q >> 14, at = (q & 0x3fffu) + 1;
 						if (u.len[sec] < at)
 							u.len[sec] = (uint16_t)at;
 					}
@@ -325,323 +765,159 @@ static int read_urecs(struct seg *s, size_t n, struct urec **out, size_t *n_out)
 			} else {
 				continue; /* HREFS, REDIR: the link graph's (pagerank) */
 			}
-			if (k == cap) {
-				cap = cap ? 2 * cap : 4096;
-				r = xrealloc(r, cap * sizeof(*r));
-			}
-			r[k++] = u;
+			if (u.url > *max_url)
+				*max_url = u.url;
+			p = sorter_room(so, UREC_SIZE);
+			if (!p)
+				rc = -1;
+			else
+				urec_pack(p, &u);
 		}
-		if (got < 0)
+		if (!rc && got < 0)
 			rc = error("merge: %s", delta_reader_msg(d));
-		else if (delta_reader_torn(d) >= 0)
+		else if (!rc && delta_reader_torn(d) >= 0)
 			warning("merge: %s", delta_reader_msg(d));
 		delta_reader_close(d);
 	}
 	buf_free(&err);
-	*out = r;
-	*n_out = k;
 	return rc;
 }
 
-/* All ranks' URL records to every rank, folded. */
-static int gather_states(struct urec *mine, size_t n, struct ust **out, size_t *n_out)
+static int url_owner(const void *arg, const unsigned char *rec)
 {
-	unsigned char *p = xmalloc(n ? n * UREC_SIZE : 1), *all = NULL;
-	size_t *lens = NULL, total = 0;
-	struct urec *r;
-	int rc;
-
-	for (size_t i = 0; i < n; i++)
-		urec_pack(p + i * UREC_SIZE, &mine[i]);
-	rc = cluster_allgather_bytes(p, n * UREC_SIZE, &all, &lens);
-	free(p);
-	for (int k = 0; k < cluster_size(); k++)
-		total += lens[k];
-	total /= UREC_SIZE;
-	r = xmalloc((total ? total : 1) * sizeof(*r));
-	for (size_t i = 0; i < total; i++)
-		urec_unpack(all + i * UREC_SIZE, &r[i]);
-	free(all);
-	free(lens);
-	*out = fold(r, total, n_out);
-	free(r);
-	return rc;
+	(void)arg;
+	return (int)(le_get32(rec) % (uint32_t)cluster_size());
 }
 
-/* ---- the external sort of postings --------------------------------------- */
-
-struct sorter {
-	const char *dir;
-	unsigned char *arena;
-	size_t cap, used;
-	size_t *idx;
-	size_t n, idx_cap;
-	char **runs;
-	size_t n_runs, next_name;
-	uint64_t spilled;       /* bytes written to runs */
+/* Pass 1b, on the owner of each URL (url_id mod size): its records come in
+ * (url, ord) order and are folded one URL at a time into its state. */
+struct fold_ctx {
+	struct ust cur;
+	bool has;
+	FILE **win;                 /* per rank: the winners of the segments it reads */
+	FILE *st;                   /* the states, in url order, for rank 0 */
+	const uint32_t *reader;     /* per segment (global index): the rank reading it */
+	size_t n_all;               /* segments of all ranks */
+	uint8_t *touched;           /* bit per url_id <= max_url */
+	uint64_t max_url;
+	uint64_t states;
 };
 
-static int cmp_rec(const unsigned char *a, const unsigned char *b)
+static int fold_emit(struct fold_ctx *x)
 {
-	int c;
+	const struct ust *s = &x->cur;
+	struct urec st = { .url = s->url, .type = s->flags, .ord = s->win_ord, .val = s->lastmod,
+			   .site = s->site };
+	unsigned char p[UREC_SIZE];
 
-	if (a[0] != b[0])
-		return a[0] < b[0] ? -1 : 1;
-	c = wordcmp(a + REC_FIXED, a[1], b + REC_FIXED, b[1]);
-	if (c)
-		return c;
-	if (le_get32(a + 2) != le_get32(b + 2))
-		return le_get32(a + 2) < le_get32(b + 2) ? -1 : 1;
-	return le_get32(a + 6) < le_get32(b + 6) ? -1 : le_get32(a + 6) > le_get32(b + 6);
-}
+	x->states++;
+	if (s->flags & ST_TOUCHED)
+		x->touched[s->url >> 3] |= (uint8_t)(1u << (s->url & 7));
+	if (s->flags & ST_INDEXED) {
+		uint64_t seg = s->win_ord >> ORD_SEG_SHIFT;
 
-static struct sorter *sort_ctx;
-
-static int cmp_idx(const void *a, const void *b)
-{
-	return cmp_rec(sort_ctx->arena + *(const size_t *)a, sort_ctx->arena + *(const size_t *)b);
-}
-
-static size_t rec_size(const unsigned char *p)
-{
-	return REC_FIXED + p[1] + 2 * (size_t)le_get16(p + 10);
-}
-
-static char *run_name(struct sorter *s)
-{
-	return xasprintf("%s/run-%06zu", s->dir, s->next_name++);
-}
-
-static int sorter_spill(struct sorter *s)
-{
-	char *path;
-	FILE *fp;
-	int rc = 0;
-
-	if (!s->n)
-		return 0;
-	sort_ctx = s;
-	qsort(s->idx, s->n, sizeof(*s->idx), cmp_idx);
-	sort_ctx = NULL;
-	path = run_name(s);
-	fp = fopen(path, "wb");
-	if (!fp) {
-		rc = error_errno("merge: cannot create %s", path);
-		free(path);
-		return rc;
+		if (seg >= x->n_all)
+			return error("merge: a URL record names segment %" PRIu64 " of %zu", seg,
+				     x->n_all);
+		le_put64(p, s->win_ord);
+		le_put32(p + 8, s->url);
+		if (fwrite(p, 1, WIN_SIZE, x->win[x->reader[seg]]) != WIN_SIZE)
+			return error_errno("merge: cannot write the winners");
 	}
-	for (size_t i = 0; i < s->n; i++) {
-		const unsigned char *r = s->arena + s->idx[i];
-		size_t len = rec_size(r);
-
-		if (fwrite(r, 1, len, fp) != len) {
-			rc = error_errno("merge: cannot write %s", path);
-			break;
-		}
-		s->spilled += len;
-	}
-	if (fclose(fp) != 0 && !rc)
-		rc = error_errno("merge: cannot write %s", path);
-	s->runs = xrealloc(s->runs, (s->n_runs + 1) * sizeof(*s->runs));
-	s->runs[s->n_runs++] = path;
-	s->n = s->used = 0;
-	return rc;
-}
-
-static int sorter_add(struct sorter *s, unsigned part, const char *word, size_t wlen,
-		      uint32_t site, uint32_t url, const uint16_t *pos, uint32_t npos)
-{
-	size_t len = REC_FIXED + wlen + 2 * (size_t)npos;
-	unsigned char *p;
-
-	if (s->used + len > s->cap && sorter_spill(s))
-		return -1;
-	if (s->n == s->idx_cap) {
-		s->idx_cap = s->idx_cap ? 2 * s->idx_cap : 65536;
-		s->idx = xrealloc(s->idx, s->idx_cap * sizeof(*s->idx));
-	}
-	p = s->arena + s->used;
-	p[0] = (unsigned char)part;
-	p[1] = (unsigned char)wlen;
-	le_put32(p + 2, site);
-	le_put32(p + 6, url);
-	le_put16(p + 10, (uint16_t)npos);
-	memcpy(p + REC_FIXED, word, wlen);
-	for (uint32_t i = 0; i < npos; i++)
-		le_put16(p + REC_FIXED + wlen + 2 * i, pos[i]);
-	s->idx[s->n++] = s->used;
-	s->used += len;
+	memcpy(st.len, s->len, sizeof(st.len));
+	urec_pack(p, &st);
+	if (fwrite(p, 1, UREC_SIZE, x->st) != UREC_SIZE)
+		return error_errno("merge: cannot write the URL states");
 	return 0;
 }
 
-/* A sorted stream of records from a file. */
-struct run {
-	FILE *fp;
-	unsigned char *rec;     /* current record, MAX_REC bytes */
-	int has;
-};
-
-static int run_next(struct run *r)
+static int fold_rec(void *arg, const unsigned char *rec)
 {
-	size_t extra;
+	struct fold_ctx *x = arg;
+	struct urec u;
 
-	r->has = 0;
-	if (fread(r->rec, 1, REC_FIXED, r->fp) != REC_FIXED)
-		return ferror(r->fp) ? error_errno("merge: cannot read a run") : 0;
-	extra = r->rec[1] + 2 * (size_t)le_get16(r->rec + 10);
-	if (r->rec[1] < 1 || r->rec[1] > MAX_WORD_LEN || le_get16(r->rec + 10) == 0 ||
-	    fread(r->rec + REC_FIXED, 1, extra, r->fp) != extra)
-		return error("merge: a run file is damaged");
-	r->has = 1;
-	return 1;
-}
-
-/* k-way merge of files into fn(rec) calls, in order.  Returns 0 or -1. */
-static int merge_files(char **paths, size_t n, int (*fn)(void *arg, const unsigned char *rec),
-		       void *arg)
-{
-	struct run *r = xcalloc(n ? n : 1, sizeof(*r));
-	size_t *heap = xmalloc((n ? n : 1) * sizeof(*heap)), hn = 0;
-	int rc = 0;
-
-	for (size_t i = 0; i < n && !rc; i++) {
-		r[i].fp = fopen(paths[i], "rb");
-		r[i].rec = xmalloc(MAX_REC);
-		if (!r[i].fp) {
-			rc = error_errno("merge: cannot open %s", paths[i]);
-			break;
-		}
-		setvbuf(r[i].fp, NULL, _IOFBF, 1 << 16);
-		if (run_next(&r[i]) < 0)
-			rc = -1;
-	}
-	/* A binary heap of the runs that have a record, smallest first. */
-#define LESS(a, b) (cmp_rec(r[a].rec, r[b].rec) < 0 || \
-		    (cmp_rec(r[a].rec, r[b].rec) == 0 && (a) < (b)))
-	for (size_t i = 0; i < n && !rc; i++) {
-		if (!r[i].has)
-			continue;
-		size_t j = hn++;
-		heap[j] = i;
-		while (j && LESS(heap[j], heap[(j - 1) / 2])) {
-			size_t t = heap[j];
-			heap[j] = heap[(j - 1) / 2];
-			heap[(j - 1) / 2] = t;
-			j = (j - 1) / 2;
-		}
-	}
-	while (hn && !rc) {
-		size_t top = heap[0], j = 0;
-
-		rc = fn(arg, r[top].rec);
-		if (rc)
-			break;
-		if (run_next(&r[top]) < 0) {
-			rc = -1;
-			break;
-		}
-		if (!r[top].has)
-			heap[0] = heap[--hn];
-		for (;;) {
-			size_t a = 2 * j + 1, b = a + 1, m = j;
-			if (a < hn && LESS(heap[a], heap[m]))
-				m = a;
-			if (b < hn && LESS(heap[b], heap[m]))
-				m = b;
-			if (m == j)
-				break;
-			size_t t = heap[j];
-			heap[j] = heap[m];
-			heap[m] = t;
-			j = m;
-		}
-	}
-#undef LESS
-	for (size_t i = 0; i < n; i++) {
-		if (r[i].fp)
-			fclose(r[i].fp);
-		free(r[i].rec);
-	}
-	free(r);
-	free(heap);
-	return rc;
-}
-
-static int write_rec(void *arg, const unsigned char *rec)
-{
-	size_t len = rec_size(rec);
-
-	return fwrite(rec, 1, len, (FILE *)arg) == len ? 0 : error_errno("merge: cannot write a run");
-}
-
-/* Merge runs FANIN at a time until at most FANIN are left. */
-static int sorter_reduce(struct sorter *s)
-{
-	while (s->n_runs > FANIN) {
-		size_t k = s->n_runs < 2 * FANIN ? s->n_runs - FANIN + 1 : FANIN;
-		char *path = run_name(s);
-		FILE *fp = fopen(path, "wb");
-		int rc;
-
-		if (!fp) {
-			free(path);
-			return error_errno("merge: cannot create a run");
-		}
-		rc = merge_files(s->runs, k, write_rec, fp);
-		if (fclose(fp) != 0)
-			rc = -1;
-		for (size_t i = 0; i < k; i++) {
-			unlink(s->runs[i]);
-			free(s->runs[i]);
-		}
-		memmove(s->runs, s->runs + k, (s->n_runs - k) * sizeof(*s->runs));
-		s->n_runs -= k;
-		s->runs[s->n_runs++] = path;
-		if (rc)
+	urec_unpack(rec, &u);
+	if (u.url == 0 || u.url > x->max_url || u.type < U_DOC || u.type > U_LASTMOD)
+		return error("merge: a URL record file is damaged (url %u, type %u)", u.url, u.type);
+	if (!x->has || x->cur.url != u.url) {
+		if (x->has && fold_emit(x))
 			return -1;
+		memset(&x->cur, 0, sizeof(x->cur));
+		x->cur.url = u.url;
+		x->has = true;
 	}
+	fold_one(&x->cur, &u);
 	return 0;
 }
 
-/* Pass 2: the postings of the winning DOCs of this rank's segments. */
-static int read_postings(struct seg *segs, size_t n, const struct ust *u, size_t nu,
-			 struct sorter *s)
+/* ---- the postings of the winning DOCs ----------------------------------- */
+
+/* Pass 2: the postings of the winning DOCs of this rank's segments.  The
+ * winners come sorted by (segment, offset), as the segments are read. */
+static int read_postings(struct seg *segs, size_t n, struct merger *win, struct sorter *s)
 {
 	struct buf err = BUF_INIT(4096);
-	int rc = 0;
+	const unsigned char *w = NULL;
+	int rc = 0, hw = merger_next(win, &w);
 
-	for (size_t i = 0; i < n && !rc; i++) {
+	for (size_t i = 0; i < n && !rc && hw >= 0; i++) {
 		struct delta_reader *d = delta_reader_open(segs[i].path, &err);
 		struct delta_rec rec;
-		int got;
+		int got = 0;
 
 		if (!d) {
 			rc = error("%s", buf_str(&err));
 			break;
 		}
-		while (!rc && (got = delta_next(d, &rec)) > 0) {
+		while (!rc && hw == 1 && (got = delta_next(d, &rec)) > 0) {
 			uint64_t ord = (uint64_t)segs[i].gidx << ORD_SEG_SHIFT | rec.offset;
-			const struct ust *st;
 
-			if (rec.type != DELTA_DOC)
+			if (le_get64(w) < ord) {
+				rc = error("merge: the winning record at %" PRIu64 " of segment %" PRIu64
+					   " is not a record of it", le_get64(w) & (((uint64_t)1 << ORD_SEG_SHIFT) - 1),
+					   le_get64(w) >> ORD_SEG_SHIFT);
+				break;
+			}
+			if (rec.type != DELTA_DOC || le_get64(w) != ord)
 				continue;
-			st = ust_find(u, nu, rec.url_id);
-			if (!st || !(st->flags & ST_INDEXED) || st->win_ord != ord)
-				continue;
-			for (uint32_t w = 0; w < rec.n_words && !rc; w++)
-				rc = sorter_add(s, delta_partition(rec.words[w].word, rec.words[w].len),
-						rec.words[w].word, rec.words[w].len, rec.site_id,
-						rec.url_id, rec.words[w].pos, rec.words[w].n_pos);
+			if (le_get32(w + 8) != rec.url_id) {
+				rc = error("merge: %s: offset %" PRIu64 ": url %u, the winner says %u",
+					   segs[i].path, rec.offset, rec.url_id, le_get32(w + 8));
+				break;
+			}
+			for (uint32_t k = 0; k < rec.n_words && !rc; k++) {
+				const struct delta_word *dw = &rec.words[k];
+				size_t len = REC_FIXED + dw->len + 2 * (size_t)dw->n_pos;
+				unsigned char *p = sorter_room(s, len);
+
+				if (!p) {
+					rc = -1;
+					break;
+				}
+				p[0] = (unsigned char)delta_partition(dw->word, dw->len);
+				p[1] = (unsigned char)dw->len;
+				le_put32(p + 2, rec.site_id);
+				le_put32(p + 6, rec.url_id);
+				le_put16(p + 10, (uint16_t)dw->n_pos);
+				memcpy(p + REC_FIXED, dw->word, dw->len);
+				for (uint32_t j = 0; j < dw->n_pos; j++)
+					le_put16(p + REC_FIXED + dw->len + 2 * j, dw->pos[j]);
+			}
+			hw = merger_next(win, &w);
 		}
-		if (!rc && got < 0)
+		if (!rc && hw == 1 && got < 0)
 			rc = error("merge: %s", delta_reader_msg(d));
 		delta_reader_close(d);
 	}
+	if (!rc && hw < 0)
+		rc = -1;
+	if (!rc && hw == 1)
+		rc = error("merge: the winning record at %" PRIu64 " of segment %" PRIu64
+			   " was not found", le_get64(w) & (((uint64_t)1 << ORD_SEG_SHIFT) - 1),
+			   le_get64(w) >> ORD_SEG_SHIFT);
 	buf_free(&err);
 	if (!rc)
-		rc = sorter_spill(s);
-	if (!rc)
-		rc = sorter_reduce(s);
+		rc = sorter_finish(s);
 	return rc;
 }
 
@@ -871,6 +1147,7 @@ static int build_part(struct build_ctx *x)
 	x->stats[1] += b->live;
 	x->stats[2] += b->postings;
 out:
+	storage_release(x->old); /* the old partition was read once */
 	free(by_k);
 	buf_free(&err);
 	return rc;
@@ -940,43 +1217,59 @@ static int on_rec(void *arg, const unsigned char *rec)
 
 /* ---- docinfo and wordurl (rank 0) ---------------------------------------- */
 
-static int write_docinfo(const char *gen_dir, const struct storage *old, const struct ust *u,
-			 size_t nu, struct storage_format *f)
+/* docinfo: the old entries merged with the URL states (files from every
+ * rank, each in url order). */
+static int write_docinfo(const char *gen_dir, const struct storage *old, char **st_files,
+			 size_t n_files, struct storage_format *f)
 {
-	struct storage_docinfo_writer *w;
+	struct storage_docinfo_writer *w = NULL;
 	struct buf err = BUF_INIT(4096);
 	uint32_t old_max = old ? storage_max_url_id(old) : 0;
-	uint32_t max = old_max;
-	size_t j = 0;
-	int rc = 0;
+	struct merger m;
+	const unsigned char *rec;
+	struct urec u = { 0 };
+	int rc = merger_open(&m, &K_UREC, st_files, n_files), h = 0;
 
-	if (nu && u[nu - 1].url > max)
-		max = u[nu - 1].url;
-	if (storage_docinfo_begin(gen_dir, &w, &err)) {
+	if (!rc && storage_docinfo_begin(gen_dir, &w, &err))
 		rc = error("%s", buf_str(&err));
-		goto out;
-	}
-	for (uint64_t url = 1; url <= max && !rc; url++) {
+	if (!rc && (h = merger_next(&m, &rec)) > 0)
+		urec_unpack(rec, &u);
+	for (uint64_t url = 1; !rc && h >= 0; url++) {
 		struct storage_doc d = { 0 };
-		int have = old && url <= old_max ? storage_doc(old, (uint32_t)url, &d) : 0;
+		int have;
 
-		while (j < nu && u[j].url < url)
-			j++;
-		if (j < nu && u[j].url == url) {
-			if (u[j].flags & ST_INDEXED) {
-				d.site_id = u[j].site;
-				memcpy(d.len, u[j].len, sizeof(d.len));
-				d.last_modified = u[j].lastmod;
+		if (url > old_max) {
+			if (h == 0)
+				break;
+			url = u.url; /* nothing old in between */
+		}
+		if (h == 1 && u.url < url) {
+			rc = error("merge: the URL states are out of order at url %u", u.url);
+			break;
+		}
+		have = old && url <= old_max ? storage_doc(old, (uint32_t)url, &d) : 0;
+		if (h == 1 && u.url == url) {
+			if (u.type & ST_INDEXED) {
+				d.site_id = u.site;
+				memcpy(d.len, u.len, sizeof(d.len));
+				d.last_modified = u.val;
 				have = 1;
-			} else if (u[j].flags & ST_TOUCHED) {
+			} else if (u.type & ST_TOUCHED) {
 				have = 0;
 			} else if (have) {
-				d.last_modified = u[j].lastmod;
+				d.last_modified = u.val;
 			}
+			if ((h = merger_next(&m, &rec)) > 0)
+				urec_unpack(rec, &u);
 		}
 		if (have > 0 && d.site_id)
 			rc = storage_docinfo_put(w, (uint32_t)url, &d);
+		if ((url & 0xffff) == 0)
+			storage_release(old); /* read once: not kept resident */
 	}
+	if (!rc && h < 0)
+		rc = -1;
+	merger_close(&m);
 	if (rc) {
 		storage_docinfo_abort(w);
 		goto out;
@@ -988,62 +1281,74 @@ out:
 	return rc;
 }
 
-/* wordurl := the dictionary's live words.  A diff against the old
- * generation when wordurl describes it, else the whole table. */
+/* The rows of wordurl, produced for db_wordurl_apply() partition by
+ * partition: a diff against the old generation when wordurl describes it,
+ * else the whole table. */
+struct wordurl_gen {
+	const struct storage *s, *old;
+	bool full;
+	uint64_t rows;
+};
+
+static int wordurl_rows(void *arg, int (*put)(void *ctx, const struct db_wordurl *row), void *ctx)
+{
+	struct wordurl_gen *g = arg;
+	int rc = 0;
+
+	g->rows = 0;
+	for (unsigned p = 0; p < STORAGE_PARTITIONS && !rc; p++) {
+		uint32_t nw = storage_part_words(g->s, p);
+
+		for (uint32_t k = 0; k < nw && !rc; k++) {
+			uint32_t id = k * STORAGE_PARTITIONS + p;
+			struct storage_word w, o = { 0 };
+			struct db_wordurl v = { .word_id = id };
+			int had = !g->full && k < storage_part_words(g->old, p) ?
+				storage_word_info(g->old, id, &o) : 0;
+
+			if (storage_word_info(g->s, id, &w) != 1 || had < 0)
+				return error("merge: cannot read word %u back", id);
+			if (g->full ? !w.n_urls :
+			    (had == 1 && o.n_urls == w.n_urls && o.total == w.total) ||
+			    (had != 1 && !w.n_urls))
+				continue;
+			v.word = storage_word_text(g->s, id, &v.len);
+			v.urlcount = w.n_urls;
+			v.totalcount = (uint32_t)w.total;
+			if (!v.word)
+				return error("merge: cannot read word %u back", id);
+			rc = put(ctx, &v);
+			g->rows++;
+		}
+		storage_release(g->s);
+		storage_release(g->old);
+	}
+	return rc;
+}
+
+/* wordurl := the dictionary's live words, streamed in one transaction. */
 static int update_wordurl(struct db *db, const struct storage *old, const char *gen_dir,
 			  uint64_t gen, uint64_t old_gen)
 {
 	struct storage *s = NULL;
 	struct buf err = BUF_INIT(4096);
-	struct db_wordurl *v = NULL;
-	size_t n = 0, cap = 0;
+	struct wordurl_gen g = { .old = old };
 	uint64_t db_gen;
-	bool full;
 	int rc = 0;
 
 	if (db_wordurl_gen(db, &db_gen))
 		return -1;
-	full = !old || db_gen != old_gen;
+	g.full = !old || db_gen != old_gen;
 	if (storage_open_dir(gen_dir, &s, &err)) {
 		rc = error("%s", buf_str(&err));
 		goto out;
 	}
-	for (unsigned p = 0; p < STORAGE_PARTITIONS; p++) {
-		uint32_t nw = storage_part_words(s, p);
-
-		for (uint32_t k = 0; k < nw; k++) {
-			uint32_t id = k * STORAGE_PARTITIONS + p;
-			struct storage_word w, o = { 0 };
-			int had = !full && k < storage_part_words(old, p) ?
-				storage_word_info(old, id, &o) : 0;
-
-			if (storage_word_info(s, id, &w) != 1 || had < 0) {
-				rc = error("merge: cannot read word %u back", id);
-				goto out;
-			}
-			if (full ? !w.n_urls :
-			    (had == 1 && o.n_urls == w.n_urls && o.total == w.total) ||
-			    (had != 1 && !w.n_urls))
-				continue;
-			if (n == cap) {
-				cap = cap ? 2 * cap : 65536;
-				v = xrealloc(v, cap * sizeof(*v));
-			}
-			v[n].word_id = id;
-			v[n].word = storage_word_text(s, id, &v[n].len);
-			v[n].urlcount = w.n_urls;
-			v[n].totalcount = (uint32_t)w.total;
-			if (!v[n].word) {
-				rc = error("merge: cannot read word %u back", id);
-				goto out;
-			}
-			n++;
-		}
-	}
-	info("merge: wordurl: %zu row(s) to write (%s)", n, full ? "whole table" : "changes");
-	rc = db_wordurl_apply(db, v, n, full, gen);
+	g.s = s;
+	rc = db_wordurl_apply(db, wordurl_rows, &g, g.full, gen);
+	if (!rc)
+		info("merge: wordurl: %" PRIu64 " row(s) written (%s)", g.rows,
+		     g.full ? "whole table" : "changes");
 out:
-	free(v);
 	storage_close(s);
 	buf_free(&err);
 	return rc;
@@ -1051,17 +1356,10 @@ out:
 
 /* ---- the run ------------------------------------------------------------- */
 
-/* Records of the merged local stream go to the file of their owner. */
-struct split {
-	FILE **f;
-	const int *owner;      /* per partition */
-};
-
-static int split_rec(void *arg, const unsigned char *rec)
+/* Postings go to the owner of their partition. */
+static int post_owner(const void *arg, const unsigned char *rec)
 {
-	struct split *sp = arg;
-
-	return write_rec(sp->f[sp->owner[rec[0]]], rec);
+	return ((const int *)arg)[rec[0]];
 }
 
 /* Does this rank see the directory rank 0 created?  Rank 0 leaves a token
@@ -1139,16 +1437,16 @@ int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir
 {
 	int me = cluster_rank(), size = cluster_size(), rc = 0, k;
 	struct buf err = BUF_INIT(4096);
-	uint64_t cur = 0, g = 0;
+	uint64_t cur = 0, g = 0, max_url = 0, n_states = 0;
 	struct storage *old = NULL;
 	struct seg *segs = NULL;
-	size_t n_segs = 0, n_urec = 0, n_ust = 0;
-	struct urec *urec = NULL;
-	struct ust *ust = NULL;
+	size_t n_segs = 0, n_all = 0, cap;
+	uint32_t *reader = NULL;
 	struct sorter sorter = { 0 };
+	struct merger win = { 0 };
 	struct build_ctx x = { .cur = -1 };
 	uint8_t *touched = NULL;
-	uint32_t touched_max = 0;
+	char **ufrom = NULL, **wfrom = NULL, **sfrom = NULL, **pfrom = NULL;
 	char *dir = NULL, *index_dir = xasprintf("%s/index", c->data_dir);
 	double t0 = now_monotonic();
 	int igen[2], owner[STORAGE_PARTITIONS], n_owners = 0;
@@ -1200,120 +1498,141 @@ int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir
 		rc = error_errno("merge: cannot create %s", M.scratch);
 	if (cluster_agree(rc))
 		goto fail;
+	cap = (size_t)c->delta_buffer_size * 1024;
+	if (cap < MIN_SORT_BUFFER)
+		cap = MIN_SORT_BUFFER;
 
-	/* 1. Which record of each URL wins, over all ranks' segments. */
-	rc = list_segments(c, &segs, &n_segs);
+	/* 1. The URL records of this rank's segments, sorted by (url, ord) in
+	 * runs of DeltaBufferSize, go to the owner of each URL (url mod size). */
+	rc = list_segments(c, &segs, &n_segs, &reader, &n_all);
+	sorter_init(&sorter, &K_UREC, M.scratch, "u", cap);
 	if (!rc)
-		rc = read_urecs(segs, n_segs, &urec, &n_urec);
-	if (cluster_agree(rc))
+		rc = read_urecs(segs, n_segs, &sorter, &max_url);
+	if (!rc)
+		rc = sorter_finish(&sorter);
+	info("merge: %" PRIu64 " URL record(s) sorted in %zu run(s) of %zu KiB (%.2f s)",
+	     sorter.records, sorter.spills, cap / 1024, now_monotonic() - t0);
+	if (cluster_agree(rc) || cluster_max_u64(&max_url))
 		goto fail;
-	rc = gather_states(urec, n_urec, &ust, &n_ust);
-	free(urec);
-	urec = NULL;
-	if (cluster_agree(rc))
+	if (sort_exchange(&sorter, "u", url_owner, NULL, &ufrom))
 		goto fail;
-	info("merge: %zu segment(s) here, %zu URL(s) changed in all", n_segs, n_ust);
 
-	/* 2. The winning postings, sorted in runs of DeltaBufferSize. */
-	sorter.dir = M.scratch;
-	sorter.cap = (size_t)c->delta_buffer_size * 1024;
-	if (sorter.cap < MIN_SORT_BUFFER)
-		sorter.cap = MIN_SORT_BUFFER;
-	sorter.arena = xmalloc(sorter.cap + MAX_REC);
-	rc = read_postings(segs, n_segs, ust, n_ust, &sorter);
-	free(sorter.arena);
-	sorter.arena = NULL;
-	free(sorter.idx);
-	sorter.idx = NULL;
+	/* 2. Each owner folds its URLs' records into states: the winning DOCs
+	 * to the ranks that read their segments, the states to rank 0, the
+	 * touched URLs into a bitmap every rank gets. */
+	touched = xcalloc((size_t)(max_url / 8 + 1), 1);
+	{
+		char **wto = xfer_paths("w", "to"), **sto = xfer_paths("s", "to");
+		FILE **wf = xcalloc((size_t)size, sizeof(*wf)), **sf = xcalloc((size_t)size, sizeof(*sf));
+		struct fold_ctx fx = { .win = wf, .reader = reader, .n_all = n_all,
+				       .touched = touched, .max_url = max_url };
+
+		rc = xfer_open(wto, wf);
+		if (xfer_open(sto, sf))
+			rc = -1;
+		if (!rc) {
+			fx.st = sf[0];
+			rc = merge_files(&K_UREC, ufrom, (size_t)size, fold_rec, &fx);
+			if (!rc && fx.has)
+				rc = fold_emit(&fx);
+		}
+		n_states = fx.states;
+		if (xfer_close(wto, wf))
+			rc = -1;
+		if (xfer_close(sto, sf))
+			rc = -1;
+		free(wf);
+		free(sf);
+		xfer_free(ufrom);
+		ufrom = NULL;
+		merge_crash_point("after-url-states");
+		if (xfer_exchange("w", wto, rc, &wfrom))
+			rc = -1;
+		if (xfer_exchange("s", sto, rc, &sfrom))
+			rc = -1;
+		xfer_free(wto);
+		xfer_free(sto);
+	}
+	if (cluster_agree(rc) || cluster_or_bytes(touched, (size_t)(max_url / 8 + 1)) ||
+	    cluster_sum_u64(&n_states, 1))
+		goto fail;
+	info("merge: %zu segment(s) here, %" PRIu64 " URL(s) changed in all (%.2f s)", n_segs,
+	     n_states, now_monotonic() - t0);
+
+	/* 3. The winners this rank reads, sorted by (segment, offset); the
+	 * postings of the winning DOCs, sorted in runs of DeltaBufferSize. */
+	sorter_init(&sorter, &K_WIN, M.scratch, "w", cap);
+	for (int r = 0; r < size && !rc; r++) {
+		FILE *f = fopen(wfrom[r], "rb");
+		unsigned char *p, b[WIN_SIZE];
+		size_t got = 0;
+
+		if (!f) {
+			rc = error_errno("merge: cannot open %s", wfrom[r]);
+			break;
+		}
+		while (!rc && (got = fread(b, 1, WIN_SIZE, f)) == WIN_SIZE) {
+			p = sorter_room(&sorter, WIN_SIZE);
+			if (p)
+				memcpy(p, b, WIN_SIZE);
+			else
+				rc = -1;
+		}
+		if (!rc && (ferror(f) || got))
+			rc = error("merge: %s is damaged", wfrom[r]);
+		fclose(f);
+		unlink(wfrom[r]);
+	}
+	if (!rc)
+		rc = sorter_finish(&sorter);
+	if (!rc)
+		rc = merger_open(&win, &K_WIN, sorter.runs, sorter.n_runs);
+	if (cluster_agree(rc))
+		goto fail;
+	{
+		struct sorter post;
+
+		sorter_init(&post, &K_POST, M.scratch, "p", cap);
+		rc = read_postings(segs, n_segs, &win, &post);
+		merger_close(&win);
+		sorter_free(&sorter);
+		sorter = post;
+	}
+	info("merge: %" PRIu64 " posting(s) sorted in %zu run(s) (%.2f s)", sorter.records,
+	     sorter.spills, now_monotonic() - t0);
 	if (cluster_agree(rc))
 		goto fail;
 	merge_crash_point("after-runs");
 
-	/* 3. The postings of each partition to its owner (partition p belongs
-	 * to rank p mod size): split the sorted runs per owner, exchange. */
-	{
-		char **mine = xcalloc((size_t)size, sizeof(*mine));
-		FILE **outf = xcalloc((size_t)size, sizeof(*outf));
-
-		for (int r = 0; r < size; r++) {
-			mine[r] = xasprintf("%s/to-%d", M.scratch, r);
-			outf[r] = fopen(mine[r], "wb");
-			if (!outf[r])
-				rc = error_errno("merge: cannot create %s", mine[r]);
-		}
-		if (!rc) {
-			struct split sp = { outf, owner };
-
-			rc = merge_files(sorter.runs, sorter.n_runs, split_rec, &sp);
-		}
-		for (int r = 0; r < size; r++)
-			if (outf[r] && fclose(outf[r]) != 0)
-				rc = error_errno("merge: cannot write %s", mine[r]);
-		for (size_t i = 0; i < sorter.n_runs; i++) {
-			unlink(sorter.runs[i]);
-			free(sorter.runs[i]);
-		}
-		free(sorter.runs);
-		sorter.runs = NULL;
-		if (cluster_agree(rc)) {
-			for (int r = 0; r < size; r++)
-				free(mine[r]);
-			free(mine);
-			free(outf);
-			goto fail;
-		}
-		char **from = xcalloc((size_t)size, sizeof(*from));
-		for (int r = 0; r < size; r++)
-			from[r] = xasprintf("%s/from-%d", M.scratch, r);
-		if (rename(mine[me], from[me]) < 0)
-			rc = error_errno("merge: rename %s", mine[me]);
-		for (int step = 1; step < size && !rc; step++) {
-			int to = (me + step) % size, fr = (me - step + size) % size;
-
-			rc = cluster_exchange_file(mine[to], to, from[fr], fr);
-			unlink(mine[to]);
-		}
-		if (!cluster_agree(rc)) {
-			/* 4. Build the owned partitions from the merged streams. */
-			touched_max = n_ust ? ust[n_ust - 1].url : 0;
-			touched = xcalloc((size_t)touched_max / 8 + 1, 1);
-			for (size_t i = 0; i < n_ust; i++)
-				if (ust[i].flags & ST_TOUCHED)
-					touched[ust[i].url >> 3] |= (uint8_t)(1u << (ust[i].url & 7));
-			x.gen_dir = dir;
-			x.scratch = M.scratch;
-			x.old = old;
-			x.touched = touched;
-			x.touched_max = touched_max;
-			x.cursor = xmalloc(sizeof(*x.cursor));
-			x.pos = xmalloc(65536 * sizeof(*x.pos));
-			x.me = me;
-			x.owner = owner;
-			rc = merge_files(from, (size_t)size, on_rec, &x);
-			if (!rc && x.cur >= 0) {
-				x.next = x.cur;
-				rc = build_until(&x, x.cur + 1);
-			}
-			if (!rc)
-				rc = build_until(&x, STORAGE_PARTITIONS);
-			part_reset(&x, 0);
-			free(x.b.w);
-			free(x.cursor);
-			free(x.pos);
-		} else {
-			rc = -1;
-		}
-		for (int r = 0; r < size; r++) {
-			unlink(from[r]);
-			free(from[r]);
-			free(mine[r]);
-		}
-		free(from);
-		free(mine);
-		free(outf);
+	/* 4. The postings of each partition to its owner, which builds it from
+	 * the merged streams. */
+	if (sort_exchange(&sorter, "p", post_owner, owner, &pfrom))
+		goto fail;
+	x.gen_dir = dir;
+	x.scratch = M.scratch;
+	x.old = old;
+	x.touched = touched;
+	x.touched_max = (uint32_t)max_url;
+	x.cursor = xmalloc(sizeof(*x.cursor));
+	x.pos = xmalloc(65536 * sizeof(*x.pos));
+	x.me = me;
+	x.owner = owner;
+	rc = merge_files(&K_POST, pfrom, (size_t)size, on_rec, &x);
+	if (!rc && x.cur >= 0) {
+		x.next = x.cur;
+		rc = build_until(&x, x.cur + 1);
 	}
+	if (!rc)
+		rc = build_until(&x, STORAGE_PARTITIONS);
+	part_reset(&x, 0);
+	free(x.b.w);
+	free(x.cursor);
+	free(x.pos);
+	xfer_free(pfrom);
+	pfrom = NULL;
 	if (cluster_agree(rc))
 		goto fail;
+	info("merge: partitions written (%.2f s)", now_monotonic() - t0);
 	merge_crash_point("after-partitions");
 
 	/* 5. Rank 0: docinfo, FORMAT, the files kept, wordurl. */
@@ -1322,7 +1641,8 @@ int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir
 		struct storage_format f = { .generation = g, .words = x.stats[0],
 					    .live_words = x.stats[1], .postings = x.stats[2] };
 
-		rc = write_docinfo(dir, old, ust, n_ust, &f);
+		rc = write_docinfo(dir, old, sfrom, (size_t)size, &f);
+		info("merge: docinfo written (%.2f s)", now_monotonic() - t0);
 		merge_crash_point("after-docinfo");
 		if (!rc && old) {
 			const char *keep[] = { "ranks", "citations" };
@@ -1354,20 +1674,16 @@ int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir
 fail:
 	rc = -1;
 out:
+	merger_close(&win);
+	sorter_free(&sorter);
+	xfer_free(ufrom);
+	xfer_free(wfrom);
+	xfer_free(sfrom);
+	xfer_free(pfrom);
 	if (M.scratch)
 		rm_scratch(M.scratch);
-	if (sorter.runs) {
-		for (size_t i = 0; i < sorter.n_runs; i++) {
-			unlink(sorter.runs[i]);
-			free(sorter.runs[i]);
-		}
-		free(sorter.runs);
-	}
-	free(sorter.arena);
-	free(sorter.idx);
 	free(touched);
-	free(ust);
-	free(urec);
+	free(reader);
 	segs_free(segs, n_segs);
 	storage_close(old);
 	free(dir);

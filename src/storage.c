@@ -730,6 +730,12 @@ static void map_free(struct map *m)
 	memset(m, 0, sizeof(*m));
 }
 
+static void map_release(struct map *m)
+{
+	if (m->base)
+		madvise((void *)m->base, m->size, MADV_DONTNEED);
+}
+
 /* Map a file and check its header.  Returns 0, or -1 with "path: why". */
 static int map_file(const char *path, enum ftype type, uint32_t part, struct map *m,
 		    struct buf *err)
@@ -855,6 +861,11 @@ static int open_part(const char *gen_dir, unsigned k, struct part *p, struct buf
 	}
 	if (!rc)
 		rc = part_shape(d, p, err);
+	/* Opening touched a page or two of each file, and the kernel maps up to
+	 * 64 KiB of cached pages around each touch: 400 files of a generation
+	 * just written would count ~25 MB in the resident set at once. */
+	for (int i = 0; i < 4; i++)
+		map_release(m[i]);
 	free(d);
 	return rc;
 }
@@ -906,17 +917,23 @@ int storage_open(const char *data_dir, struct storage **out, struct buf *err)
 	return rc;
 }
 
+/* fn on every mapping of s. */
+static void each_map(struct storage *s, void (*fn)(struct map *m))
+{
+	for (unsigned k = 0; k < STORAGE_PARTITIONS; k++) {
+		fn(&s->part[k].ind);
+		fn(&s->part[k].sites);
+		fn(&s->part[k].urls);
+		fn(&s->part[k].words);
+	}
+	fn(&s->doc);
+}
+
 void storage_close(struct storage *s)
 {
 	if (!s)
 		return;
-	for (unsigned k = 0; k < STORAGE_PARTITIONS; k++) {
-		map_free(&s->part[k].ind);
-		map_free(&s->part[k].sites);
-		map_free(&s->part[k].urls);
-		map_free(&s->part[k].words);
-	}
-	map_free(&s->doc);
+	each_map(s, map_free);
 	free(s->dir);
 	free(s);
 }
@@ -1867,4 +1884,12 @@ int storage_check(const char *gen_dir, struct buf *report)
 		map_free(&doc);
 	buf_free(&why);
 	return k.problems ? 1 : 0;
+}
+
+/* --- urlstates: bounded merge memory --- */
+
+void storage_release(const struct storage *s)
+{
+	if (s) /* the mappings are not changed, only their pages dropped */
+		each_map((struct storage *)s, map_release);
 }

@@ -32,7 +32,7 @@ tap_ok "$([ "$ndelta" -ge 1 ] && [ ! -e "$dd/index/current" ] && echo 1)" \
 	"no index published, $ndelta delta segment(s) kept"
 
 # ---- -D killed after the partitions and after FORMAT: still nothing live
-for point in after-partitions after-format after-wordurl; do
+for point in after-url-states after-partitions after-format after-wordurl; do
 	MPSEEK_MERGE_CRASH_AT=$point mpi_no_leak_check "$idx" -D "$conf" >/dev/null 2>"$T/crash-$point.log"
 	tap_ok "$([ $? -ne 0 ] && [ ! -e "$dd/index/current" ] && \
 		[ "$(ls "$dd/deltas"/*.dlt | wc -l)" = "$ndelta" ] && echo 1)" \

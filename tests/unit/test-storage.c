@@ -348,6 +348,21 @@ static void flip_file(const char *gen, const char *rel)
 	free(path);
 }
 
+/* RssFile of this process (file-backed resident pages), KiB; -1 if unknown. */
+static long rss_file_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "RssFile:", 8))
+			v = strtol(line + 8, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/test-storage-XXXXXX";
@@ -384,6 +399,15 @@ int main(void)
 		return done_testing();
 	is_int(storage_generation(s), 1, "generation from FORMAT");
 	is_int(compare(s), 0, "reader gives back the model (words, postings, docinfo)");
+	{
+		long before = rss_file_kib(), after;
+
+		storage_release(s);
+		after = rss_file_kib();
+		ok(before > 0 && after < before, "storage_release drops the mapped pages read "
+		   "(RssFile %ld -> %ld KiB)", before, after);
+		is_int(compare(s), 0, "after storage_release the reader still gives back the model");
+	}
 	{
 		uint64_t docs = 0, sum2 = 0;
 		int n = 0;
