@@ -109,6 +109,7 @@ struct conf {
 	/* cluster (mpseek additions) */
 	long db_connections;      /* DBConnectionsPerRank (1) */
 	long claim_batch;         /* ClaimBatchSize (0 = balance automatically) */
+	long index_threads;       /* IndexThreads: analysis threads per rank (2; 0 = inline) */
 	long lease_time;          /* LeaseTime seconds (15M) */
 	bool db_listen_tcp;       /* EmbeddedDBListen host:port given */
 	char *db_listen;          /* EmbeddedDBListen 127.0.0.1:3307 (NULL = socket only) */

@@ -333,6 +333,15 @@ int db_site_lookup(struct db *db, const char *site, uint32_t *site_id);
 int db_space_sites(struct db *db, const uint32_t *space_ids, size_t n,
 		   int (*cb)(void *arg, uint32_t site_id), void *arg);
 
+/* --- crawlpipe: clone lookups from memory -------------------------------- */
+
+/* Every live status-200 origin of site_id (the rows db_find_origin() looks
+ * at), by url_id: fn(arg, url_id, crc) for each, crc borrowed for the call.
+ * At most max rows are reported.  Returns the number of rows (max + 1 when
+ * there are more), or -1. */
+long db_site_origins(struct db *db, unsigned site_id, size_t max,
+		     void (*fn)(void *arg, unsigned url_id, const char *crc), void *arg);
+
 #endif
 
 /* --- searchd: the query log (table stat, ASPseek's ADD_STAT) -------------- */

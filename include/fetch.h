@@ -8,7 +8,8 @@
  * rules, redirect following (the Location is returned, never followed), URL
  * normalisation, parsing, the database.  See doc/FETCH.md.
  *
- * Not thread-safe: one fetcher is driven by one thread.  A fetcher may not be
+ * Not thread-safe: one fetcher is driven by one thread (fetcher_wakeup()
+ * excepted).  A fetcher may not be
  * used from inside its own completion callback except for fetcher_add() and
  * fetcher_set_host_delay().
  */
@@ -158,6 +159,11 @@ int fetcher_set_host_delay(struct fetcher *f, const char *host_key, double secon
  * or running.  Returns the number of results delivered, or -1 on a libcurl
  * failure. */
 int fetcher_run(struct fetcher *f, double max_wait_s, fetch_done_fn cb, void *arg);
+
+/* Make a fetcher_run() that waits (or the next one) return at once, with
+ * whatever it delivered.  The one function that may be called from another
+ * thread (an analysis thread telling the crawl loop that a page is ready). */
+void fetcher_wakeup(struct fetcher *f);
 
 /* Requests accepted and not yet delivered (queued, running or finished). */
 size_t fetcher_pending(const struct fetcher *f);

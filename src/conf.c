@@ -163,6 +163,7 @@ static const struct directive directives[] = {
 	LONG("NextDocLimit", IDX, C(next_doc_limit), 1000, 1, 1000000),
 	LONG("DBConnectionsPerRank", IDX, C(db_connections), 1, 1, 64),
 	LONG("ClaimBatchSize", IDX, C(claim_batch), 0, 0, 100000),
+	LONG("IndexThreads", IDX, C(index_threads), 2, 0, 64),
 	TIME("LeaseTime", IDX, C(lease_time), 15 * MINUTE, MINUTE, 30 * DAY),
 	FN("EmbeddedDBListen", IDX, 1, 1, d_dblisten),
 	FNW("PageRankDamping", IDX, NOWHERE, 0, d_pagerank, NULL),

@@ -1,19 +1,25 @@
 /* crawl.c - the crawl loop of one rank (see crawl.h, doc/CRAWL.md).
  *
- * One thread.  The loop claims a batch of due URLs, checks each against the
+ * The loop thread claims a batch of due URLs, checks each against the
  * Server blocks, the Allow/Disallow chain, MaxHops and the site's robots.txt
  * (fetched first when unknown), hands the admitted ones to the fetcher, and
  * turns every result into an outcome: postings and links in the rank's delta
  * log, new URLs in urlword, the document in urlwordsNN.  Outcomes are kept
  * in a pending batch that is stored in one transaction once the delta log is
  * synced, so a URL is never marked indexed before its postings are durable.
+ * With IndexThreads > 0, analysis threads parse the page bodies (pure work,
+ * analyse_page()) and a store thread stores the batches; everything else
+ * stays in the loop thread (see "the analysis threads" and "the store
+ * thread" below, doc/CRAWL.md).
  */
 #include "config.h"
 
 #include <curl/curl.h>
 #include <errno.h>
 #include <nettle/md5.h>
+#include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,9 +99,26 @@ struct site {
 	struct site *hnext;
 };
 
+/* The live origins of a held site (db_find_origin()'s rows): MD5 -> url_id,
+ * loaded when the rank takes the site.  While the rank holds the site's
+ * lease no other rank stores its pages (doc/CLUSTER.md), so the rank keeps
+ * the table up to date from its own outcomes (flush()) and asks the
+ * database nothing per page.  Open addressing; url_id 0 = no live origin. */
+struct origin_ent {
+	char crc[33];
+	bool used;
+	uint32_t url_id;
+};
+
+struct origins {
+	struct origin_ent *v;
+	size_t nslots, used;         /* nslots a power of two, used < nslots / 2 */
+};
+
 /* A site whose lease the rank holds. */
 struct held {
 	unsigned site_id;
+	struct origins *origins;     /* NULL: ask the database (not loaded) */
 	size_t in_hand;              /* claimed URLs of the site not finished */
 	bool draining;               /* handed over: no more claims, released at 0 */
 	double next_try;             /* monotonic time of the next claim for it */
@@ -107,6 +130,7 @@ struct pending {
 	struct db_doc doc;
 	unsigned site_id;
 	char crc[33], last_modified[65], etag[129];
+	char old_crc[33];            /* the URL was a live origin with this MD5, or "" */
 	char *content_type, *charset, *title, *txt, *keywords, *description;
 	void *words;
 	uint32_t *hrefs;
@@ -129,6 +153,57 @@ struct word_tab {
 	bool full;
 };
 
+/* The admitted links of a page, in document order, each once: the URL and
+ * its site key, both in pool. */
+struct linklist {
+	struct buf pool;             /* "url\0site\0" per link */
+	uint32_t *off;               /* pool offset of each URL */
+	size_t n, cap;
+	uint32_t *slots;             /* URL hash: index + 1, 0 = empty */
+	size_t nslots;
+};
+
+/* The references of a page already admitted, by their text before any '#'
+ * (borrowed from the page's html_doc): another reference with the same text
+ * resolves to the same URL, the fragment being dropped, so it is not
+ * resolved and admitted again (index pages link one page under hundreds of
+ * fragments). */
+struct refset {
+	struct refent { const char *p; size_t len; } *v;
+	size_t nslots, n;
+};
+
+enum analysis_kind {
+	AN_TYPE,                     /* a content type we do not index */
+	AN_UNCHANGED,                /* the MD5 stored before */
+	AN_DOC,                      /* parsed: the fields below are set */
+};
+
+/* What analyse_page() found in a page body: everything page_commit() needs
+ * that takes no database, delta log or seen-set. */
+struct analysis {
+	enum analysis_kind kind;
+	char mt[64], crc[33];
+	size_t blen;
+	bool noindex, nofollow;
+	/* Columns, cut to their widths (malloc'd; page_commit() takes them). */
+	char *content_type, *charset, *title, *txt, *keywords, *description;
+	char *ref;                   /* META refresh or script redirect, as written */
+	bool ref_meta;               /* ref is a META refresh */
+	char *ref_url;               /* ref resolved and admitted (not the page itself) */
+	struct linklist links;
+	struct refset refs;          /* scratch of analyse_page() */
+	struct word_tab words;       /* positions sorted (words_finish()) */
+	void *z;                     /* compress_text() of the UTF-8 text */
+	size_t zlen;
+	/* scratch kept from page to page */
+	struct buf utf8;             /* the body converted to UTF-8 */
+	z_stream zs;                 /* deflate at level 1 */
+	bool zs_ready;
+};
+
+struct pipeline;
+
 struct crawl {
 	const struct conf *c;
 	struct db *db;
@@ -144,7 +219,9 @@ struct crawl {
 	struct pending pend[PENDING_MAX];
 	size_t npend;
 	double pend_since;
-	struct word_tab words;
+	struct analysis ia;          /* the analysis of IndexThreads 0 (inline) */
+	struct pipeline *pl;         /* the analysis threads, NULL with IndexThreads 0 */
+	struct storer *st;           /* the store thread, NULL with IndexThreads 0 */
 	long docs;                   /* pages processed, for -n */
 	size_t in_hand;              /* jobs claimed and not finished */
 	bool failed;                 /* the rank cannot go on */
@@ -154,6 +231,11 @@ struct crawl {
 	double next_pick;            /* monotonic time of the next site pick */
 	uint64_t claimed, claims;    /* URLs claimed, claim transactions */
 	double claim_seconds, store_seconds;
+	double origin_seconds;       /* wall time in clone lookups */
+	double sync_seconds;         /* wall time making the delta log durable */
+	double store_wait_seconds;   /* wall time waiting for the store thread */
+	double store_thread_seconds; /* of store_seconds: in the store thread */
+	double links_seconds;        /* wall time inserting links (in store_seconds) */
 	struct crawl_advice adv;     /* the coordinator's last word */
 };
 
@@ -342,6 +424,105 @@ static void sites_free(struct crawl *cr)
 	free(cr->sites);
 }
 
+/* ---- the live origins of the held sites ------------------------------------------ */
+
+#define ORIGINS_MAX (1u << 20)   /* per site; a bigger site asks the database */
+
+static struct origin_ent *origins_slot(struct origins *o, const char *crc)
+{
+	size_t h = (size_t)hash64(crc, strlen(crc)) & (o->nslots - 1);
+
+	while (o->v[h].used && strcmp(o->v[h].crc, crc))
+		h = (h + 1) & (o->nslots - 1);
+	return &o->v[h];
+}
+
+/* url_id is a live origin with MD5 crc (the lowest url_id wins, as in
+ * db_find_origin()). */
+static void origins_put(struct origins *o, const char *crc, unsigned url_id)
+{
+	struct origin_ent *e;
+
+	if (!crc[0] || strlen(crc) >= sizeof(e->crc))
+		return;
+	if (2 * (o->used + 1) > o->nslots) {
+		struct origins n = { xcalloc(2 * o->nslots, sizeof(*o->v)), 2 * o->nslots, 0 };
+
+		for (size_t i = 0; i < o->nslots; i++)
+			if (o->v[i].used && o->v[i].url_id) {
+				*origins_slot(&n, o->v[i].crc) = o->v[i];
+				n.used++;
+			}
+		free(o->v);
+		*o = n;
+	}
+	e = origins_slot(o, crc);
+	if (!e->used) {
+		strlcpy_(e->crc, crc, sizeof(e->crc));
+		e->used = true;
+		o->used++;
+	}
+	if (!e->url_id || url_id < e->url_id)
+		e->url_id = url_id;
+}
+
+/* url_id is no longer a live origin with MD5 crc. */
+static void origins_drop(struct origins *o, const char *crc, unsigned url_id)
+{
+	struct origin_ent *e;
+
+	if (!crc[0] || strlen(crc) >= sizeof(e->crc))
+		return;
+	e = origins_slot(o, crc);
+	if (e->used && e->url_id == url_id)
+		e->url_id = 0;
+}
+
+static void origins_load_one(void *arg, unsigned url_id, const char *crc)
+{
+	origins_put(arg, crc, url_id);
+}
+
+/* Load the live origins of held site h (no error: without them the
+ * database is asked per page). */
+static void origins_load(struct crawl *cr, struct held *h)
+{
+	struct origins *o = xcalloc(1, sizeof(*o));
+	long n;
+
+	o->nslots = 64;
+	o->v = xcalloc(o->nslots, sizeof(*o->v));
+	n = db_site_origins(cr->db, h->site_id, ORIGINS_MAX, origins_load_one, o);
+	if (n < 0 || n > (long)ORIGINS_MAX) {
+		free(o->v);
+		free(o);
+		return;
+	}
+	h->origins = o;
+}
+
+static void origins_free(struct origins *o)
+{
+	if (o)
+		free(o->v);
+	free(o);
+}
+
+static struct held *held_find(struct crawl *cr, unsigned site_id);
+
+/* The stored outcome p changes the live origins of its site. */
+static void origins_update(struct crawl *cr, const struct pending *p)
+{
+	struct held *h = held_find(cr, p->site_id);
+
+	if (!h || !h->origins)
+		return;
+	if (p->old_crc[0])
+		origins_drop(h->origins, p->old_crc, p->d.url_id);
+	if (p->d.status == 200 && p->d.origin == 1 && !p->d.deleted)
+		origins_put(h->origins, p->crc, p->d.url_id);
+}
+
 /* ---- the pending batch ---------------------------------------------------------- */
 
 static void pending_clear(struct pending *p)
@@ -357,30 +538,196 @@ static void pending_clear(struct pending *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* Make the delta records durable, then store the outcomes. */
+/* ---- the store thread ------------------------------------------------------------ */
+
+/* With analysis threads the loop also hands each batch of outcomes (its
+ * delta records synced) to a store thread with a database connection of its
+ * own, and goes on while the batch is stored: at most one batch is in the
+ * store thread, the next flush() waits for it.  The rank's clone table is
+ * updated when the batch is handed over, and pending_origin() looks at the
+ * batch being stored too, so the clone check sees what the inline store
+ * would have stored already. */
+struct storer {
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct db *db;               /* its own connection */
+	int rank;
+	struct pending batch[PENDING_MAX];
+	size_t n;                    /* outcomes in batch (until storer_wait()) */
+	bool busy;                   /* batch handed over, not stored yet */
+	bool failed;                 /* a store failed: the rank stops */
+	bool quit;
+	double seconds;              /* wall time in db_store_done(), not yet
+	                              * added to crawl.store_seconds */
+};
+
+/* The db_done records of n outcomes (pointing into them). */
+static void done_records(struct pending *p, size_t n, struct db_done *d)
+{
+	for (size_t i = 0; i < n; i++) {
+		d[i] = p[i].d;
+		d[i].crc = p[i].crc;
+		d[i].last_modified = p[i].last_modified;
+		d[i].etag = p[i].etag;
+		d[i].doc = d[i].doc_op == DB_DOC_PUT ? &p[i].doc : NULL;
+	}
+}
+
+static void *store_thread(void *arg)
+{
+	struct storer *st = arg;
+	struct db_done d[PENDING_MAX];
+
+	pthread_setname_np(pthread_self(), "mpseek-store");
+	pthread_mutex_lock(&st->mu);
+	for (;;) {
+		double t0;
+		int rc;
+
+		while (!st->busy && !st->quit)
+			pthread_cond_wait(&st->cv, &st->mu);
+		if (!st->busy)
+			break;
+		pthread_mutex_unlock(&st->mu);
+		/* The loop does not touch the batch while busy. */
+		done_records(st->batch, st->n, d);
+		t0 = now_monotonic();
+		rc = db_store_done(st->db, st->rank, d, st->n, NULL);
+		pthread_mutex_lock(&st->mu);
+		st->seconds += now_monotonic() - t0;
+		if (rc)
+			st->failed = true;
+		st->busy = false;
+		pthread_cond_broadcast(&st->cv);
+	}
+	pthread_mutex_unlock(&st->mu);
+	return NULL;
+}
+
+static void storer_free(struct storer *st);
+
+/* A store thread with its own connection, or NULL after logging. */
+static struct storer *storer_new(struct crawl *cr)
+{
+	struct storer *st = xcalloc(1, sizeof(*st));
+	int e;
+
+	pthread_mutex_init(&st->mu, NULL);
+	pthread_cond_init(&st->cv, NULL);
+	st->rank = cr->o->rank;
+	if (db_open(cr->c, 10, &st->db)) {
+		storer_free(st);
+		return NULL;
+	}
+	e = pthread_create(&st->thread, NULL, store_thread, st);
+	if (e) {
+		error("cannot start the store thread: %s", strerror(e));
+		storer_free(st);
+		return NULL;
+	}
+	st->started = true;
+	return st;
+}
+
+/* Wait until the batch in the store thread (if any) is stored; a failure
+ * stops the rank. */
+static void storer_wait(struct crawl *cr)
+{
+	struct storer *st = cr->st;
+	double t0 = now_monotonic();
+
+	if (!st || !st->n)
+		return;
+	pthread_mutex_lock(&st->mu);
+	while (st->busy)
+		pthread_cond_wait(&st->cv, &st->mu);
+	cr->store_seconds += st->seconds;
+	cr->store_thread_seconds += st->seconds;
+	st->seconds = 0;
+	pthread_mutex_unlock(&st->mu);
+	cr->store_wait_seconds += now_monotonic() - t0;
+	if (st->failed && !cr->failed) {
+		cr->failed = true;
+		error("storing %zu crawled URL(s) failed: stopping", st->n);
+	}
+	for (size_t i = 0; i < st->n; i++)
+		pending_clear(&st->batch[i]);
+	st->n = 0;
+}
+
+/* Hand the pending outcomes (their delta records synced) to the store
+ * thread. */
+static void storer_hand(struct crawl *cr)
+{
+	struct storer *st = cr->st;
+
+	storer_wait(cr);
+	for (size_t i = 0; i < cr->npend; i++) {
+		st->batch[i] = cr->pend[i];     /* the strings move with it */
+		memset(&cr->pend[i], 0, sizeof(cr->pend[i]));
+		origins_update(cr, &st->batch[i]);
+	}
+	st->n = cr->npend;
+	cr->npend = 0;
+	pthread_mutex_lock(&st->mu);
+	st->busy = true;
+	pthread_cond_signal(&st->cv);
+	pthread_mutex_unlock(&st->mu);
+}
+
+/* Stop the store thread (storer_wait() first) and close its connection. */
+static void storer_free(struct storer *st)
+{
+	if (!st)
+		return;
+	if (st->started) {
+		pthread_mutex_lock(&st->mu);
+		st->quit = true;
+		pthread_cond_signal(&st->cv);
+		pthread_mutex_unlock(&st->mu);
+		pthread_join(st->thread, NULL);
+	}
+	for (size_t i = 0; i < st->n; i++)
+		pending_clear(&st->batch[i]);
+	db_close(st->db);
+	pthread_cond_destroy(&st->cv);
+	pthread_mutex_destroy(&st->mu);
+	free(st);
+}
+
+/* Make the delta records durable, then store the outcomes (here, or in the
+ * store thread). */
 static int flush(struct crawl *cr)
 {
 	struct db_done d[PENDING_MAX];
-	int rc = 0;
+	double ts;
+	int rc;
 
 	if (!cr->npend)
 		return 0;
-	if (delta_sync(cr->dw)) {
+	ts = now_monotonic();
+	rc = delta_sync(cr->dw);
+	cr->sync_seconds += now_monotonic() - ts;
+	if (rc) {
 		cr->failed = true;
 		rc = error("the delta log %s cannot be written: stopping", delta_writer_path(cr->dw));
+	} else if (cr->st) {
+		storer_hand(cr);
+		return cr->failed ? -1 : 0;
 	} else {
-		for (size_t i = 0; i < cr->npend; i++) {
-			d[i] = cr->pend[i].d;
-			if (d[i].doc_op == DB_DOC_PUT)
-				d[i].doc = &cr->pend[i].doc;
-		}
 		double t0 = now_monotonic();
 
+		done_records(cr->pend, cr->npend, d);
 		rc = db_store_done(cr->db, cr->o->rank, d, cr->npend, NULL);
 		cr->store_seconds += now_monotonic() - t0;
 		if (rc) {
 			cr->failed = true;
 			rc = error("storing %zu crawled URL(s) failed: stopping", cr->npend);
+		} else {
+			for (size_t i = 0; i < cr->npend; i++)
+				origins_update(cr, &cr->pend[i]);
 		}
 	}
 	for (size_t i = 0; i < cr->npend; i++)
@@ -404,6 +751,8 @@ static struct pending *pending_new(struct crawl *cr, struct job *j)
 	strlcpy_(p->crc, j->row.crc, sizeof(p->crc));
 	strlcpy_(p->last_modified, j->row.last_modified, sizeof(p->last_modified));
 	strlcpy_(p->etag, j->row.etag, sizeof(p->etag));
+	if (j->row.origin == 1 && j->row.status == 200)
+		strlcpy_(p->old_crc, j->row.crc, sizeof(p->old_crc));
 	p->d.url_id = j->row.url_id;
 	p->d.status = j->row.status;
 	p->d.crc = p->crc;
@@ -524,28 +873,53 @@ static int admit_link(const struct conf *c, const struct conf_server_params *fp,
 	return 0;
 }
 
+/* admit_link() for a link of a page whose site key is from_site: the link's
+ * site key (needed anyway) goes to site and is compared with from_site
+ * instead of parsing both URLs again (url_same_site()).  0 or -1. */
+static int admit_page_link(const struct conf *c, const struct conf_server_params *fp,
+			   const char *from, const char *from_site, const char *base,
+			   const char *ref, int hops, struct buf *out, struct buf *site)
+{
+	const char *why = NULL;
+	int rc = url_resolve(base, ref, out, &why);
+
+	if (rc) {
+		if (rc != URL_NOT_CRAWLABLE)
+			debug("%s: link %.200s dropped: %s", from, ref, why ? why : "bad URL");
+		return -1;
+	}
+	if (url_site(buf_str(out), site, NULL))
+		return -1;
+	if (!fp->follow_outside && strcmp(buf_str(site), from_site) &&
+	    !conf_server_for(c, buf_str(out))) {
+		debug("%s: link %s dropped: outside every Server", from, buf_str(out));
+		return -1;
+	}
+	if (admit(c, buf_str(out), hops, fp->follow_outside, &why)) {
+		debug("%s: link %s dropped: %s", from, buf_str(out), why);
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- links --------------------------------------------------------------------- */
 
+/* Links of a page on their way to urlword; the URLs are borrowed. */
 struct linkset {
 	struct db_link *v;
-	char **urls;
 	size_t n, cap;
 };
 
+/* Add url (not in ls yet) to ls; url is borrowed until linkset_free(). */
 static void linkset_add(struct linkset *ls, const char *url, unsigned site_id, int hops,
 			unsigned referrer)
 {
-	for (size_t i = 0; i < ls->n; i++)
-		if (!strcmp(ls->urls[i], url))
-			return;
 	if (ls->n == ls->cap) {
 		ls->cap = ls->cap ? 2 * ls->cap : 64;
 		ls->v = xrealloc(ls->v, ls->cap * sizeof(*ls->v));
-		ls->urls = xrealloc(ls->urls, ls->cap * sizeof(*ls->urls));
 	}
-	ls->urls[ls->n] = xstrdup(url);
 	memset(&ls->v[ls->n], 0, sizeof(ls->v[0]));
-	ls->v[ls->n].url = ls->urls[ls->n];
+	ls->v[ls->n].url = url;
 	ls->v[ls->n].site_id = site_id;
 	ls->v[ls->n].hops = hops;
 	ls->v[ls->n].referrer = referrer;
@@ -554,23 +928,18 @@ static void linkset_add(struct linkset *ls, const char *url, unsigned site_id, i
 
 static void linkset_free(struct linkset *ls)
 {
-	for (size_t i = 0; i < ls->n; i++)
-		free(ls->urls[i]);
-	free(ls->urls);
 	free(ls->v);
 	memset(ls, 0, sizeof(*ls));
 }
 
-/* Add a normalised, admitted URL to ls with its site. */
-static void link_collect(struct crawl *cr, struct linkset *ls, const char *url, int hops,
-			 unsigned referrer)
+/* Add a normalised, admitted URL of site key `site` to ls (url borrowed). */
+static void link_collect_site(struct crawl *cr, struct linkset *ls, const char *url,
+			      const char *site, int hops, unsigned referrer)
 {
-	struct buf site = BUF_INIT(MAX_URL_LEN + 1);
-	struct site *s;
+	struct site *s = site_get(cr, site, 0);
 
-	if (url_site(url, &site, NULL) == 0 && (s = site_get(cr, buf_str(&site), 0)))
+	if (s)
 		linkset_add(ls, url, s->site_id, hops, referrer);
-	buf_free(&site);
 }
 
 /* Give every link of ls its url_id: from the seen-set, else one batch
@@ -581,7 +950,7 @@ static int links_resolve(struct crawl *cr, struct linkset *ls)
 	long added;
 
 	for (size_t i = 0; i < ls->n; i++) {
-		uint32_t id = seen_get(cr->seen, ls->urls[i], strlen(ls->urls[i]));
+		uint32_t id = seen_get(cr->seen, ls->v[i].url, strlen(ls->v[i].url));
 
 		ls->v[i].url_id = id;
 		if (!id)
@@ -592,14 +961,15 @@ static int links_resolve(struct crawl *cr, struct linkset *ls)
 	double t0 = now_monotonic();
 	added = db_add_links(cr->db, ls->v, ls->n);
 	cr->store_seconds += now_monotonic() - t0;
+	cr->links_seconds += now_monotonic() - t0;
 	if (added < 0)
 		return -1;
 	cr->t->links_new += (uint64_t)added;
 	for (size_t i = 0; i < ls->n; i++) {
 		if (ls->v[i].url_id)
-			seen_put(cr->seen, ls->urls[i], strlen(ls->urls[i]), ls->v[i].url_id);
+			seen_put(cr->seen, ls->v[i].url, strlen(ls->v[i].url), ls->v[i].url_id);
 		if (ls->v[i].added)
-			debug("new URL %s (hops %d)", ls->urls[i], ls->v[i].hops);
+			debug("new URL %s (hops %d)", ls->v[i].url, ls->v[i].hops);
 	}
 	return 0;
 }
@@ -688,7 +1058,8 @@ found:
 }
 
 struct text_ctx {
-	struct crawl *cr;
+	const struct tokenizer *tok;
+	struct word_tab *words;
 	struct tok_doc td;
 };
 
@@ -696,7 +1067,7 @@ static void text_cb(enum section sec, const char *utf8, size_t len, void *arg)
 {
 	struct text_ctx *x = arg;
 
-	tok_run(x->cr->tok, &x->td, (int)sec, utf8, len, word_emit, &x->cr->words);
+	tok_run(x->tok, &x->td, (int)sec, utf8, len, word_emit, x->words);
 }
 
 static int cmp_u16(const void *a, const void *b)
@@ -713,25 +1084,37 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Write the DOC record of the words collected.  Positions are sorted and
- * made unique (saturated positions repeat).  Returns 0 or -1. */
-static int words_to_delta(struct crawl *cr, const struct job *j)
+/* Sort the positions of every word and make them unique (saturated
+ * positions repeat), at most DELTA_MAX_WORD_POSITIONS. */
+static void words_finish(struct word_tab *w)
 {
-	struct word_tab *w = &cr->words;
+	for (size_t i = 0; i < w->n; i++) {
+		struct word_ent *e = &w->ents[i];
+		size_t k = 0, m = 1;
 
+		/* Ascending within a section, the sections one after the other
+		 * (title first, body last): most words are in order already. */
+		while (m < e->n && e->pos[m - 1] <= e->pos[m])
+			m++;
+		if (m < e->n)
+			qsort(e->pos, e->n, sizeof(*e->pos), cmp_u16);
+		for (m = 0; m < e->n; m++)
+			if (!k || e->pos[k - 1] != e->pos[m])
+				e->pos[k++] = e->pos[m];
+		e->n = (uint32_t)(k > DELTA_MAX_WORD_POSITIONS ? DELTA_MAX_WORD_POSITIONS : k);
+	}
+}
+
+/* Write the DOC record of the words of w (words_finish() done).  Returns 0
+ * or -1. */
+static int words_to_delta(struct crawl *cr, const struct job *j, const struct word_tab *w)
+{
 	if (delta_doc_begin(cr->dw, j->row.url_id, j->row.site_id, (uint64_t)time(NULL)))
 		return -1;
 	for (size_t i = 0; i < w->n; i++) {
-		struct word_ent *e = &w->ents[i];
-		size_t k = 0;
+		const struct word_ent *e = &w->ents[i];
 
-		qsort(e->pos, e->n, sizeof(*e->pos), cmp_u16);
-		for (size_t m = 0; m < e->n; m++)
-			if (!k || e->pos[k - 1] != e->pos[m])
-				e->pos[k++] = e->pos[m];
-		if (k > DELTA_MAX_WORD_POSITIONS)
-			k = DELTA_MAX_WORD_POSITIONS;
-		if (delta_doc_word(cr->dw, e->word, e->len, e->pos, k)) {
+		if (delta_doc_word(cr->dw, e->word, e->len, e->pos, e->n)) {
 			delta_doc_abort(cr->dw);
 			return -1;
 		}
@@ -741,22 +1124,31 @@ static int words_to_delta(struct crawl *cr, const struct job *j)
 
 /* 4-byte LE length + zlib data (ASPseek's urlwordsNN.words).  Level 1:
  * level 6 took 30 % of a rank's CPU (doc/PERFORMANCE.md) for rows a few
- * per cent smaller. */
-static void *compress_text(const char *s, size_t len, size_t *out_len)
+ * per cent smaller.  z is deflateInit()ed at level 1 and reused (what
+ * compress2() would allocate and free per page). */
+static void *compress_text(z_stream *z, const char *s, size_t len, size_t *out_len)
 {
-	uLongf n = compressBound((uLong)len);
-	unsigned char *p = xmalloc(n + 4);
+	uLong bound = deflateBound(z, (uLong)len);
+	unsigned char *p = xmalloc(bound + 4);
 
-	if (compress2(p + 4, &n, (const Bytef *)s, (uLong)len, 1) != Z_OK) {
+	*out_len = 0;
+	if (deflateReset(z) != Z_OK) {
 		free(p);
-		*out_len = 0;
+		return NULL;
+	}
+	z->next_in = (Bytef *)s;
+	z->avail_in = (uInt)len;
+	z->next_out = p + 4;
+	z->avail_out = (uInt)bound;
+	if (deflate(z, Z_FINISH) != Z_STREAM_END) {
+		free(p);
 		return NULL;
 	}
 	p[0] = (unsigned char)len;
 	p[1] = (unsigned char)(len >> 8);
 	p[2] = (unsigned char)(len >> 16);
 	p[3] = (unsigned char)(len >> 24);
-	*out_len = n + 4;
+	*out_len = z->total_out + 4;
 	return p;
 }
 
@@ -1043,28 +1435,42 @@ static void job_admit(struct crawl *cr, struct job *j)
 
 /* ---- a page response ----------------------------------------------------------- */
 
-/* A redirect of job j to ref (Location, META refresh, JS): admit and insert
- * the target; returns its url_id or 0. */
+/* Insert url (normalised, admitted), the target of a redirect of job j;
+ * returns its url_id or 0. */
+static unsigned redirect_to(struct crawl *cr, struct job *j, const char *url)
+{
+	const struct conf_server_params *p = job_params(cr->c, j);
+	struct buf site = BUF_INIT(MAX_URL_LEN + 1);
+	struct linkset ls = { 0 };
+	int hops = j->row.hops + (p->increment_hops_on_redirect ? 1 : 0);
+	unsigned id = 0;
+
+	if (url_site(url, &site, NULL) == 0)
+		link_collect_site(cr, &ls, url, buf_str(&site), hops, j->row.url_id);
+	if (ls.n && links_resolve(cr, &ls) == 0)
+		id = ls.v[0].url_id;
+	linkset_free(&ls);
+	buf_free(&site);
+	return id;
+}
+
+/* A redirect of job j to ref (Location): admit and insert the target;
+ * returns its url_id or 0. */
 static unsigned redirect_target(struct crawl *cr, struct job *j, const char *ref,
 				const char **why)
 {
 	const struct conf_server_params *p = job_params(cr->c, j);
 	struct buf to = BUF_INIT(MAX_URL_LEN + 1);
-	struct linkset ls = { 0 };
 	int hops = j->row.hops + (p->increment_hops_on_redirect ? 1 : 0);
 	unsigned id = 0;
 
 	*why = "target refused";
 	if (admit_link(cr->c, p, j->row.url, j->row.url, ref, hops, &to) == 0) {
-		if (!strcmp(buf_str(&to), j->row.url)) {
+		if (!strcmp(buf_str(&to), j->row.url))
 			*why = "redirect to itself";
-		} else {
-			link_collect(cr, &ls, buf_str(&to), hops, j->row.url_id);
-			if (ls.n && links_resolve(cr, &ls) == 0)
-				id = ls.v[0].url_id;
-		}
+		else
+			id = redirect_to(cr, j, buf_str(&to));
 	}
-	linkset_free(&ls);
 	buf_free(&to);
 	return id;
 }
@@ -1132,11 +1538,11 @@ static void page_redirect(struct crawl *cr, struct job *j, const struct fetch_re
 
 /* Another origin with the same MD5 in the same site among the outcomes not
  * stored yet. */
-static unsigned pending_origin(struct crawl *cr, unsigned site_id, const char *crc,
-			       unsigned url_id)
+static unsigned origin_among(const struct pending *v, size_t n, unsigned site_id,
+			     const char *crc, unsigned url_id)
 {
-	for (size_t i = 0; i < cr->npend; i++) {
-		const struct pending *p = &cr->pend[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct pending *p = &v[i];
 
 		if (p->site_id == site_id && p->d.url_id != url_id && p->d.status == 200 &&
 		    p->d.origin == 1 && !p->d.deleted && !strcmp(p->crc, crc))
@@ -1145,112 +1551,374 @@ static unsigned pending_origin(struct crawl *cr, unsigned site_id, const char *c
 	return 0;
 }
 
-static void page_content(struct crawl *cr, struct job *j, struct fetch_result *r)
+static unsigned pending_origin(struct crawl *cr, unsigned site_id, const char *crc,
+			       unsigned url_id)
 {
-	const struct conf_server_params *sp = job_params(cr->c, j);
-	struct buf utf8 = BUF_INIT((size_t)MAX_DOC_BYTES * 2);
-	struct html_doc doc;
-	struct charset_info ci;
-	struct linkset ls = { 0 };
-	struct pending *p;
-	char mt[64], crc[33];
-	const char *body = r->body.ptr ? r->body.ptr : "";
-	size_t blen = r->body.len;
-	bool html, text, noindex = false, nofollow = false;
-	unsigned origin = 0, redir = 0;
-	const char *base;
-	struct buf basebuf = BUF_INIT(MAX_URL_LEN + 1), lk = BUF_INIT(MAX_URL_LEN + 1);
-	time_t lm;
+	unsigned id = 0;
 
-	media_type(r->content_type, mt, sizeof(mt));
-	if (!mt[0]) {
+	/* The batch in the store thread first: it is older. */
+	if (cr->st)
+		id = origin_among(cr->st->batch, cr->st->n, site_id, crc, url_id);
+	return id ? id : origin_among(cr->pend, cr->npend, site_id, crc, url_id);
+}
+
+/* ---- a page body: analysis (pure) and commit (the rank's state) -------------- */
+
+static void linklist_init(struct linklist *l)
+{
+	memset(l, 0, sizeof(*l));
+	buf_init(&l->pool, (size_t)MAX_HTML_LINKS * 2 * (MAX_URL_LEN + 1));
+}
+
+static void linklist_reset(struct linklist *l)
+{
+	buf_reset(&l->pool);
+	l->n = 0;
+	if (l->slots)
+		memset(l->slots, 0, l->nslots * sizeof(*l->slots));
+}
+
+static void linklist_free(struct linklist *l)
+{
+	buf_free(&l->pool);
+	free(l->off);
+	free(l->slots);
+	memset(l, 0, sizeof(*l));
+}
+
+static const char *linklist_url(const struct linklist *l, size_t i)
+{
+	return l->pool.ptr + l->off[i];
+}
+
+/* The site key stored after the URL. */
+static const char *linklist_site(const struct linklist *l, size_t i)
+{
+	const char *u = linklist_url(l, i);
+
+	return u + strlen(u) + 1;
+}
+
+static void linklist_rehash(struct linklist *l, size_t nslots)
+{
+	free(l->slots);
+	l->nslots = nslots;
+	l->slots = xcalloc(nslots, sizeof(*l->slots));
+	for (size_t i = 0; i < l->n; i++) {
+		const char *u = linklist_url(l, i);
+		size_t h = (size_t)hash64(u, strlen(u)) & (nslots - 1);
+
+		while (l->slots[h])
+			h = (h + 1) & (nslots - 1);
+		l->slots[h] = (uint32_t)i + 1;
+	}
+}
+
+/* Add url (normalised) with its site key, unless it is there already. */
+static void linklist_add(struct linklist *l, const char *url, const char *site)
+{
+	size_t len = strlen(url), off, h;
+
+	if (!l->slots || 2 * (l->n + 1) > l->nslots)
+		linklist_rehash(l, l->nslots ? 2 * l->nslots : 256);
+	h = (size_t)hash64(url, len) & (l->nslots - 1);
+	for (; l->slots[h]; h = (h + 1) & (l->nslots - 1))
+		if (!strcmp(linklist_url(l, l->slots[h] - 1), url))
+			return;
+	off = l->pool.len;
+	if (buf_add(&l->pool, url, len + 1) || buf_add(&l->pool, site, strlen(site) + 1)) {
+		buf_truncate(&l->pool, off);
+		return;
+	}
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->off = xrealloc(l->off, l->cap * sizeof(*l->off));
+	}
+	l->off[l->n] = (uint32_t)off;
+	l->slots[h] = (uint32_t)++l->n;
+}
+
+/* A converted body above this size does not keep its buffer for the next
+ * page. */
+#define UTF8_KEEP (1u << 20)
+
+static struct refent *refset_slot(struct refset *r, const char *p, size_t len)
+{
+	size_t h = (size_t)hash64(p, len) & (r->nslots - 1);
+
+	while (r->v[h].p && (r->v[h].len != len || memcmp(r->v[h].p, p, len)))
+		h = (h + 1) & (r->nslots - 1);
+	return &r->v[h];
+}
+
+/* Was a reference with ref's text before '#' added? */
+static bool refset_has(struct refset *r, const char *ref)
+{
+	return r->n && refset_slot(r, ref, strcspn(ref, "#"))->p;
+}
+
+static void refset_add(struct refset *r, const char *ref)
+{
+	size_t len = strcspn(ref, "#");
+	struct refent *e;
+
+	if (2 * (r->n + 1) > r->nslots) {
+		struct refset g = { xcalloc(r->nslots ? 2 * r->nslots : 256, sizeof(*r->v)),
+				    r->nslots ? 2 * r->nslots : 256, r->n };
+
+		for (size_t i = 0; i < r->nslots; i++)
+			if (r->v[i].p)
+				*refset_slot(&g, r->v[i].p, r->v[i].len) = r->v[i];
+		free(r->v);
+		*r = g;
+	}
+	e = refset_slot(r, ref, len);
+	if (!e->p) {
+		e->p = ref;
+		e->len = len;
+		r->n++;
+	}
+}
+
+static void refset_reset(struct refset *r)
+{
+	if (r->n)
+		memset(r->v, 0, r->nslots * sizeof(*r->v));
+	r->n = 0;
+}
+
+static void analysis_init(struct analysis *a)
+{
+	memset(a, 0, sizeof(*a));
+	linklist_init(&a->links);
+	buf_init(&a->utf8, (size_t)MAX_DOC_BYTES * 2);
+	a->zs_ready = deflateInit(&a->zs, 1) == Z_OK;
+}
+
+/* Forget the last page (what page_commit() did not take), keep the memory
+ * of the tables. */
+static void analysis_clear(struct analysis *a)
+{
+	free(a->content_type);
+	free(a->charset);
+	free(a->title);
+	free(a->txt);
+	free(a->keywords);
+	free(a->description);
+	free(a->ref);
+	free(a->ref_url);
+	free(a->z);
+	a->content_type = a->charset = a->title = a->txt = a->keywords = a->description = NULL;
+	a->ref = a->ref_url = NULL;
+	a->z = NULL;
+	a->zlen = 0;
+	a->noindex = a->nofollow = a->ref_meta = false;
+	linklist_reset(&a->links);
+	words_reset(&a->words);
+}
+
+static void analysis_free(struct analysis *a)
+{
+	analysis_clear(a);
+	linklist_free(&a->links);
+	free(a->refs.v);
+	memset(&a->refs, 0, sizeof(a->refs));
+	words_free(&a->words);
+	buf_free(&a->utf8);
+	if (a->zs_ready)
+		deflateEnd(&a->zs);
+	a->zs_ready = false;
+}
+
+/* Everything about the body of page j (a 2xx GET) that needs nothing but
+ * the config: type, MD5, charset, parse, links resolved and admitted, words,
+ * compressed text.  No database, delta log, seen-set or counters: it runs
+ * on an analysis thread (or inline) while the crawl loop goes on.  j->p is
+ * set (job_params()). */
+static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool force,
+			 const struct job *j, const struct fetch_result *r, struct analysis *a)
+{
+	const struct conf_server_params *sp = j->p;
+	struct buf *utf8 = &a->utf8;
+	struct buf basebuf = BUF_INIT(MAX_URL_LEN + 1), lk = BUF_INIT(MAX_URL_LEN + 1);
+	struct buf site = BUF_INIT(MAX_URL_LEN + 1), fsite = BUF_INIT(MAX_URL_LEN + 1);
+	struct charset_info ci;
+	struct html_doc doc;
+	const char *body = r->body.ptr ? r->body.ptr : "";
+	const char *base, *ref;
+	size_t blen = r->body.len;
+	bool html;
+
+	analysis_clear(a);
+	media_type(r->content_type, a->mt, sizeof(a->mt));
+	if (!a->mt[0]) {
 		/* No Content-Type: sniff like a browser would for the two we parse. */
 		size_t k = 0;
 
 		while (k < blen && k < 512 && (body[k] == ' ' || body[k] == '\n' ||
 					       body[k] == '\r' || body[k] == '\t'))
 			k++;
-		strlcpy_(mt, k < blen && body[k] == '<' ? "text/html" : "text/plain", sizeof(mt));
+		strlcpy_(a->mt, k < blen && body[k] == '<' ? "text/html" : "text/plain",
+			 sizeof(a->mt));
 	}
-	html = is_html_type(mt);
-	text = is_text_type(mt);
-	md5_hex(body, blen, crc);
-	cr->t->bytes += blen;
-	if (!html && !text) {
+	html = is_html_type(a->mt);
+	md5_hex(body, blen, a->crc);
+	a->blen = blen;
+	if (!html && !is_text_type(a->mt)) {
+		a->kind = AN_TYPE;
+		return;
+	}
+	if (!force && j->row.status == 200 && !strcmp(a->crc, j->row.crc)) {
+		a->kind = AN_UNCHANGED;
+		return;
+	}
+	a->kind = AN_DOC;
+
+	buf_reset(utf8);
+	charset_to_utf8(body, blen, r->content_type, sp->charset, html ? 0 : CHARSET_NO_META,
+			utf8, &ci);
+	if (ci.note[0])
+		debug("%s: charset %s (%s): %s", j->row.url, ci.name,
+		      charset_source_name(ci.source), ci.note);
+	memset(&doc, 0, sizeof(doc));
+	if (html)
+		html_parse(buf_str(utf8), utf8->len, &doc);
+	else
+		html_parse_text(buf_str(utf8), utf8->len, &doc);
+	a->noindex = doc.robots & HTML_ROBOTS_NOINDEX;
+	a->nofollow = doc.robots & HTML_ROBOTS_NOFOLLOW;
+
+	/* Links (also from clones and noindex pages: they are still pages of
+	 * the site; page_commit() drops those of clones), unless nofollow or
+	 * Follow no. */
+	base = j->row.url;
+	if (doc.base && url_resolve(j->row.url, doc.base, &basebuf, NULL) == 0)
+		base = buf_str(&basebuf);
+	if (!a->nofollow && sp->follow && url_site(j->row.url, &fsite, NULL) == 0) {
+		refset_reset(&a->refs);
+		for (size_t i = 0; i < doc.nlinks; i++) {
+			const char *href = doc.links[i].url;
+
+			if (doc.links[i].nofollow || refset_has(&a->refs, href))
+				continue;
+			if (admit_page_link(c, sp, j->row.url, buf_str(&fsite), base, href,
+					    j->row.hops + 1, &lk, &site) == 0 &&
+			    strcmp(buf_str(&lk), j->row.url)) {
+				linklist_add(&a->links, buf_str(&lk), buf_str(&site));
+				refset_add(&a->refs, href);
+			}
+		}
+		refset_reset(&a->refs);  /* it points into doc */
+	}
+	/* META refresh and script redirects go where a browser would go: the
+	 * target is admitted here, counted and inserted by page_commit(). */
+	ref = doc.refresh_url ? doc.refresh_url : doc.js_redirect;
+	if (ref && !a->nofollow) {
+		int hops = j->row.hops + (sp->increment_hops_on_redirect ? 1 : 0);
+
+		a->ref = xstrdup(ref);
+		a->ref_meta = doc.refresh_url != NULL;
+		if (admit_link(c, sp, j->row.url, j->row.url, ref, hops, &lk) == 0 &&
+		    strcmp(buf_str(&lk), j->row.url))
+			a->ref_url = xstrdup(buf_str(&lk));
+	}
+
+	a->content_type = col_dup(a->mt, 48);
+	a->charset = col_dup(ci.name, 32);
+	a->title = col_dup(doc.title, MAX_TITLE_LEN);
+	a->txt = col_dup(doc.txt, MAX_TXT_LEN);
+	a->keywords = col_dup(doc.keywords, MAX_KEYWORDS_LEN);
+	a->description = col_dup(doc.description, MAX_DESCRIPTION_LEN);
+	if (a->zs_ready)
+		a->z = compress_text(&a->zs, buf_str(utf8), utf8->len, &a->zlen);
+	if (!a->noindex) {
+		/* Clones keep no words either, but which page is a clone is
+		 * known only at the commit. */
+		struct text_ctx x = { .tok = tok, .words = &a->words };
+
+		tok_doc_reset(&x.td);
+		html_foreach_text(&doc, text_cb, &x);
+		words_finish(&a->words);
+	}
+	html_doc_free(&doc);
+	if (utf8->alloc > UTF8_KEEP) {
+		buf_free(utf8);
+		buf_init(utf8, (size_t)MAX_DOC_BYTES * 2);
+	}
+	buf_free(&basebuf);
+	buf_free(&lk);
+	buf_free(&site);
+	buf_free(&fsite);
+}
+
+/* Store the analysis a of page j: clone check, links, redirect, delta
+ * records, the pending outcome.  Takes the strings of a it stores. */
+static void page_commit(struct crawl *cr, struct job *j, const struct fetch_result *r,
+			struct analysis *a)
+{
+	struct linkset ls = { 0 };
+	struct pending *p;
+	unsigned origin = 0, redir = 0;
+	time_t lm;
+
+	cr->t->bytes += a->blen;
+	if (a->kind == AN_TYPE) {
 		/* Not a page: known as a URL, not as a document. */
-		info("%s: %ld %s not indexed, %zu bytes", j->row.url, r->status, mt, blen);
+		info("%s: %ld %s not indexed, %zu bytes", j->row.url, r->status, a->mt, a->blen);
 		p = pending_new(cr, j);
 		p->d.status = CST_TYPE;
 		p->d.doc_op = j->row.status == 200 ? DB_DOC_DELETE : DB_DOC_KEEP;
 		if (j->row.status == 200 && delta_add_del(cr->dw, j->row.url_id))
 			cr->failed = true;
 		job_done(cr, j);
-		goto out_nodoc;
+		return;
 	}
-
-	if (!cr->o->force && j->row.status == 200 && !strcmp(crc, j->row.crc)) {
-		info("%s: %ld unchanged (same MD5), %zu bytes", j->row.url, r->status, blen);
+	if (a->kind == AN_UNCHANGED) {
+		info("%s: %ld unchanged (same MD5), %zu bytes", j->row.url, r->status, a->blen);
 		cr->t->unchanged++;
 		p = pending_new(cr, j);
 		p->d.status = 200;
 		job_done(cr, j);
-		goto out_nodoc;
+		return;
 	}
 	if (r->truncated)
 		warning("%s: body truncated at %zu bytes (MaxDocSize): the prefix is indexed",
-			j->row.url, blen);
+			j->row.url, a->blen);
 
 	/* Exact duplicates: the first origin keeps the words. */
 	if (cr->c->clones) {
-		origin = pending_origin(cr, j->row.site_id, crc, j->row.url_id);
-		if (!origin && db_find_origin(cr->db, j->row.site_id, crc, j->row.url_id, &origin))
-			cr->failed = true;
-	}
+		origin = pending_origin(cr, j->row.site_id, a->crc, j->row.url_id);
+		struct held *h = held_find(cr, j->row.site_id);
 
-	memset(&doc, 0, sizeof(doc));
-	if (html || text) {
-		charset_to_utf8(body, blen, r->content_type, sp->charset,
-				html ? 0 : CHARSET_NO_META, &utf8, &ci);
-		if (ci.note[0])
-			debug("%s: charset %s (%s): %s", j->row.url, ci.name,
-			      charset_source_name(ci.source), ci.note);
-		if (html)
-			html_parse(buf_str(&utf8), utf8.len, &doc);
-		else
-			html_parse_text(buf_str(&utf8), utf8.len, &doc);
-		noindex = doc.robots & HTML_ROBOTS_NOINDEX;
-		nofollow = doc.robots & HTML_ROBOTS_NOFOLLOW;
-	} else {
-		memset(&ci, 0, sizeof(ci));
-	}
+		if (!origin && h && h->origins) {
+			struct origin_ent *e = origins_slot(h->origins, a->crc);
 
-	/* Links (also from clones and noindex pages: they are still pages of
-	 * the site), unless nofollow or Follow no. */
-	base = j->row.url;
-	if (doc.base && url_resolve(j->row.url, doc.base, &basebuf, NULL) == 0)
-		base = buf_str(&basebuf);
-	if (!nofollow && sp->follow && !origin) {
-		for (size_t i = 0; i < doc.nlinks; i++) {
-			if (doc.links[i].nofollow)
-				continue;
-			if (admit_link(cr->c, sp, j->row.url, base, doc.links[i].url, j->row.hops + 1,
-				       &lk) == 0 && strcmp(buf_str(&lk), j->row.url))
-				link_collect(cr, &ls, buf_str(&lk), j->row.hops + 1, j->row.url_id);
+			if (e->used && e->url_id != j->row.url_id)
+				origin = e->url_id;
+		} else if (!origin) {
+			double t0 = now_monotonic();
+
+			if (db_find_origin(cr->db, j->row.site_id, a->crc, j->row.url_id, &origin))
+				cr->failed = true;
+			cr->origin_seconds += now_monotonic() - t0;
 		}
 	}
+	if (!origin)
+		for (size_t i = 0; i < a->links.n; i++)
+			link_collect_site(cr, &ls, linklist_url(&a->links, i),
+					  linklist_site(&a->links, i), j->row.hops + 1,
+					  j->row.url_id);
 	if (links_resolve(cr, &ls))
 		cr->failed = true;
-	/* META refresh and script redirects go where a browser would go. */
-	{
-		const char *ref = doc.refresh_url ? doc.refresh_url : doc.js_redirect;
+	if (a->ref) {
 		const char *why;
 
-		if (ref && !nofollow && redirect_allowed(cr, j, &why))
-			redir = redirect_target(cr, j, ref, &why);
+		if (a->ref_url && redirect_allowed(cr, j, &why))
+			redir = redirect_to(cr, j, a->ref_url);
 		if (redir) {
 			note_redirect(cr, j, redir);
 			info("%s: %s redirect to url %u (%.200s)", j->row.url,
-			     doc.refresh_url ? "META refresh" : "script", redir, ref);
+			     a->ref_meta ? "META refresh" : "script", redir, a->ref);
 			cr->t->redirects++;
 			if (delta_add_redir(cr->dw, j->row.url_id, redir))
 				cr->failed = true;
@@ -1258,18 +1926,19 @@ static void page_content(struct crawl *cr, struct job *j, struct fetch_result *r
 	}
 
 	p = pending_new(cr, j);
-	strlcpy_(p->crc, crc, sizeof(p->crc));
+	strlcpy_(p->crc, a->crc, sizeof(p->crc));
 	copy_header(p->last_modified, sizeof(p->last_modified), r->last_modified);
 	copy_header(p->etag, sizeof(p->etag), r->etag);
 	p->d.status = 200;
 	p->d.redir = redir;
 	p->d.origin = origin ? 0 : 1;
-	p->content_type = col_dup(mt, 48);
-	p->charset = col_dup(html || text ? ci.name : "", 32);
-	p->title = col_dup(doc.title, MAX_TITLE_LEN);
-	p->txt = col_dup(doc.txt, MAX_TXT_LEN);
-	p->keywords = col_dup(doc.keywords, MAX_KEYWORDS_LEN);
-	p->description = col_dup(doc.description, MAX_DESCRIPTION_LEN);
+	p->content_type = a->content_type;
+	p->charset = a->charset;
+	p->title = a->title;
+	p->txt = a->txt;
+	p->keywords = a->keywords;
+	p->description = a->description;
+	a->content_type = a->charset = a->title = a->txt = a->keywords = a->description = NULL;
 	p->doc.content_type = p->content_type;
 	p->doc.charset = p->charset;
 	p->doc.title = p->title;
@@ -1277,19 +1946,21 @@ static void page_content(struct crawl *cr, struct job *j, struct fetch_result *r
 	p->doc.keywords = p->keywords;
 	p->doc.description = p->description;
 	p->doc.docsize = (unsigned)(r->content_length > 0 && !r->truncated ?
-				    (uint64_t)r->content_length : blen);
-	if (html || text)
-		p->words = compress_text(buf_str(&utf8), utf8.len, &p->doc.words_len);
+				    (uint64_t)r->content_length : a->blen);
+	p->words = a->z;
+	p->doc.words_len = a->zlen;
+	a->z = NULL;
+	a->zlen = 0;
 	p->doc.words = p->words;
 	p->d.doc_op = DB_DOC_PUT;
 	p->d.doc = NULL;
 
-	if (origin || noindex) {
+	if (origin || a->noindex) {
 		/* A clone or a noindex page keeps no words. */
 		if (delta_add_del(cr->dw, j->row.url_id))
 			cr->failed = true;
 		if (origin) {
-			info("%s: 200 clone of url %u, %zu bytes", j->row.url, origin, blen);
+			info("%s: 200 clone of url %u, %zu bytes", j->row.url, origin, a->blen);
 			cr->t->clones++;
 		} else {
 			info("%s: 200 META robots noindex: not indexed, %zu links", j->row.url, ls.n);
@@ -1299,16 +1970,12 @@ static void page_content(struct crawl *cr, struct job *j, struct fetch_result *r
 			cr->t->dropped++;
 		}
 	} else {
-		struct text_ctx x = { .cr = cr };
 		size_t nh = 0;
 
-		words_reset(&cr->words);
-		tok_doc_reset(&x.td);
-		html_foreach_text(&doc, text_cb, &x);
-		if (words_to_delta(cr, j))
+		if (words_to_delta(cr, j, &a->words))
 			cr->failed = true;
-		p->doc.wordcount = (unsigned)cr->words.n;
-		p->doc.totalcount = (unsigned)(cr->words.total > 0xffffff ? 0xffffff : cr->words.total);
+		p->doc.wordcount = (unsigned)a->words.n;
+		p->doc.totalcount = (unsigned)(a->words.total > 0xffffff ? 0xffffff : a->words.total);
 		p->hrefs = xmalloc((ls.n ? ls.n : 1) * sizeof(uint32_t));
 		for (size_t i = 0; i < ls.n; i++)
 			if (ls.v[i].url_id)
@@ -1332,15 +1999,10 @@ static void page_content(struct crawl *cr, struct job *j, struct fetch_result *r
 			cr->failed = true;
 		cr->t->indexed++;
 		info("%s: %ld indexed, %zu bytes, %s, %zu words, %zu links%s", j->row.url,
-		     r->status, blen, mt, cr->words.n, nh, r->truncated ? ", truncated" : "");
+		     r->status, a->blen, a->mt, a->words.n, nh, r->truncated ? ", truncated" : "");
 	}
 	job_done(cr, j);
-	html_doc_free(&doc);
-out_nodoc:
 	linkset_free(&ls);
-	buf_free(&utf8);
-	buf_free(&basebuf);
-	buf_free(&lk);
 }
 
 static int net_status(enum fetch_err e)
@@ -1355,7 +2017,10 @@ static int net_status(enum fetch_err e)
 	}
 }
 
-static void page_result(struct crawl *cr, struct job *j, struct fetch_result *r)
+/* The outcome of page j from response r; a is the analysis of its body
+ * when an analysis thread made it, NULL to analyse it here if needed. */
+static void page_result(struct crawl *cr, struct job *j, struct fetch_result *r,
+			struct analysis *a)
 {
 	const struct conf_server_params *sp = job_params(cr->c, j);
 	long period = job_period(cr->c, j);
@@ -1395,7 +2060,11 @@ static void page_result(struct crawl *cr, struct job *j, struct fetch_result *r)
 			finish_status(cr, j, (int)st, 0);
 			return;
 		}
-		page_content(cr, j, r);
+		if (!a) {
+			a = &cr->ia;
+			analyse_page(cr->c, cr->tok, cr->o->force, j, r, a);
+		}
+		page_commit(cr, j, r, a);
 		return;
 	}
 	cr->t->errors++;
@@ -1419,9 +2088,10 @@ static void page_result(struct crawl *cr, struct job *j, struct fetch_result *r)
 	finish_status(cr, j, (int)st, 0);
 }
 
-static void on_done(struct fetch_result *r, void *arg)
+/* Turn result r of the fetcher into the outcome of its job (a as for
+ * page_result()). */
+static void result_commit(struct crawl *cr, struct fetch_result *r, struct analysis *a)
 {
-	struct crawl *cr = arg;
 	struct job *j = r->user;
 
 	if (r->err == FETCH_ERR_ABORTED) {
@@ -1435,7 +2105,255 @@ static void on_done(struct fetch_result *r, void *arg)
 	if (j->kind != JOB_PAGE)
 		robots_result(cr, j, r);
 	else
-		page_result(cr, j, r);
+		page_result(cr, j, r, a);
+}
+
+/* Does result r of job j carry a body for analyse_page()?  The same test as
+ * page_result()'s way to page_commit(). */
+static bool needs_analysis(const struct job *j, const struct fetch_result *r)
+{
+	return j->kind == JOB_PAGE && !j->head &&
+	       (r->err == FETCH_ERR_NONE || r->err == FETCH_ERR_TOO_BIG) &&
+	       r->status >= 200 && r->status < 300;
+}
+
+/* ---- the analysis threads ---------------------------------------------------------- */
+
+/* With IndexThreads N > 0 the crawl loop stays the only user of the fetcher,
+ * the database, the delta log, the seen-set and the pending batch; N threads
+ * run analyse_page() on the bodies.  Every result of the fetcher takes a
+ * slot of a ring in the order it arrived and is committed in that order, so
+ * the outcome is the one of the inline crawl (IndexThreads 0) whatever the
+ * threads' timing.  At most PIPE_SLOTS_PER_THREAD * N results wait. */
+#define PIPE_SLOTS_PER_THREAD 4
+
+enum slot_state {
+	SLOT_QUEUED,                 /* waiting for an analysis thread */
+	SLOT_WORKING,                /* being analysed */
+	SLOT_READY,                  /* ready to commit */
+};
+
+struct slot {
+	enum slot_state state;
+	struct fetch_result r;       /* a copy: its strings and body are the slot's */
+	bool analyse;                /* r has a body for analyse_page() */
+	struct analysis a;
+};
+
+struct pipeline {
+	pthread_mutex_t mu;
+	pthread_cond_t work;         /* a slot was queued, or quit */
+	pthread_cond_t ready;        /* a slot became ready */
+	pthread_t *threads;
+	size_t nthreads;
+	struct slot *slots;          /* ring of nslots, slot of seq s at s % nslots */
+	size_t nslots;
+	uint64_t head, tail;         /* seqs: oldest uncommitted, next free */
+	uint64_t next_work;          /* no queued slot before this seq */
+	bool quit;
+	/* read-only for the threads */
+	const struct conf *c;
+	const struct tokenizer *tok;
+	bool force;
+	struct fetcher *f;
+};
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* Keep result r past its callback: copy its strings, take its body. */
+static void result_keep(struct fetch_result *dst, struct fetch_result *r)
+{
+	*dst = *r;
+	dst->url = dup_or_null(r->url);
+	dst->host_key = dup_or_null(r->host_key);
+	dst->reason = dup_or_null(r->reason);
+	dst->content_type = dup_or_null(r->content_type);
+	dst->last_modified = dup_or_null(r->last_modified);
+	dst->etag = dup_or_null(r->etag);
+	dst->location = dup_or_null(r->location);
+	dst->content_encoding = dup_or_null(r->content_encoding);
+	/* The body moves: the fetcher frees an empty buffer. */
+	buf_init(&r->body, r->body.max);
+}
+
+static void result_drop(struct fetch_result *r)
+{
+	free((char *)r->url);
+	free((char *)r->host_key);
+	free((char *)r->reason);
+	free((char *)r->content_type);
+	free((char *)r->last_modified);
+	free((char *)r->etag);
+	free((char *)r->location);
+	free((char *)r->content_encoding);
+	buf_free(&r->body);
+	memset(r, 0, sizeof(*r));
+}
+
+static void *analysis_thread(void *arg)
+{
+	struct pipeline *pl = arg;
+
+	pthread_setname_np(pthread_self(), "mpseek-analyse"); /* for top and perf */
+	pthread_mutex_lock(&pl->mu);
+	for (;;) {
+		struct slot *s = NULL;
+		bool wake;
+
+		if (pl->next_work < pl->head)     /* committed without analysis */
+			pl->next_work = pl->head;
+		while (pl->next_work < pl->tail) {
+			struct slot *x = &pl->slots[pl->next_work % pl->nslots];
+
+			pl->next_work++;
+			if (x->state == SLOT_QUEUED) {
+				s = x;
+				break;
+			}
+		}
+		if (!s) {
+			if (pl->quit)
+				break;
+			pthread_cond_wait(&pl->work, &pl->mu);
+			continue;
+		}
+		s->state = SLOT_WORKING;
+		pthread_mutex_unlock(&pl->mu);
+		analyse_page(pl->c, pl->tok, pl->force, s->r.user, &s->r, &s->a);
+		pthread_mutex_lock(&pl->mu);
+		s->state = SLOT_READY;
+		/* The loop can commit only the oldest slot: wake it for that. */
+		wake = s == &pl->slots[pl->head % pl->nslots];
+		pthread_cond_broadcast(&pl->ready);
+		if (wake)
+			fetcher_wakeup(pl->f);
+	}
+	pthread_mutex_unlock(&pl->mu);
+	return NULL;
+}
+
+static void pipeline_free(struct pipeline *pl);
+
+/* Start n analysis threads.  Returns NULL after logging when they cannot
+ * be started. */
+static struct pipeline *pipeline_new(struct crawl *cr, size_t n)
+{
+	struct pipeline *pl = xcalloc(1, sizeof(*pl));
+
+	pthread_mutex_init(&pl->mu, NULL);
+	pthread_cond_init(&pl->work, NULL);
+	pthread_cond_init(&pl->ready, NULL);
+	pl->c = cr->c;
+	pl->tok = cr->tok;
+	pl->force = cr->o->force;
+	pl->f = cr->f;
+	pl->nslots = PIPE_SLOTS_PER_THREAD * n;
+	pl->slots = xcalloc(pl->nslots, sizeof(*pl->slots));
+	for (size_t i = 0; i < pl->nslots; i++)
+		analysis_init(&pl->slots[i].a);
+	pl->threads = xcalloc(n, sizeof(*pl->threads));
+	for (; pl->nthreads < n; pl->nthreads++) {
+		int e = pthread_create(&pl->threads[pl->nthreads], NULL, analysis_thread, pl);
+
+		if (e) {
+			error("cannot start an analysis thread: %s", strerror(e));
+			pipeline_free(pl);
+			return NULL;
+		}
+	}
+	return pl;
+}
+
+/* Commit the slots that are ready, oldest first, until at most `left` are
+ * in use; wait for the analysis of the oldest when more are.  left =
+ * SIZE_MAX commits what is ready without waiting. */
+static void pipeline_commit(struct crawl *cr, size_t left)
+{
+	struct pipeline *pl = cr->pl;
+
+	pthread_mutex_lock(&pl->mu);
+	while (pl->head < pl->tail) {
+		struct slot *s = &pl->slots[pl->head % pl->nslots];
+
+		if (s->state != SLOT_READY) {
+			if (pl->tail - pl->head <= left)
+				break;
+			pthread_cond_wait(&pl->ready, &pl->mu);
+			continue;
+		}
+		/* The threads never touch a ready slot: commit it unlocked. */
+		pthread_mutex_unlock(&pl->mu);
+		result_commit(cr, &s->r, s->analyse ? &s->a : NULL);
+		result_drop(&s->r);
+		analysis_clear(&s->a);
+		pthread_mutex_lock(&pl->mu);
+		pl->head++;
+	}
+	pthread_mutex_unlock(&pl->mu);
+}
+
+/* Commit everything in the ring (the fetcher has nothing more for now). */
+static void pipeline_drain(struct crawl *cr)
+{
+	if (cr->pl)
+		pipeline_commit(cr, 0);
+}
+
+/* Take result r into the ring (the fetcher's callback). */
+static void pipeline_add(struct crawl *cr, struct fetch_result *r)
+{
+	struct pipeline *pl = cr->pl;
+	struct job *j = r->user;
+	struct slot *s;
+
+	if (pl->tail - pl->head == pl->nslots)
+		pipeline_commit(cr, pl->nslots - 1);
+	job_params(cr->c, j);        /* j->p, read by the thread */
+	pthread_mutex_lock(&pl->mu);
+	s = &pl->slots[pl->tail % pl->nslots];
+	result_keep(&s->r, r);
+	s->analyse = r->err != FETCH_ERR_ABORTED && needs_analysis(j, r);
+	s->state = s->analyse ? SLOT_QUEUED : SLOT_READY;
+	pl->tail++;
+	if (s->analyse)
+		pthread_cond_signal(&pl->work);
+	pthread_mutex_unlock(&pl->mu);
+}
+
+/* Stop the threads (the ring is empty: pipeline_drain()). */
+static void pipeline_free(struct pipeline *pl)
+{
+	if (!pl)
+		return;
+	pthread_mutex_lock(&pl->mu);
+	pl->quit = true;
+	pthread_cond_broadcast(&pl->work);
+	pthread_mutex_unlock(&pl->mu);
+	for (size_t i = 0; i < pl->nthreads; i++)
+		pthread_join(pl->threads[i], NULL);
+	for (size_t i = 0; i < pl->nslots; i++) {
+		result_drop(&pl->slots[i].r);
+		analysis_free(&pl->slots[i].a);
+	}
+	pthread_cond_destroy(&pl->work);
+	pthread_cond_destroy(&pl->ready);
+	pthread_mutex_destroy(&pl->mu);
+	free(pl->threads);
+	free(pl->slots);
+	free(pl);
+}
+
+static void on_done(struct fetch_result *r, void *arg)
+{
+	struct crawl *cr = arg;
+
+	if (cr->pl)
+		pipeline_add(cr, r);
+	else
+		result_commit(cr, r, NULL);
 }
 
 /* ---- the loop -------------------------------------------------------------------- */
@@ -1520,6 +2438,9 @@ static void held_release(struct crawl *cr, size_t i)
 	debug("site %u released (delay %.2f s)", h->site_id, h->delay);
 	if (db_release_site_after(cr->db, cr->o->rank, h->site_id, h->delay))
 		cr->failed = true;
+	/* Another rank may take the site and store pages: loaded again when
+	 * the rank takes it back. */
+	origins_free(h->origins);
 	cr->held[i] = cr->held[--cr->nheld];
 }
 
@@ -1609,6 +2530,10 @@ static int refill(struct crawl *cr, bool force)
 					cr->nheld--;
 				continue;
 			}
+			/* Now that the lease is ours (what was stored before is in
+			 * the database, what is stored after goes through flush()). */
+			if (cr->c->clones)
+				origins_load(cr, h);
 			got += n;
 			taken++;
 		}
@@ -1627,7 +2552,7 @@ static void fill_load(const struct crawl *cr, struct crawl_load *l)
 	l->claims = cr->claims;
 	l->claim_seconds = cr->claim_seconds;
 	l->store_seconds = cr->store_seconds;
-	l->idle = !cr->in_hand && !cr->npend && !fetcher_pending(cr->f);
+	l->idle = !cr->in_hand && !cr->npend && !(cr->st && cr->st->n) && !fetcher_pending(cr->f);
 	l->stopping = crawl_stop_requested != 0;
 }
 
@@ -1676,6 +2601,7 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	for (size_t i = 0; i < c->n_stopword_files; i++)
 		if (tok_load_stopwords(cr.tok, c->stopword_files[i]))
 			warning("stopword file %s not fully loaded", c->stopword_files[i]);
+	analysis_init(&cr.ia);
 	cr.seen = seen_new(SEEN_MAX_ENTRIES);
 	cr.redir_depth = seen_new(SEEN_MAX_ENTRIES / 16);
 
@@ -1705,13 +2631,22 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 		rc = -1;
 		goto out;
 	}
+	if (c->index_threads > 0) {
+		cr.pl = pipeline_new(&cr, (size_t)c->index_threads);
+		cr.st = cr.pl ? storer_new(&cr) : NULL;
+		if (!cr.st) {
+			rc = -1;
+			goto out;
+		}
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGINT, &sa, &old_int);
 
-	info("rank %d crawling into %s", o->rank, delta_writer_path(cr.dw));
+	info("rank %d crawling into %s, %ld analysis thread(s)", o->rank,
+	     delta_writer_path(cr.dw), c->index_threads);
 	cr.adv.claim_limit = -1;
 	cr.adv.due = -1;
 	while (!crawl_stop_requested && !cr.failed) {
@@ -1728,9 +2663,11 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 		}
 		refill(&cr, false);
 		if (!fetcher_pending(cr.f)) {
-			/* Nothing in flight: store what is pending (its links are
-			 * already in urlword). */
+			/* Nothing in flight: commit what is in analysis, store
+			 * what is pending (its links are already in urlword). */
+			pipeline_drain(&cr);
 			flush(&cr);
+			storer_wait(&cr);
 			if (cr.failed || fetcher_pending(cr.f))
 				continue;
 			if (!o->hooks) {
@@ -1751,6 +2688,8 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 			rc = error("the fetcher failed");
 			break;
 		}
+		if (cr.pl)
+			pipeline_commit(&cr, SIZE_MAX);
 		if (cr.npend && (cr.npend >= PENDING_MAX ||
 				 now_monotonic() - cr.pend_since > PENDING_MAX_AGE))
 			flush(&cr);
@@ -1771,11 +2710,15 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 				break;
 	}
 	fetcher_cancel_all(cr.f, on_done, &cr);
+	pipeline_drain(&cr);
 	flush(&cr);
+	storer_wait(&cr);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	if (db_release_claims(db, o->rank) < 0)
 		rc = -1;
+	for (size_t i = 0; i < cr.nheld; i++)
+		origins_free(cr.held[i].origins);
 	cr.nheld = 0;
 	if (cr.failed)
 		rc = -1;
@@ -1787,12 +2730,29 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	     (unsigned long long)t->redirects, (unsigned long long)t->errors,
 	     (unsigned long long)t->dropped, (unsigned long long)t->links_new,
 	     (double)t->bytes / 1e6, now_monotonic() - started);
+	{
+		struct rusage ru;
+
+		if (getrusage(RUSAGE_THREAD, &ru) == 0)
+			info("rank %d loop thread: %.2f s CPU in %.2f s", o->rank,
+			     (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+			     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6,
+			     now_monotonic() - started);
+	}
+	info("rank %d waits: database %.2f s claims, %.2f s link inserts, %.2f s stores "
+	     "(%.2f s in the store thread, %.2f s waited for), %.2f s clone lookups; "
+	     "%.2f s delta log syncs", o->rank, cr.claim_seconds, cr.links_seconds,
+	     cr.store_seconds - cr.links_seconds, cr.store_thread_seconds,
+	     cr.store_wait_seconds, cr.origin_seconds, cr.sync_seconds);
 out:
+	storer_wait(&cr);
+	storer_free(cr.st);
+	pipeline_free(cr.pl);
 	fetcher_free(cr.f);
 	if (cr.dw && delta_close(cr.dw))
 		rc = -1;
 	sites_free(&cr);
-	words_free(&cr.words);
+	analysis_free(&cr.ia);
 	seen_free(cr.seen);
 	seen_free(cr.redir_depth);
 	tok_free(cr.tok);

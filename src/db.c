@@ -87,7 +87,6 @@ enum st {
 	ST_URL_ADD,
 	ST_CLAIM,
 	ST_CLAIM_SITE,
-	ST_TAKE_URL,
 	ST_TAKE_SITE,
 	ST_RELEASE_URLS,
 	ST_RELEASE_SITES,
@@ -112,8 +111,6 @@ static const char *const st_sql[ST_N] = {
 		" VALUES (?, ?, 0, 0, 0) ON DUPLICATE KEY UPDATE url_id = url_id",
 	[ST_CLAIM] = CLAIM_SELECT,
 	[ST_CLAIM_SITE] = CLAIM_SITE_SELECT,
-	[ST_TAKE_URL] = "UPDATE urlword SET index_status = 2, claim_rank = ?, lease_until = ?,"
-		" next_index_time = ? WHERE url_id = ?",
 	[ST_TAKE_SITE] = "UPDATE sites SET claim_rank = ?, lease_until = ? WHERE site_id = ?",
 	[ST_RELEASE_URLS] = "UPDATE urlword SET index_status = IF(last_index_time = 0, 0, 1),"
 		" claim_rank = -1, lease_until = 0, next_index_time = ?"
@@ -1210,12 +1207,21 @@ static int claim_body(struct db *db, void *arg)
 		bind_uint(&par[2], &sites[i]);
 		rc = st_exec(db, ST_TAKE_SITE, par, NULL);
 	}
-	for (int i = 0; i < c->got && !rc; i++) {
-		bind_int(&par[0], &rank);
-		bind_uint(&par[1], &until);
-		bind_uint(&par[2], &until);
-		bind_uint(&par[3], &c->out[i].url_id);
-		rc = st_exec(db, ST_TAKE_URL, par, NULL);
+	if (!rc && c->got) {
+		/* One statement for the batch (the rows are locked by the
+		 * SELECT ... FOR UPDATE above): ids are numbers, no escaping. */
+		struct buf sql = BUF_INIT((size_t)c->got * 12 + 256);
+
+		buf_printf(&sql, "UPDATE urlword SET index_status = 2, claim_rank = %d,"
+			   " lease_until = %u, next_index_time = %u WHERE url_id IN (",
+			   rank, until, until);
+		for (int i = 0; i < c->got; i++)
+			buf_printf(&sql, "%s%u", i ? "," : "", c->out[i].url_id);
+		if (buf_addc(&sql, ')'))
+			rc = error("claim: %d URLs do not fit one statement", c->got);
+		else
+			rc = sql_run(db, buf_str(&sql), NULL);
+		buf_free(&sql);
 	}
 	free(sites);
 	return rc;
@@ -2530,4 +2536,30 @@ int db_stat_add(struct db *db, const struct db_stat *rows, size_t n)
 		rc = sql_run(db, sql.ptr, NULL) ? -1 : 0;
 	buf_free(&sql);
 	return rc;
+}
+
+/* --- crawlpipe: clone lookups from memory ------------------------------------ */
+
+long db_site_origins(struct db *db, unsigned site_id, size_t max,
+		     void (*fn)(void *arg, unsigned url_id, const char *crc), void *arg)
+{
+	char sql[256];
+	MYSQL_RES *res = NULL;
+	MYSQL_ROW row;
+	long n = 0;
+
+	/* ST_FIND_ORIGIN's rows, all at once: the clones index by its prefix. */
+	snprintf(sql, sizeof(sql), "SELECT url_id, crc FROM urlword FORCE INDEX (clones)"
+		 " WHERE origin = 1 AND site_id = %u AND status = 200 AND deleted = 0"
+		 " ORDER BY url_id LIMIT %zu", site_id, max + 1);
+	if (sql_run(db, sql, &res))
+		return -1;
+	while (res && (row = mysql_fetch_row(res))) {
+		if ((size_t)n++ == max)
+			break;
+		if (row[0] && row[1])
+			fn(arg, (unsigned)num(row[0]), row[1]);
+	}
+	mysql_free_result(res);
+	return n;
 }

@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,7 @@ struct fetcher {
 	size_t running, queued, ndone;
 	uint64_t rng;
 	double next_sweep;
+	atomic_int woken;           /* fetcher_wakeup() was called */
 };
 
 const char *fetch_err_name(enum fetch_err e)
@@ -930,7 +932,17 @@ int fetcher_run(struct fetcher *f, double max_wait_s, fetch_done_fn cb, void *ar
 		}
 		if (f->ndone)
 			n += deliver(f, cb, arg);
-		if (n)
+		if (n) {
+			/* The hosts of the results are free again: their next
+			 * requests go out now, before the caller spends time on
+			 * the results (the server works while we do). */
+			start_due(f);
+			if (f->running &&
+			    (mc = curl_multi_perform(f->multi, &still)) != CURLM_OK)
+				return error("curl_multi_perform: %s", curl_multi_strerror(mc));
+			break;
+		}
+		if (atomic_exchange(&f->woken, 0))
 			break;
 		now = now_monotonic();
 		if (now >= deadline || (!f->running && !f->heap_len))
@@ -946,6 +958,12 @@ int fetcher_run(struct fetcher *f, double max_wait_s, fetch_done_fn cb, void *ar
 			return error("curl_multi_poll: %s", curl_multi_strerror(mc));
 	}
 	return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+void fetcher_wakeup(struct fetcher *f)
+{
+	atomic_store(&f->woken, 1);
+	curl_multi_wakeup(f->multi);
 }
 
 /* Empty every host's queue: each request is delivered as aborted. */

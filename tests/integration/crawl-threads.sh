@@ -1,0 +1,155 @@
+#!/bin/bash
+# crawl-threads.sh - the analysis threads (IndexThreads, doc/CRAWL.md) change
+# nothing but the speed:
+#   * the shipped test web (tests/data/web) crawled and merged with
+#     IndexThreads 0 (inline), 1 and 4 stores the same URLs with the same
+#     statuses, MD5s, clones, redirects and document rows, and the merged
+#     index has the same postings, compared by URL;
+#   * SIGTERM and `mpseek-index -E` during a threaded crawl (a slow generated
+#     web, tests/servers/treeweb.py) lose nothing: exit 0, every claim
+#     released, and a rerun stores every page without fetching again any
+#     page stored before the stop.
+. "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+
+idx="$builddir/mpseek-index"
+[ -x "$idx" ] || tap_skip_all "$idx not built"
+[ -x "$NGINX" ] || tap_skip_all "nginx not found (Debian package nginx)"
+command -v python3 >/dev/null || tap_skip_all "python3 not found"
+
+T=$(tmp_dir)
+test_web_start "$T/site"
+mdb_start
+SQL() { mdb_sql "$1" "$2"; }
+
+# crawl NAME THREADS: a whole run (seed, crawl, merge) of the test web.
+crawl() {
+	write_conf "$T/$1.conf" "$1" "MinDelay 0" "ReadTimeOut 5" "MaxHops 6" "DeleteBad yes" \
+		"Robots yes" "FollowOutside no" "IndexThreads $2" "Server $WEB_URL"
+	mpi_no_leak_check timeout 300 "$idx" "$T/$1.conf" >"$T/$1.out" 2>"$T/$1.log"
+	rc=$?
+	[ "$rc" = 0 ] || { tap_diag "$1: exit $rc; log tail:"; tail -15 "$T/$1.log" | sed 's/^/#   /'; }
+}
+# urls NAME: every URL row, ids replaced by URLs (redir) or dropped.
+urls() {
+	SQL "SELECT u.url, u.status, u.deleted, u.origin, u.crc, COALESCE(r.url, ''), u.hops,
+		u.index_status FROM urlword u LEFT JOIN urlword r ON r.url_id = u.redir
+		ORDER BY u.url" "$1"
+}
+# docs NAME: every urlwordsNN row by URL (hrefs as sorted target URLs).
+docs() {
+	local q="" i
+	for i in $(seq -w 0 15); do
+		q="$q${q:+ UNION ALL }SELECT url_id, deleted, title, charset, txt, content_type,
+			keywords, description, wordcount, totalcount, docsize, MD5(words),
+			HEX(hrefs) FROM urlwords$i"
+	done
+	SQL "SELECT url_id, url FROM urlword" "$1" >"$T/$1.ids"
+	SQL "$q" "$1" | awk -F'\t' -v OFS='\t' '
+		NR == FNR { u[$1] = $2; next }
+		{
+			h = $13; t = ""
+			# LE uint32 ids -> URLs, sorted
+			n = 0
+			for (k = 1; k + 7 <= length(h); k += 8) {
+				v = 0
+				for (b = 3; b >= 0; b--)
+					v = v * 256 + hex(substr(h, k + 2 * b, 2))
+				l[++n] = u[v]
+			}
+			asort(l)
+			for (k = 1; k <= n; k++) t = t " " l[k]
+			delete l
+			$1 = u[$1]; $13 = t
+			print
+		}
+		function hex(s,   d) {
+			d = "0123456789ABCDEF"
+			return (index(d, substr(s, 1, 1)) - 1) * 16 + index(d, substr(s, 2, 1)) - 1
+		}' "$T/$1.ids" - | sort
+}
+index_by_url() {
+	"$idx" --dump-index "$T/$1.conf" 2>/dev/null |
+		awk -F'\t' 'NR == FNR { u[$1] = $2; next } { print $1 "\t" u[$2] "\t" $3 }' "$T/$1.ids" - | sort
+}
+
+# ---- the same crawl with 0, 1 and 4 analysis threads
+for n in 0 1 4; do
+	crawl "t$n" "$n"
+	tap_is "$rc" 0 "IndexThreads $n: exit 0"
+	urls "t$n" >"$T/t$n.urls"
+	docs "t$n" >"$T/t$n.docs"
+	index_by_url "t$n" >"$T/t$n.idx"
+done
+tap_ok "$(grep -q 'analysis thread' "$T/t4.log" && echo 1)" "IndexThreads 4: the log names the analysis threads"
+tap_ok "$([ "$(awk -F'\t' '$2 == 200' "$T/t0.urls" | wc -l)" -ge 40 ] && echo 1)" \
+	"IndexThreads 0: the test web is crawled ($(awk -F'\t' '$2 == 200' "$T/t0.urls" | wc -l) URLs with status 200)"
+tap_ok "$([ "$(wc -l <"$T/t0.idx")" -gt 500 ] && echo 1)" "IndexThreads 0: an index ($(wc -l <"$T/t0.idx") postings)"
+for n in 1 4; do
+	tap_is "$(diff "$T/t0.urls" "$T/t$n.urls" | head -5)" "" \
+		"IndexThreads $n: the URLs, statuses, MD5s, clones and redirects of IndexThreads 0"
+	tap_is "$(diff "$T/t0.docs" "$T/t$n.docs" | head -5)" "" \
+		"IndexThreads $n: the document rows of IndexThreads 0 (words, links, columns)"
+	tap_is "$(diff "$T/t0.idx" "$T/t$n.idx" | head -5)" "" \
+		"IndexThreads $n: the merged index of IndexThreads 0, posting for posting by URL"
+done
+
+# ---- a stop during a threaded crawl loses nothing
+PAGES=150
+TW_PID=""
+python3 "$srcdir/tests/servers/treeweb.py" --pages "$PAGES" --delay 0.01 \
+	--port-file "$T/tw.port" --log "$T/tw.log" --lifetime 900 >/dev/null 2>"$T/tw.err" &
+TW_PID=$!
+trap '[ -n "$TW_PID" ] && kill "$TW_PID" 2>/dev/null; _lib_cleanup' EXIT
+for _ in $(seq 100); do [ -s "$T/tw.port" ] && break; sleep 0.05; done
+[ -s "$T/tw.port" ] || { echo "Bail out! treeweb.py did not start"; exit 1; }
+PORT=$(cat "$T/tw.port")
+HOSTS="a b c"
+WANT=$(( PAGES * 3 ))
+pages200() { SQL "SELECT COUNT(*) FROM urlword WHERE status = 200 AND url LIKE '%/p/%'" "$1"; }
+claims_left() { SQL "SELECT COUNT(*) FROM urlword WHERE index_status = 2 OR claim_rank <> -1" "$1"; }
+wait_requests() { for _ in $(seq 600); do [ "$(wc -l <"$T/tw.log")" -ge "$1" ] && return 0; sleep 0.1; done; return 1; }
+twice() { awk -F'\t' '$7 == 200 && $8 > 0 { print $4 $6 }' "$@" | sort | uniq -d | head -3; }
+
+# stop_test NAME HOW: a crawl with 3 analysis threads stopped after 100
+# requests by HOW (term: SIGTERM to the process; E: mpseek-index -E), then
+# a rerun.
+stop_test() {
+	local name=$1 how=$2 servers=() h pid erc=0
+	for h in $HOSTS; do servers+=("Server http://$h.localhost:$PORT/"); done
+	write_conf "$T/$name.conf" "$name" "MinDelay 0" "Robots yes" "ReadTimeOut 10" \
+		"IndexThreads 3" "${servers[@]}"
+	: >"$T/tw.log"
+	mpi_no_leak_check timeout 300 "$idx" "$T/$name.conf" >"$T/$name.out" 2>"$T/$name.log" &
+	pid=$!
+	wait_requests 100
+	if [ "$how" = term ]; then
+		# $pid is the shell around timeout: signal mpseek-index itself.
+		kill -TERM "$(sed -n 's/.*mpseek-index\[\([0-9]*\)\] .*/\1/p' "$T/$name.log" | head -1)"
+	else
+		"$idx" -E "$T/$name.conf" >"$T/$name.stop" 2>&1; erc=$?
+	fi
+	wait "$pid"; rc=$?
+	tap_is "$erc $rc" "0 0" "$how: the stopped crawl exits 0"
+	tap_ok "$(grep -qE 'signal received|stop requested' "$T/$name.log" && echo 1)" "$how: the crawl says it stops"
+	tap_is "$(claims_left "$name")" 0 "$how: every claim released"
+	n=$(pages200 "$name")
+	tap_ok "$([ "$n" -gt 0 ] && [ "$n" -lt "$WANT" ] && echo 1)" "$how: the stop came mid-crawl ($n pages stored)"
+	# Every page fetched (200 with a body) before the stop is stored.
+	awk -F'\t' '$7 == 200 && $8 > 0 && $6 ~ /^\/p\// { print $4 $6 }' "$T/tw.log" | sed 's/:[0-9]*\//\//' |
+		sort -u >"$T/$name.fetched"
+	SQL "SELECT url FROM urlword WHERE status = 200 AND url LIKE '%/p/%'" "$name" |
+		sed 's,^http://,,; s/:[0-9]*\//\//' | sort -u >"$T/$name.stored"
+	tap_is "$(comm -23 "$T/$name.fetched" "$T/$name.stored" | head -3)" "" \
+		"$how: every page fetched before the stop is stored ($(wc -l <"$T/$name.fetched") fetched)"
+	cp "$T/tw.log" "$T/$name.access1"; : >"$T/tw.log"
+	mpi_no_leak_check timeout 300 "$idx" "$T/$name.conf" >>"$T/$name.out" 2>>"$T/$name.log"
+	rc=$?
+	tap_is "$rc" 0 "$how: the rerun exits 0"
+	tap_is "$(pages200 "$name")" "$WANT" "$how: after the rerun every page is stored"
+	tap_is "$(twice "$T/$name.access1" "$T/tw.log")" "" "$how: no page fetched twice over both runs"
+	tap_is "$(claims_left "$name")" 0 "$how: no claim left after the rerun"
+}
+stop_test term term
+stop_test stopE E
+
+tap_done
