@@ -221,7 +221,7 @@ struct crawl {
 	double pend_since;
 	struct analysis ia;          /* the analysis of IndexThreads 0 (inline) */
 	struct pipeline *pl;         /* the analysis threads, NULL with IndexThreads 0 */
-	struct storer *st;           /* the store thread, NULL with IndexThreads 0 */
+	struct storer *st;           /* the store thread: NULL with IndexThreads 0 or DBConnectionsPerRank 1 */
 	long docs;                   /* pages processed, for -n */
 	size_t in_hand;              /* jobs claimed and not finished */
 	bool failed;                 /* the rank cannot go on */
@@ -2633,8 +2633,12 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	}
 	if (c->index_threads > 0) {
 		cr.pl = pipeline_new(&cr, (size_t)c->index_threads);
-		cr.st = cr.pl ? storer_new(&cr) : NULL;
-		if (!cr.st) {
+		if (!cr.pl) {
+			rc = -1;
+			goto out;
+		}
+		/* A second connection for the store thread, if allowed. */
+		if (c->db_connections >= 2 && !(cr.st = storer_new(&cr))) {
 			rc = -1;
 			goto out;
 		}
@@ -2645,8 +2649,9 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGINT, &sa, &old_int);
 
-	info("rank %d crawling into %s, %ld analysis thread(s)", o->rank,
-	     delta_writer_path(cr.dw), c->index_threads);
+	info("rank %d crawling into %s, %ld analysis thread(s), %s", o->rank,
+	     delta_writer_path(cr.dw), c->index_threads,
+	     cr.st ? "a store thread" : "stores in the loop");
 	cr.adv.claim_limit = -1;
 	cr.adv.due = -1;
 	while (!crawl_stop_requested && !cr.failed) {
