@@ -849,33 +849,9 @@ static int admit(const struct conf *c, const char *url, int hops, bool from_outs
 }
 
 /* Resolve ref against base and admit it as a link at depth hops of the page
- * `from`, whose parameters are fp.  The normalised URL goes to out.  0 or -1. */
-static int admit_link(const struct conf *c, const struct conf_server_params *fp,
-		      const char *from, const char *base, const char *ref, int hops, struct buf *out)
-{
-	const char *why = NULL;
-	int rc = url_resolve(base, ref, out, &why);
-
-	if (rc) {
-		if (rc != URL_NOT_CRAWLABLE)
-			debug("%s: link %.200s dropped: %s", from, ref, why ? why : "bad URL");
-		return -1;
-	}
-	if (!fp->follow_outside && !url_same_site(from, buf_str(out)) &&
-	    !conf_server_for(c, buf_str(out))) {
-		debug("%s: link %s dropped: outside every Server", from, buf_str(out));
-		return -1;
-	}
-	if (admit(c, buf_str(out), hops, fp->follow_outside, &why)) {
-		debug("%s: link %s dropped: %s", from, buf_str(out), why);
-		return -1;
-	}
-	return 0;
-}
-
-/* admit_link() for a link of a page whose site key is from_site: the link's
- * site key (needed anyway) goes to site and is compared with from_site
- * instead of parsing both URLs again (url_same_site()).  0 or -1. */
+ * `from`, whose parameters are fp and whose site key is from_site.  The
+ * normalised URL goes to out, its site key to site (compared with from_site
+ * instead of parsing both URLs again).  0 or -1. */
 static int admit_page_link(const struct conf *c, const struct conf_server_params *fp,
 			   const char *from, const char *from_site, const char *base,
 			   const char *ref, int hops, struct buf *out, struct buf *site)
@@ -900,6 +876,20 @@ static int admit_page_link(const struct conf *c, const struct conf_server_params
 		return -1;
 	}
 	return 0;
+}
+
+/* admit_page_link() for one reference (a redirect): from's site key is
+ * worked out here. */
+static int admit_link(const struct conf *c, const struct conf_server_params *fp,
+		      const char *from, const char *base, const char *ref, int hops, struct buf *out)
+{
+	struct buf from_site = BUF_INIT(MAX_SITE_LEN), site = BUF_INIT(MAX_SITE_LEN);
+	int rc = url_site(from, &from_site, NULL) ? -1 :
+		 admit_page_link(c, fp, from, buf_str(&from_site), base, ref, hops, out, &site);
+
+	buf_free(&from_site);
+	buf_free(&site);
+	return rc;
 }
 
 /* ---- links --------------------------------------------------------------------- */
