@@ -107,7 +107,7 @@ struct conf {
 	long address_expiry;      /* AddressExpiry seconds (1h) */
 	long next_doc_limit;      /* NextDocLimit (1000) */
 	/* cluster (mpseek additions) */
-	long db_connections;      /* DBConnectionsPerRank (1) */
+	long db_connections;      /* DBConnectionsPerRank (2): 2+ = a store thread */
 	long claim_batch;         /* ClaimBatchSize (0 = balance automatically) */
 	long index_threads;       /* IndexThreads: analysis threads per rank (2; 0 = inline) */
 	long lease_time;          /* LeaseTime seconds (15M) */

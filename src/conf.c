@@ -161,7 +161,7 @@ static const struct directive directives[] = {
 	BOOL("DeleteNoServer", IDX, C(delete_no_server), 1),
 	TIME("AddressExpiry", IDX, C(address_expiry), HOUR, 0, 30 * DAY),
 	LONG("NextDocLimit", IDX, C(next_doc_limit), 1000, 1, 1000000),
-	LONG("DBConnectionsPerRank", IDX, C(db_connections), 1, 1, 64),
+	LONG("DBConnectionsPerRank", IDX, C(db_connections), 2, 1, 64),
 	LONG("ClaimBatchSize", IDX, C(claim_batch), 0, 0, 100000),
 	LONG("IndexThreads", IDX, C(index_threads), 2, 0, 64),
 	TIME("LeaseTime", IDX, C(lease_time), 15 * MINUTE, MINUTE, 30 * DAY),

@@ -220,7 +220,7 @@ struct crawl {
 	double pend_since;
 	struct analysis ia;          /* the analysis of IndexThreads 0 (inline) */
 	struct pipeline *pl;         /* the analysis threads, NULL with IndexThreads 0 */
-	struct storer *st;           /* the store thread, NULL with IndexThreads 0 */
+	struct storer *st;           /* the store thread: NULL with IndexThreads 0 or DBConnectionsPerRank 1 */
 	long docs;                   /* pages processed, for -n */
 	size_t in_hand;              /* jobs claimed and not finished */
 	bool failed;                 /* the rank cannot go on */
@@ -848,33 +848,9 @@ static int admit(const struct conf *c, const char *url, int hops, bool from_outs
 }
 
 /* Resolve ref against base and admit it as a link at depth hops of the page
- * `from`, whose parameters are fp.  The normalised URL goes to out.  0 or -1. */
-static int admit_link(const struct conf *c, const struct conf_server_params *fp,
-		      const char *from, const char *base, const char *ref, int hops, struct buf *out)
-{
-	const char *why = NULL;
-	int rc = url_resolve(base, ref, out, &why);
-
-	if (rc) {
-		if (rc != URL_NOT_CRAWLABLE)
-			debug("%s: link %.200s dropped: %s", from, ref, why ? why : "bad URL");
-		return -1;
-	}
-	if (!fp->follow_outside && !url_same_site(from, buf_str(out)) &&
-	    !conf_server_for(c, buf_str(out))) {
-		debug("%s: link %s dropped: outside every Server", from, buf_str(out));
-		return -1;
-	}
-	if (admit(c, buf_str(out), hops, fp->follow_outside, &why)) {
-		debug("%s: link %s dropped: %s", from, buf_str(out), why);
-		return -1;
-	}
-	return 0;
-}
-
-/* admit_link() for a link of a page whose site key is from_site: the link's
- * site key (needed anyway) goes to site and is compared with from_site
- * instead of parsing both URLs again (url_same_site()).  0 or -1. */
+ * `from`, whose parameters are fp and whose site key is from_site.  The
+ * normalised URL goes to out, its site key to site (compared with from_site
+ * instead of parsing both URLs again).  0 or -1. */
 static int admit_page_link(const struct conf *c, const struct conf_server_params *fp,
 			   const char *from, const char *from_site, const char *base,
 			   const char *ref, int hops, struct buf *out, struct buf *site)
@@ -899,6 +875,20 @@ static int admit_page_link(const struct conf *c, const struct conf_server_params
 		return -1;
 	}
 	return 0;
+}
+
+/* admit_page_link() for one reference (a redirect): from's site key is
+ * worked out here. */
+static int admit_link(const struct conf *c, const struct conf_server_params *fp,
+		      const char *from, const char *base, const char *ref, int hops, struct buf *out)
+{
+	struct buf from_site = BUF_INIT(MAX_SITE_LEN), site = BUF_INIT(MAX_SITE_LEN);
+	int rc = url_site(from, &from_site, NULL) ? -1 :
+		 admit_page_link(c, fp, from, buf_str(&from_site), base, ref, hops, out, &site);
+
+	buf_free(&from_site);
+	buf_free(&site);
+	return rc;
 }
 
 /* ---- links --------------------------------------------------------------------- */
@@ -2626,8 +2616,12 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	}
 	if (c->index_threads > 0) {
 		cr.pl = pipeline_new(&cr, (size_t)c->index_threads);
-		cr.st = cr.pl ? storer_new(&cr) : NULL;
-		if (!cr.st) {
+		if (!cr.pl) {
+			rc = -1;
+			goto out;
+		}
+		/* A second connection for the store thread, if allowed. */
+		if (c->db_connections >= 2 && !(cr.st = storer_new(&cr))) {
 			rc = -1;
 			goto out;
 		}
@@ -2638,8 +2632,9 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGINT, &sa, &old_int);
 
-	info("rank %d crawling into %s, %ld analysis thread(s)", o->rank,
-	     delta_writer_path(cr.dw), c->index_threads);
+	info("rank %d crawling into %s, %ld analysis thread(s), %s", o->rank,
+	     delta_writer_path(cr.dw), c->index_threads,
+	     cr.st ? "a store thread" : "stores in the loop");
 	cr.adv.claim_limit = -1;
 	cr.adv.due = -1;
 	while (!crawl_stop_requested && !cr.failed) {

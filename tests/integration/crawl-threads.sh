@@ -21,10 +21,13 @@ test_web_start "$T/site"
 mdb_start
 SQL() { mdb_sql "$1" "$2"; }
 
-# crawl NAME THREADS: a whole run (seed, crawl, merge) of the test web.
+# crawl NAME THREADS [DIRECTIVE...]: a whole run (seed, crawl, merge) of the test web.
 crawl() {
-	write_conf "$T/$1.conf" "$1" "MinDelay 0" "ReadTimeOut 5" "MaxHops 6" "DeleteBad yes" \
-		"Robots yes" "FollowOutside no" "IndexThreads $2" "Server $WEB_URL"
+	local name=$1 n=$2
+	shift 2
+	write_conf "$T/$name.conf" "$name" "MinDelay 0" "ReadTimeOut 5" "MaxHops 6" "DeleteBad yes" \
+		"Robots yes" "FollowOutside no" "IndexThreads $n" "$@" "Server $WEB_URL"
+	set -- "$name"
 	mpi_no_leak_check timeout 300 "$idx" "$T/$1.conf" >"$T/$1.out" 2>"$T/$1.log"
 	rc=$?
 	[ "$rc" = 0 ] || { tap_diag "$1: exit $rc; log tail:"; tail -15 "$T/$1.log" | sed 's/^/#   /'; }
@@ -80,17 +83,28 @@ for n in 0 1 4; do
 	docs "t$n" >"$T/t$n.docs"
 	index_by_url "t$n" >"$T/t$n.idx"
 done
-tap_ok "$(grep -q 'analysis thread' "$T/t4.log" && echo 1)" "IndexThreads 4: the log names the analysis threads"
+# IndexThreads 2 on one database connection: no store thread.
+crawl t2c1 2 "DBConnectionsPerRank 1"
+tap_is "$rc" 0 "IndexThreads 2, DBConnectionsPerRank 1: exit 0"
+urls t2c1 >"$T/t2c1.urls"
+docs t2c1 >"$T/t2c1.docs"
+index_by_url t2c1 >"$T/t2c1.idx"
+tap_ok "$(grep -q 'analysis thread(s), a store thread' "$T/t4.log" && echo 1)" \
+	"IndexThreads 4: the log names the analysis threads and the store thread"
+tap_ok "$(grep -q '2 analysis thread(s), stores in the loop' "$T/t2c1.log" && echo 1)" \
+	"DBConnectionsPerRank 1: no store thread (the loop stores)"
 tap_ok "$([ "$(awk -F'\t' '$2 == 200' "$T/t0.urls" | wc -l)" -ge 40 ] && echo 1)" \
 	"IndexThreads 0: the test web is crawled ($(awk -F'\t' '$2 == 200' "$T/t0.urls" | wc -l) URLs with status 200)"
 tap_ok "$([ "$(wc -l <"$T/t0.idx")" -gt 500 ] && echo 1)" "IndexThreads 0: an index ($(wc -l <"$T/t0.idx") postings)"
-for n in 1 4; do
+for n in 1 4 2c1; do
+	label="IndexThreads $n"
+	[ "$n" = 2c1 ] && label="IndexThreads 2 on one connection"
 	tap_is "$(diff "$T/t0.urls" "$T/t$n.urls" | head -5)" "" \
-		"IndexThreads $n: the URLs, statuses, MD5s, clones and redirects of IndexThreads 0"
+		"$label: the URLs, statuses, MD5s, clones and redirects of IndexThreads 0"
 	tap_is "$(diff "$T/t0.docs" "$T/t$n.docs" | head -5)" "" \
-		"IndexThreads $n: the document rows of IndexThreads 0 (words, links, columns)"
+		"$label: the document rows of IndexThreads 0 (words, links, columns)"
 	tap_is "$(diff "$T/t0.idx" "$T/t$n.idx" | head -5)" "" \
-		"IndexThreads $n: the merged index of IndexThreads 0, posting for posting by URL"
+		"$label: the merged index of IndexThreads 0, posting for posting by URL"
 done
 
 # ---- a stop during a threaded crawl loses nothing
