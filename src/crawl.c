@@ -198,7 +198,7 @@ struct analysis {
 	size_t zlen;
 	/* scratch kept from page to page */
 	struct buf utf8;             /* the body converted to UTF-8 */
-	struct libdeflate_compressor *zc; /* owned; level 1, one per analysis (not shareable) */
+	struct libdeflate_compressor *zc; /* owned; level 1; used by one thread at a time */
 };
 
 struct pipeline;
