@@ -1174,9 +1174,17 @@ static void sink_break(struct sink *k, enum brk brk)
 		k->pending = brk;
 }
 
+/* A byte that is part of a word: not ASCII whitespace, a C0 control or DEL.
+ * (0xC2 may start U+00A0, which the caller checks.) */
+static inline bool is_word_byte(unsigned char c)
+{
+	return c > ' ' && c != 0x7F;
+}
+
 /* Append text, collapsing whitespace (ASCII, U+00A0, C0 controls) to one
  * separator; newline_breaks makes a line end a BRK_LINE (text/plain).  Cuts
- * on a UTF-8 boundary at the ceiling. */
+ * on a UTF-8 boundary at the ceiling.  A run of words separated by single
+ * ASCII spaces is already collapsed: it goes in with one append. */
 static void sink_add(struct sink *k, const char *s, size_t n, bool newline_breaks)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -1186,7 +1194,7 @@ static void sink_add(struct sink *k, const char *s, size_t n, bool newline_break
 		size_t run;
 		unsigned char c = p[i];
 
-		if (c <= ' ' || c == 0x7F) {
+		if (!is_word_byte(c)) {
 			/* NUL is dropped (HTML5 ignores it in text); other controls
 			 * separate words like spaces. */
 			if (c)
@@ -1200,9 +1208,17 @@ static void sink_add(struct sink *k, const char *s, size_t n, bool newline_break
 			continue;
 		}
 		run = i;
-		while (i < n && p[i] > ' ' && p[i] != 0x7F &&
-		       !(p[i] == 0xC2 && i + 1 < n && p[i + 1] == 0xA0))
-			i++;
+		for (;;) {
+			while (i < n && is_word_byte(p[i]) &&
+			       !(p[i] == 0xC2 && i + 1 < n && p[i + 1] == 0xA0))
+				i++;
+			/* One space before another word: what collapsing writes. */
+			if (i + 1 < n && p[i] == ' ' && is_word_byte(p[i + 1]) &&
+			    !(p[i + 1] == 0xC2 && i + 2 < n && p[i + 2] == 0xA0))
+				i++;
+			else
+				break;
+		}
 		if (k->pending && k->b->len) {
 			if (buf_addc(k->b, k->pending == BRK_LINE ? '\n' : ' ')) {
 				k->full = true;
@@ -1280,16 +1296,43 @@ static const struct tag_def tag_defs[] = {
 	{ "wbr", T_INLINE }, { "xmp", T_XMP },
 };
 
-static int tag_cmp(const void *key, const void *elem)
+/* The tag named name (lower case, NUL-terminated), or NULL: a binary
+ * search with the comparison inlined (a tag is looked up per '<', and
+ * bsearch() + strcmp() cost more than the tokenizer around them). */
+static const struct tag_def *tag_find(const char *name)
 {
-	return strcmp(key, ((const struct tag_def *)elem)->name);
+	size_t lo = 0, hi = ARRAY_SIZE(tag_defs);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const unsigned char *a = (const unsigned char *)name;
+		const unsigned char *b = (const unsigned char *)tag_defs[mid].name;
+
+		while (*a && *a == *b) {
+			a++;
+			b++;
+		}
+		if (*a == *b)
+			return &tag_defs[mid];
+		if (*a < *b)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
 }
 
 /* The attributes anything here looks at; the rest are skipped unread. */
 enum attr_id { A_HREF, A_SRC, A_NAME, A_CONTENT, A_HTTP_EQUIV, A_REL, A_ALT, A_TYPE, A_COUNT };
-static const char *const attr_names[A_COUNT] = {
-	"href", "src", "name", "content", "http-equiv", "rel", "alt", "type",
+#define ATTR_NAME(s) { s, sizeof(s) - 1 }
+static const struct {
+	const char *name;
+	size_t len;
+} attr_names[A_COUNT] = {
+	ATTR_NAME("href"), ATTR_NAME("src"), ATTR_NAME("name"), ATTR_NAME("content"),
+	ATTR_NAME("http-equiv"), ATTR_NAME("rel"), ATTR_NAME("alt"), ATTR_NAME("type"),
 };
+#undef ATTR_NAME
 
 struct span {
 	const char *p; /* raw value in the input; NULL if the attribute is absent */
@@ -1362,7 +1405,7 @@ static int parse_tag(struct parser *ps, struct tag *t)
 	}
 	if (n < sizeof(name)) {
 		name[n] = '\0';
-		def = bsearch(name, tag_defs, ARRAY_SIZE(tag_defs), sizeof(tag_defs[0]), tag_cmp);
+		def = tag_find(name);
 		t->id = def ? def->id : T_OTHER;
 	} else {
 		t->id = T_OTHER;
@@ -1417,8 +1460,8 @@ static int parse_tag(struct parser *ps, struct tag *t)
 			continue;
 		for (i = 0; i < A_COUNT; i++) {
 			/* First occurrence wins (HTML5 drops duplicates). */
-			if (!t->attr[i].p && strlen(attr_names[i]) == nlen &&
-			    !ascii_ncasecmp(s + nstart, attr_names[i], nlen)) {
+			if (!t->attr[i].p && attr_names[i].len == nlen &&
+			    !ascii_ncasecmp(s + nstart, attr_names[i].name, nlen)) {
 				t->attr[i] = v;
 				break;
 			}
