@@ -20,6 +20,8 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* xstrdup(s), or NULL for NULL. */
+char *xstrdup_or_null(const char *s);
 /* malloc'd printf; caller frees. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

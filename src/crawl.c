@@ -2141,23 +2141,18 @@ struct pipeline {
 	struct fetcher *f;
 };
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 /* Keep result r past its callback: copy its strings, take its body. */
 static void result_keep(struct fetch_result *dst, struct fetch_result *r)
 {
 	*dst = *r;
-	dst->url = dup_or_null(r->url);
-	dst->host_key = dup_or_null(r->host_key);
-	dst->reason = dup_or_null(r->reason);
-	dst->content_type = dup_or_null(r->content_type);
-	dst->last_modified = dup_or_null(r->last_modified);
-	dst->etag = dup_or_null(r->etag);
-	dst->location = dup_or_null(r->location);
-	dst->content_encoding = dup_or_null(r->content_encoding);
+	dst->url = xstrdup_or_null(r->url);
+	dst->host_key = xstrdup_or_null(r->host_key);
+	dst->reason = xstrdup_or_null(r->reason);
+	dst->content_type = xstrdup_or_null(r->content_type);
+	dst->last_modified = xstrdup_or_null(r->last_modified);
+	dst->etag = xstrdup_or_null(r->etag);
+	dst->location = xstrdup_or_null(r->location);
+	dst->content_encoding = xstrdup_or_null(r->content_encoding);
 	/* The body moves: the fetcher frees an empty buffer. */
 	buf_init(&r->body, r->body.max);
 }

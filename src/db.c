@@ -403,11 +403,6 @@ static void db_free(struct db *db)
 	free(db);
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 /* A handle for the embedded server's socket, as root, no password. */
 static struct db *db_new_socket(const char *socket_path, const char *name)
 {
@@ -416,7 +411,7 @@ static struct db *db_new_socket(const char *socket_path, const char *name)
 	db->host = xstrdup("localhost");
 	db->user = xstrdup("root");
 	db->socket = xstrdup(socket_path);
-	db->name = dup_or_null(name);
+	db->name = xstrdup_or_null(name);
 	db->where = xstrdup(socket_path);
 	return db;
 }
@@ -431,10 +426,10 @@ int db_open(const struct conf *c, double wait_seconds, struct db **out)
 		return -1;
 	if (c->db.set) {
 		db = xcalloc(1, sizeof(*db));
-		db->host = dup_or_null(c->db.host);
-		db->user = dup_or_null(c->db.user);
-		db->pass = dup_or_null(c->db.pass);
-		db->socket = dup_or_null(c->db.socket);
+		db->host = xstrdup_or_null(c->db.host);
+		db->user = xstrdup_or_null(c->db.user);
+		db->pass = xstrdup_or_null(c->db.pass);
+		db->socket = xstrdup_or_null(c->db.socket);
 		db->name = xstrdup(c->db.name);
 		db->port = c->db.port > 0 ? (unsigned)c->db.port : 0;
 		if (db->socket)

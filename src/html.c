@@ -1175,10 +1175,16 @@ static void sink_break(struct sink *k, enum brk brk)
 }
 
 /* A byte that is part of a word: not ASCII whitespace, a C0 control or DEL.
- * (0xC2 may start U+00A0, which the caller checks.) */
+ * (0xC2 may start U+00A0, which the caller checks with is_nbsp().) */
 static inline bool is_word_byte(unsigned char c)
 {
 	return c > ' ' && c != 0x7F;
+}
+
+/* U+00A0 (UTF-8 C2 A0) at p[i] of n bytes. */
+static inline bool is_nbsp(const unsigned char *p, size_t i, size_t n)
+{
+	return p[i] == 0xC2 && i + 1 < n && p[i + 1] == 0xA0;
 }
 
 /* Append text, collapsing whitespace (ASCII, U+00A0, C0 controls) to one
@@ -1202,19 +1208,18 @@ static void sink_add(struct sink *k, const char *s, size_t n, bool newline_break
 			i++;
 			continue;
 		}
-		if (c == 0xC2 && i + 1 < n && p[i + 1] == 0xA0) {
+		if (is_nbsp(p, i, n)) {
 			sink_break(k, BRK_SPACE);
 			i += 2;
 			continue;
 		}
 		run = i;
 		for (;;) {
-			while (i < n && is_word_byte(p[i]) &&
-			       !(p[i] == 0xC2 && i + 1 < n && p[i + 1] == 0xA0))
+			while (i < n && is_word_byte(p[i]) && !is_nbsp(p, i, n))
 				i++;
 			/* One space before another word: what collapsing writes. */
 			if (i + 1 < n && p[i] == ' ' && is_word_byte(p[i + 1]) &&
-			    !(p[i + 1] == 0xC2 && i + 2 < n && p[i + 2] == 0xA0))
+			    !is_nbsp(p, i + 1, n))
 				i++;
 			else
 				break;
