@@ -228,6 +228,7 @@ struct crawl {
 	struct held held[MAX_HELD];  /* site leases held */
 	size_t nheld;
 	double next_pick;            /* monotonic time of the next site pick */
+	size_t origins_used;         /* entries of the held sites' clone tables */
 	uint64_t claimed, claims;    /* URLs claimed, claim transactions */
 	double claim_seconds, store_seconds;
 	double origin_seconds;       /* wall time in clone lookups */
@@ -425,7 +426,10 @@ static void sites_free(struct crawl *cr)
 
 /* ---- the live origins of the held sites ------------------------------------------ */
 
-#define ORIGINS_MAX (1u << 20)   /* per site; a bigger site asks the database */
+/* Entries of the clone tables of all held sites together (~90 bytes each
+ * with the slots: ~23 MiB).  A site whose table does not fit asks the
+ * database per page instead. */
+#define ORIGINS_BUDGET (1u << 18)
 
 static struct origin_ent *origins_slot(struct origins *o, const char *crc)
 {
@@ -482,29 +486,42 @@ static void origins_load_one(void *arg, unsigned url_id, const char *crc)
 	origins_put(arg, crc, url_id);
 }
 
-/* Load the live origins of held site h (no error: without them the
- * database is asked per page). */
-static void origins_load(struct crawl *cr, struct held *h)
-{
-	struct origins *o = xcalloc(1, sizeof(*o));
-	long n;
-
-	o->nslots = 64;
-	o->v = xcalloc(o->nslots, sizeof(*o->v));
-	n = db_site_origins(cr->db, h->site_id, ORIGINS_MAX, origins_load_one, o);
-	if (n < 0 || n > (long)ORIGINS_MAX) {
-		free(o->v);
-		free(o);
-		return;
-	}
-	h->origins = o;
-}
-
 static void origins_free(struct origins *o)
 {
 	if (o)
 		free(o->v);
 	free(o);
+}
+
+/* Forget the clone table of held site h (the database is asked again). */
+static void held_origins_free(struct crawl *cr, struct held *h)
+{
+	if (h->origins)
+		cr->origins_used -= h->origins->used;
+	origins_free(h->origins);
+	h->origins = NULL;
+}
+
+/* Load the live origins of held site h, if they fit what is left of
+ * ORIGINS_BUDGET (no error: without them the database is asked per page). */
+static void origins_load(struct crawl *cr, struct held *h)
+{
+	size_t room = ORIGINS_BUDGET - cr->origins_used;
+	struct origins *o;
+	long n;
+
+	if (cr->origins_used >= ORIGINS_BUDGET)
+		return;
+	o = xcalloc(1, sizeof(*o));
+	o->nslots = 64;
+	o->v = xcalloc(o->nslots, sizeof(*o->v));
+	n = db_site_origins(cr->db, h->site_id, room, origins_load_one, o);
+	if (n < 0 || n > (long)room) {
+		origins_free(o);
+		return;
+	}
+	h->origins = o;
+	cr->origins_used += o->used;
 }
 
 static struct held *held_find(struct crawl *cr, unsigned site_id);
@@ -514,12 +531,18 @@ static void origins_update(struct crawl *cr, const struct pending *p)
 {
 	struct held *h = held_find(cr, p->site_id);
 
+	size_t before;
+
 	if (!h || !h->origins)
 		return;
+	before = h->origins->used;
 	if (p->old_crc[0])
 		origins_drop(h->origins, p->old_crc, p->d.url_id);
 	if (p->d.status == 200 && p->d.origin == 1 && !p->d.deleted)
 		origins_put(h->origins, p->crc, p->d.url_id);
+	cr->origins_used = cr->origins_used - before + h->origins->used;
+	if (cr->origins_used > ORIGINS_BUDGET)
+		held_origins_free(cr, h);
 }
 
 /* ---- the pending batch ---------------------------------------------------------- */
@@ -2418,7 +2441,7 @@ static void held_release(struct crawl *cr, size_t i)
 		cr->failed = true;
 	/* Another rank may take the site and store pages: loaded again when
 	 * the rank takes it back. */
-	origins_free(h->origins);
+	held_origins_free(cr, h);
 	cr->held[i] = cr->held[--cr->nheld];
 }
 
@@ -2701,7 +2724,7 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	if (db_release_claims(db, o->rank) < 0)
 		rc = -1;
 	for (size_t i = 0; i < cr.nheld; i++)
-		origins_free(cr.held[i].origins);
+		held_origins_free(&cr, &cr.held[i]);
 	cr.nheld = 0;
 	if (cr.failed)
 		rc = -1;
