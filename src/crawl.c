@@ -173,6 +173,33 @@ struct refset {
 	size_t nslots, n;
 };
 
+/* Links already resolved and admitted by this analysis thread: most links
+ * of a site repeat from page to page (navigation, tables of contents), and a
+ * reference that has a path resolves the same against every base in the
+ * same directory (RFC 3986 §5.2.2), so the outcome of admit_page_link() is
+ * a function of the key: the page's Server parameters, the page's site
+ * key, the base up to its last '/' and the reference.  The depth is not in
+ * the key, nor the fragment (dropped by url_resolve()): a link admitted at depth 0 is admitted at depth h when h is at
+ * most the MaxHops of its Server, kept with it.  One per analysis thread.
+ * References without a path ("", "?q", "#f") depend on the whole base and
+ * are not kept.  Bounded: emptied when LINKCACHE_MAX entries or
+ * LINKCACHE_POOL bytes are reached. */
+struct linkcache {
+	struct lcent {
+		uint32_t key, key_len;   /* in pool */
+		uint32_t val;            /* in pool: "url\0site\0"; UINT32_MAX = not admitted */
+		int max_hops;            /* of the URL's Server */
+	} *v;
+	uint32_t *slots;             /* index + 1, 0 = empty */
+	size_t n;
+	struct buf pool;
+	struct buf key;              /* scratch */
+	uint64_t hits, misses;
+};
+
+#define LINKCACHE_MAX 8192
+#define LINKCACHE_POOL (4u << 20)
+
 enum analysis_kind {
 	AN_TYPE,                     /* a content type we do not index */
 	AN_UNCHANGED,                /* the MD5 stored before */
@@ -219,6 +246,7 @@ struct crawl {
 	size_t npend;
 	double pend_since;
 	struct analysis ia;          /* the analysis of IndexThreads 0 (inline) */
+	struct linkcache lcache;     /* its link cache */
 	struct pipeline *pl;         /* the analysis threads, NULL with IndexThreads 0 */
 	struct storer *st;           /* the store thread: NULL with IndexThreads 0 or DBConnectionsPerRank 1 */
 	long docs;                   /* pages processed, for -n */
@@ -1694,6 +1722,134 @@ static void refset_reset(struct refset *r)
 	r->n = 0;
 }
 
+static void linkcache_init(struct linkcache *lc)
+{
+	memset(lc, 0, sizeof(*lc));
+	buf_init(&lc->pool, LINKCACHE_POOL);
+	buf_init(&lc->key, 3 * (MAX_URL_LEN + 1) + 64);
+	lc->v = xmalloc(LINKCACHE_MAX * sizeof(*lc->v));
+	lc->slots = xcalloc(2 * LINKCACHE_MAX, sizeof(*lc->slots));
+}
+
+static void linkcache_free(struct linkcache *lc)
+{
+	buf_free(&lc->pool);
+	buf_free(&lc->key);
+	free(lc->v);
+	free(lc->slots);
+	memset(lc, 0, sizeof(*lc));
+}
+
+/* The slot of the key in lc->key: a free one or the one holding it. */
+static uint32_t *linkcache_slot(struct linkcache *lc)
+{
+	const char *k = lc->key.ptr;
+	size_t len = lc->key.len, mask = 2 * LINKCACHE_MAX - 1;
+	size_t h = (size_t)hash64(k, len) & mask;
+
+	for (; lc->slots[h]; h = (h + 1) & mask) {
+		const struct lcent *e = &lc->v[lc->slots[h] - 1];
+
+		if (e->key_len == len && !memcmp(lc->pool.ptr + e->key, k, len))
+			break;
+	}
+	return &lc->slots[h];
+}
+
+/* Keep the outcome for the key in lc->key: url and site when admitted,
+ * NULL when not.  Empties the cache first when it is full. */
+static void linkcache_put(struct linkcache *lc, uint32_t *slot, const char *url, const char *site,
+			  int max_hops)
+{
+	size_t need = lc->key.len + (url ? strlen(url) + strlen(site) + 2 : 0);
+	struct lcent *e;
+
+	if (lc->n == LINKCACHE_MAX || lc->pool.len + need + 1 > LINKCACHE_POOL) {
+		lc->n = 0;
+		buf_reset(&lc->pool);
+		memset(lc->slots, 0, 2 * LINKCACHE_MAX * sizeof(*lc->slots));
+		slot = linkcache_slot(lc);
+	}
+	e = &lc->v[lc->n];
+	e->key = (uint32_t)lc->pool.len;
+	e->key_len = (uint32_t)lc->key.len;
+	if (buf_add(&lc->pool, lc->key.ptr, lc->key.len))
+		return;
+	e->val = UINT32_MAX;
+	e->max_hops = max_hops;
+	if (url) {
+		e->val = (uint32_t)lc->pool.len;
+		if (buf_add(&lc->pool, url, strlen(url) + 1) ||
+		    buf_add(&lc->pool, site, strlen(site) + 1)) {
+			buf_truncate(&lc->pool, e->key);
+			return;
+		}
+	}
+	*slot = (uint32_t)++lc->n;
+}
+
+/* admit_page_link() through the cache of the analysis thread (struct
+ * linkcache).  base_dir: the length of base up to its last '/'.  On 0,
+ * *url and *site are the admitted URL and its site key, valid until the
+ * next call.  Not used when debug lines are logged: those say why each
+ * link was dropped. */
+static int admit_page_link_cached(struct linkcache *lc, const struct conf *c,
+				  const struct conf_server_params *fp, const char *from,
+				  const char *from_site, const char *base, size_t base_dir,
+				  const char *ref, int hops, struct buf *lk, struct buf *sitebuf,
+				  const char **url, const char **site)
+{
+	uint32_t *slot = NULL;
+	int rc;
+
+	if ((unsigned char)ref[0] > ' ' && ref[0] != '?' && ref[0] != '#' &&
+	    log_get_level() < LOG_DEBUG) {
+		buf_reset(&lc->key);
+		if (!buf_add(&lc->key, (const char *)&fp, sizeof(fp)) &&
+		    !buf_add(&lc->key, from_site, strlen(from_site) + 1) &&
+		    !buf_add(&lc->key, base, base_dir) && !buf_addc(&lc->key, '\0') &&
+		    !buf_add(&lc->key, ref, strcspn(ref, "#"))) {
+			slot = linkcache_slot(lc);
+			if (*slot) {
+				const struct lcent *e = &lc->v[*slot - 1];
+
+				lc->hits++;
+				if (e->val == UINT32_MAX || hops > e->max_hops)
+					return -1;
+				*url = lc->pool.ptr + e->val;
+				*site = *url + strlen(*url) + 1;
+				return 0;
+			}
+			lc->misses++;
+		}
+	}
+	if (!slot)
+		rc = admit_page_link(c, fp, from, from_site, base, ref, hops, lk, sitebuf);
+	else
+		rc = admit_page_link(c, fp, from, from_site, base, ref, 0, lk, sitebuf);
+	*url = buf_str(lk);
+	*site = buf_str(sitebuf);
+	if (slot) {
+		const struct conf_server *sv = rc ? NULL : conf_server_for(c, *url);
+		int max_hops = sv ? sv->p.max_hops : c->defaults.max_hops;
+
+		linkcache_put(lc, slot, rc ? NULL : *url, *site, max_hops);
+		if (!rc && hops > max_hops)
+			rc = -1;
+	}
+	return rc;
+}
+
+/* The length of base up to and with its last '/' before any query. */
+static size_t base_dir_len(const char *base)
+{
+	size_t n = strcspn(base, "?#");
+
+	while (n && base[n - 1] != '/')
+		n--;
+	return n;
+}
+
 static void analysis_init(struct analysis *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -1742,7 +1898,8 @@ static void analysis_free(struct analysis *a)
  * on an analysis thread (or inline) while the crawl loop goes on.  j->p is
  * set (job_params()). */
 static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool force,
-			 const struct job *j, const struct fetch_result *r, struct analysis *a)
+			 const struct job *j, const struct fetch_result *r, struct analysis *a,
+			 struct linkcache *lc)
 {
 	const struct conf_server_params *sp = j->p;
 	struct buf *utf8 = &a->utf8;
@@ -1801,16 +1958,19 @@ static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool
 	if (doc.base && url_resolve(j->row.url, doc.base, &basebuf, NULL) == 0)
 		base = buf_str(&basebuf);
 	if (!a->nofollow && sp->follow && url_site(j->row.url, &fsite, NULL) == 0) {
+		size_t bdir = base_dir_len(base);
+
 		refset_reset(&a->refs);
 		for (size_t i = 0; i < doc.nlinks; i++) {
-			const char *href = doc.links[i].url;
+			const char *href = doc.links[i].url, *u, *us;
 
 			if (doc.links[i].nofollow || refset_has(&a->refs, href))
 				continue;
-			if (admit_page_link(c, sp, j->row.url, buf_str(&fsite), base, href,
-					    j->row.hops + 1, &lk, &site) == 0 &&
-			    strcmp(buf_str(&lk), j->row.url)) {
-				linklist_add(&a->links, buf_str(&lk), buf_str(&site));
+			if (admit_page_link_cached(lc, c, sp, j->row.url, buf_str(&fsite),
+						   base, bdir, href, j->row.hops + 1, &lk, &site,
+						   &u, &us) == 0 &&
+			    strcmp(u, j->row.url)) {
+				linklist_add(&a->links, u, us);
 				refset_add(&a->refs, href);
 			}
 		}
@@ -2068,7 +2228,7 @@ static void page_result(struct crawl *cr, struct job *j, struct fetch_result *r,
 		}
 		if (!a) {
 			a = &cr->ia;
-			analyse_page(cr->c, cr->tok, cr->o->force, j, r, a);
+			analyse_page(cr->c, cr->tok, cr->o->force, j, r, a, &cr->lcache);
 		}
 		page_commit(cr, j, r, a);
 		return;
@@ -2197,8 +2357,10 @@ static void result_drop(struct fetch_result *r)
 static void *analysis_thread(void *arg)
 {
 	struct pipeline *pl = arg;
+	struct linkcache lc;
 
 	pthread_setname_np(pthread_self(), "mpseek-analyse"); /* for top and perf */
+	linkcache_init(&lc);
 	pthread_mutex_lock(&pl->mu);
 	for (;;) {
 		struct slot *s = NULL;
@@ -2223,7 +2385,7 @@ static void *analysis_thread(void *arg)
 		}
 		s->state = SLOT_WORKING;
 		pthread_mutex_unlock(&pl->mu);
-		analyse_page(pl->c, pl->tok, pl->force, s->r.user, &s->r, &s->a);
+		analyse_page(pl->c, pl->tok, pl->force, s->r.user, &s->r, &s->a, &lc);
 		pthread_mutex_lock(&pl->mu);
 		s->state = SLOT_READY;
 		/* The loop can commit only the oldest slot: wake it for that. */
@@ -2233,6 +2395,7 @@ static void *analysis_thread(void *arg)
 			fetcher_wakeup(pl->f);
 	}
 	pthread_mutex_unlock(&pl->mu);
+	linkcache_free(&lc);
 	return NULL;
 }
 
@@ -2603,6 +2766,7 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 		if (tok_load_stopwords(cr.tok, c->stopword_files[i]))
 			warning("stopword file %s not fully loaded", c->stopword_files[i]);
 	analysis_init(&cr.ia);
+	linkcache_init(&cr.lcache);
 	cr.seen = seen_new(SEEN_MAX_ENTRIES);
 	cr.redir_depth = seen_new(SEEN_MAX_ENTRIES / 16);
 
@@ -2759,6 +2923,7 @@ out:
 		rc = -1;
 	sites_free(&cr);
 	analysis_free(&cr.ia);
+	linkcache_free(&cr.lcache);
 	seen_free(cr.seen);
 	seen_free(cr.redir_depth);
 	tok_free(cr.tok);

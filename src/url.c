@@ -704,9 +704,19 @@ static int normalize_ref(const struct ref *r, struct norm *nm, const char **why)
 	nm->host_len = nm->s.len - nm->host_off;
 	if (parse_port(port, dflt, &nm->port, why))
 		goto out;
-	if (nm->port != dflt && buf_printf(&nm->s, ":%d", nm->port)) {
-		fail(why, "URL too long");
-		goto out;
+	if (nm->port != dflt) {
+		/* Not buf_printf(): every link of a site on a port goes here. */
+		char d[8];
+		int k = (int)sizeof(d), v = nm->port;
+
+		do
+			d[--k] = (char)('0' + v % 10);
+		while ((v /= 10) && k > 1);
+		d[--k] = ':';
+		if (buf_add(&nm->s, d + k, sizeof(d) - (size_t)k)) {
+			fail(why, "URL too long");
+			goto out;
+		}
 	}
 	if (nm->s.len + 1 > MAX_SITE_LEN) {
 		fail(why, "host too long");
