@@ -29,6 +29,7 @@
 #define MAX_HTML_ATTR_LEN   8192      /* bytes of one attribute value kept (href, content) */
 #define MAX_HTML_META_TEXT  4096      /* bytes of title/description/keywords text indexed */
 #define MAX_JS_SCAN         65536     /* bytes of inline script searched for a redirect */
+#define MAX_CLONE_TABLE_ENTRIES (1L << 26) /* hard cap for CloneTableEntries (5-10 GiB) */
 #define MAX_CONF_FILE       (16L << 20) /* bytes of one config file (read whole) */
 
 #endif

@@ -16,6 +16,10 @@
 
 struct buf;
 
+/* CloneTableEntries' default: 2^18 entries shared by the held sites of a
+ * crawling rank, 20-40 MiB (doc/CONFIG.md). */
+#define CLONE_TABLE_ENTRIES (1L << 18)
+
 enum conf_kind {
 	CONF_INDEXER,  /* etc/mpseek.conf */
 	CONF_SEARCHD,  /* etc/searchd.conf */
@@ -111,6 +115,9 @@ struct conf {
 	long claim_batch;         /* ClaimBatchSize (0 = balance automatically) */
 	long index_threads;       /* IndexThreads: analysis threads per rank (2; 0 = inline) */
 	long lease_time;          /* LeaseTime seconds (15M) */
+	long clone_table_entries; /* CloneTableEntries: entries of a crawling rank's
+	                           * in-memory clone tables (CLONE_TABLE_ENTRIES;
+	                           * 0 = none, the clone check asks the database) */
 	bool db_listen_tcp;       /* EmbeddedDBListen host:port given */
 	char *db_listen;          /* EmbeddedDBListen 127.0.0.1:3307 (NULL = socket only) */
 	/* PageRank (doc/PAGERANK.md) */

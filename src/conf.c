@@ -165,6 +165,8 @@ static const struct directive directives[] = {
 	LONG("ClaimBatchSize", IDX, C(claim_batch), 0, 0, 100000),
 	LONG("IndexThreads", IDX, C(index_threads), 2, 0, 64),
 	TIME("LeaseTime", IDX, C(lease_time), 15 * MINUTE, MINUTE, 30 * DAY),
+	LONG("CloneTableEntries", IDX, C(clone_table_entries), CLONE_TABLE_ENTRIES, 0,
+	     MAX_CLONE_TABLE_ENTRIES),
 	FN("EmbeddedDBListen", IDX, 1, 1, d_dblisten),
 	FNW("PageRankDamping", IDX, NOWHERE, 0, d_pagerank, NULL),
 	FNW("PageRankTolerance", IDX, NOWHERE, 1, d_pagerank, NULL),

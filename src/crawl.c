@@ -260,6 +260,9 @@ struct crawl {
 	uint64_t claimed, claims;    /* URLs claimed, claim transactions */
 	double claim_seconds, store_seconds;
 	double origin_seconds;       /* wall time in clone lookups */
+	uint64_t origin_pend;        /* clone checks answered by the outcomes not stored */
+	uint64_t origin_mem;         /* ... by a clone table */
+	uint64_t origin_db;          /* ... by the database (db_find_origin()) */
 	double sync_seconds;         /* wall time making the delta log durable */
 	double store_wait_seconds;   /* wall time waiting for the store thread */
 	double store_thread_seconds; /* of store_seconds: in the store thread */
@@ -454,10 +457,12 @@ static void sites_free(struct crawl *cr)
 
 /* ---- the live origins of the held sites ------------------------------------------ */
 
-/* Entries of the clone tables of all held sites together (~90 bytes each
- * with the slots: ~23 MiB).  A site whose table does not fit asks the
- * database per page instead. */
-#define ORIGINS_BUDGET (1u << 18)
+/* The clone tables of all held sites together hold at most CloneTableEntries
+ * entries (conf.h's CLONE_TABLE_ENTRIES by default).  A slot is 40 bytes and a
+ * table is at most half full, at least a quarter after it doubled: 80-160
+ * bytes per entry.  A site whose table does not fit, when the rank takes the
+ * site or as the table grows, asks the database per page (db_find_origin()). */
+_Static_assert(sizeof(struct origin_ent) == 40, "doc/CONFIG.md gives 40-byte slots");
 
 static struct origin_ent *origins_slot(struct origins *o, const char *crc)
 {
@@ -531,34 +536,49 @@ static void held_origins_free(struct crawl *cr, struct held *h)
 }
 
 /* Load the live origins of held site h, if they fit what is left of
- * ORIGINS_BUDGET (no error: without them the database is asked per page). */
+ * CloneTableEntries (no error: without them the database is asked per page). */
 static void origins_load(struct crawl *cr, struct held *h)
 {
-	size_t room = ORIGINS_BUDGET - cr->origins_used;
+	size_t budget = (size_t)cr->c->clone_table_entries;
+	size_t room = budget > cr->origins_used ? budget - cr->origins_used : 0;
 	struct origins *o;
 	long n;
 
-	if (cr->origins_used >= ORIGINS_BUDGET)
+	if (!budget) {
+		debug("site %u: no clone table (CloneTableEntries 0): the clone check "
+		      "asks the database per page", h->site_id);
 		return;
+	}
+	if (!room) {
+		info("site %u: no clone table, the %zu entries of CloneTableEntries are in use: "
+		     "the clone check asks the database per page", h->site_id, budget);
+		return;
+	}
 	o = xcalloc(1, sizeof(*o));
 	o->nslots = 64;
 	o->v = xcalloc(o->nslots, sizeof(*o->v));
 	n = db_site_origins(cr->db, h->site_id, room, origins_load_one, o);
 	if (n < 0 || n > (long)room) {
+		if (n > (long)room)
+			info("site %u: no clone table, its origins do not fit the %zu entries left "
+			     "of CloneTableEntries %zu: the clone check asks the database per page",
+			     h->site_id, room, budget);
 		origins_free(o);
 		return;
 	}
 	h->origins = o;
 	cr->origins_used += o->used;
+	debug("site %u: clone table of %zu origins loaded (%zu of CloneTableEntries %zu in use)",
+	      h->site_id, o->used, cr->origins_used, budget);
 }
 
 static struct held *held_find(struct crawl *cr, unsigned site_id);
 
-/* The stored outcome p changes the live origins of its site. */
+/* The stored outcome p changes the live origins of its site.  A table that
+ * would outgrow CloneTableEntries is dropped before it grows. */
 static void origins_update(struct crawl *cr, const struct pending *p)
 {
 	struct held *h = held_find(cr, p->site_id);
-
 	size_t before;
 
 	if (!h || !h->origins)
@@ -566,11 +586,18 @@ static void origins_update(struct crawl *cr, const struct pending *p)
 	before = h->origins->used;
 	if (p->old_crc[0])
 		origins_drop(h->origins, p->old_crc, p->d.url_id);
-	if (p->d.status == 200 && p->d.origin == 1 && !p->d.deleted)
+	if (p->d.status == 200 && p->d.origin == 1 && !p->d.deleted) {
+		if (cr->origins_used >= (size_t)cr->c->clone_table_entries &&
+		    !origins_slot(h->origins, p->crc)->used) {
+			info("site %u: clone table of %zu origins dropped, CloneTableEntries %ld "
+			     "is reached: the clone check asks the database per page",
+			     p->site_id, h->origins->used, cr->c->clone_table_entries);
+			held_origins_free(cr, h);
+			return;
+		}
 		origins_put(h->origins, p->crc, p->d.url_id);
+	}
 	cr->origins_used = cr->origins_used - before + h->origins->used;
-	if (cr->origins_used > ORIGINS_BUDGET)
-		held_origins_free(cr, h);
 }
 
 /* ---- the pending batch ---------------------------------------------------------- */
@@ -2056,14 +2083,18 @@ static void page_commit(struct crawl *cr, struct job *j, const struct fetch_resu
 		origin = pending_origin(cr, j->row.site_id, a->crc, j->row.url_id);
 		struct held *h = held_find(cr, j->row.site_id);
 
-		if (!origin && h && h->origins) {
+		if (origin) {
+			cr->origin_pend++;
+		} else if (h && h->origins) {
 			struct origin_ent *e = origins_slot(h->origins, a->crc);
 
 			if (e->used && e->url_id != j->row.url_id)
 				origin = e->url_id;
-		} else if (!origin) {
+			cr->origin_mem++;
+		} else {
 			double t0 = now_monotonic();
 
+			cr->origin_db++;
 			if (db_find_origin(cr->db, j->row.site_id, a->crc, j->row.url_id, &origin))
 				cr->failed = true;
 			cr->origin_seconds += now_monotonic() - t0;
@@ -2914,6 +2945,10 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	     "%.2f s delta log syncs", o->rank, cr.claim_seconds, cr.links_seconds,
 	     cr.store_seconds - cr.links_seconds, cr.store_thread_seconds,
 	     cr.store_wait_seconds, cr.origin_seconds, cr.sync_seconds);
+	info("rank %d clone checks: %llu among the outcomes not stored, %llu in a clone "
+	     "table, %llu asked the database (CloneTableEntries %ld)", o->rank,
+	     (unsigned long long)cr.origin_pend, (unsigned long long)cr.origin_mem,
+	     (unsigned long long)cr.origin_db, c->clone_table_entries);
 out:
 	storer_wait(&cr);
 	storer_free(cr.st);

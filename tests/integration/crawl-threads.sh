@@ -5,6 +5,10 @@
 #     IndexThreads 0 (inline), 1 and 4 stores the same URLs with the same
 #     statuses, MD5s, clones, redirects and document rows, and the merged
 #     index has the same postings, compared by URL;
+#   * CloneTableEntries 0 (no in-memory clone table: the clone check asks
+#     the database) and 3 (the table is dropped mid-crawl; a recrawl does
+#     not load it) store what the default stores, clones included, and
+#     recrawls store nothing twice;
 #   * SIGTERM and `mpseek-index -E` during a threaded crawl (a slow generated
 #     web, tests/servers/treeweb.py) lose nothing: exit 0, every claim
 #     released, and a rerun stores every page without fetching again any
@@ -106,6 +110,92 @@ for n in 1 4 2c1; do
 	tap_is "$(diff "$T/t0.idx" "$T/t$n.idx" | head -5)" "" \
 		"$label: the merged index of IndexThreads 0, posting for posting by URL"
 done
+
+# ---- CloneTableEntries: the clone check without the in-memory clone table
+# (doc/CRAWL.md) finds the same clones: CloneTableEntries 0 asks the database
+# for every page, CloneTableEntries 3 drops the site's table when it would
+# outgrow 3 entries (mid-crawl), and when the site is taken again with more
+# than 3 origins its table is not loaded at all.
+# checks NAME.log: "IN_TABLE ASKED_DB" from the rank's clone-check count line.
+checks() {
+	sed -nE 's/.* clone checks: [0-9]+ among the outcomes not stored, ([0-9]+) in a clone table, ([0-9]+) asked the database .*/\1 \2/p' "$1" | tail -1
+}
+# rerun NAME TAG OPTION...: mpseek-index OPTIONs on NAME's config and database.
+rerun() {
+	local name=$1 tag=$2
+	shift 2
+	mpi_no_leak_check timeout 300 "$idx" "$@" "$T/$name.conf" >"$T/$name.$tag.out" 2>"$T/$name.$tag.log"
+	rc=$?
+	[ "$rc" = 0 ] || { tap_diag "$name $tag: exit $rc; log tail:"; tail -15 "$T/$name.$tag.log" | sed 's/^/#   /'; }
+}
+# stored NAME: urlword rows, urlwordsNN rows (nothing stored twice).
+stored() {
+	local q="" i
+	for i in $(seq -w 0 15); do q="$q${q:+ + }(SELECT COUNT(*) FROM urlwords$i)"; done
+	echo "$(SQL 'SELECT COUNT(*) FROM urlword' "$1") $(SQL "SELECT $q" "$1")"
+}
+nclones=$(awk -F'\t' '$2 == 200 && $4 == 0' "$T/t0.urls" | wc -l)
+tap_ok "$([ "$nclones" -ge 1 ] && echo 1)" "the test web has clones ($nclones URLs stored as clones)"
+read -r mem db <<<"$(checks "$T/t4.log")"
+tap_ok "$([ "${mem:-0}" -gt 0 ] && [ "${db:-1}" = 0 ] && echo 1)" \
+	"CloneTableEntries default: the clone checks use the table, none asks the database ($mem in the table, $db asked)"
+for b in 0 3; do
+	crawl "ct$b" 2 "CloneTableEntries $b" "DebugLevel debug"
+	tap_is "$rc" 0 "CloneTableEntries $b: exit 0"
+	urls "ct$b" >"$T/ct$b.urls"
+	docs "ct$b" >"$T/ct$b.docs"
+	index_by_url "ct$b" >"$T/ct$b.idx"
+	tap_is "$(diff "$T/t0.urls" "$T/ct$b.urls" | head -5)" "" \
+		"CloneTableEntries $b: the URLs, statuses, MD5s, clones and redirects of the default"
+	tap_is "$(diff "$T/t0.docs" "$T/ct$b.docs" | head -5)" "" \
+		"CloneTableEntries $b: the document rows of the default"
+	tap_is "$(diff "$T/t0.idx" "$T/ct$b.idx" | head -5)" "" \
+		"CloneTableEntries $b: the merged index of the default"
+done
+read -r mem db <<<"$(checks "$T/ct0.log")"
+tap_ok "$([ "${mem:-1}" = 0 ] && [ "${db:-0}" -gt 0 ] &&
+	grep -q 'no clone table (CloneTableEntries 0)' "$T/ct0.log" && echo 1)" \
+	"CloneTableEntries 0: no table; every clone check that reaches the store asks the database ($db)"
+read -r mem db <<<"$(checks "$T/ct3.log")"
+tap_ok "$([ "${mem:-0}" -gt 0 ] && [ "${db:-0}" -gt 0 ] &&
+	grep -q 'clone table of 3 origins dropped, CloneTableEntries 3 is reached' "$T/ct3.log" && echo 1)" \
+	"CloneTableEntries 3: the table is dropped mid-crawl, then the database is asked ($mem in the table, $db asked)"
+
+# A full recrawl with CloneTableEntries 3 (-a -m: everything due, every page
+# parsed again): the site's origins no longer fit, no table at all.
+before=$(stored ct3)
+rerun ct3 all -a -m
+tap_is "$rc" 0 "CloneTableEntries 3, recrawl -a -m: exit 0"
+tap_ok "$(grep -q 'no clone table, its origins do not fit the 3 entries left of CloneTableEntries 3' "$T/ct3.all.log" && echo 1)" \
+	"CloneTableEntries 3, recrawl: the site's table is not loaded (its origins do not fit)"
+read -r mem db <<<"$(checks "$T/ct3.all.log")"
+tap_ok "$([ "${mem:-1}" = 0 ] && [ "${db:-0}" -gt 0 ] && echo 1)" \
+	"CloneTableEntries 3, recrawl: the clone checks ask the database ($db)"
+parsed() { sed -nE 's/.* (https?:[^ ]*): 200 (indexed|clone of url).*/\1/p' "$1" | sort; }
+tap_is "$(parsed "$T/ct3.all.log" | diff <(parsed "$T/ct3.log") - | head -5)" "" \
+	"CloneTableEntries 3, recrawl: every page indexed or stored as a clone is parsed again ($(parsed "$T/ct3.log" | wc -l))"
+# The clones alone (their origins are not due, so no outcome in hand answers
+# for them): every clone check goes to the database and finds the origin.
+for b in 0 3; do
+	SQL 'UPDATE urlword SET next_index_time = 0 WHERE status = 200 AND origin = 0' "ct$b"
+	rerun "ct$b" clones -q -m
+	tap_is "$rc" 0 "CloneTableEntries $b, the clones recrawled: exit 0"
+	read -r mem db <<<"$(checks "$T/ct$b.clones.log")"
+	tap_is "$(grep -c ': 200 clone of url' "$T/ct$b.clones.log") ${mem:-?} ${db:-?}" "$nclones 0 $nclones" \
+		"CloneTableEntries $b, the clones recrawled: each is a clone again, found by asking the database"
+done
+for b in 0 3; do
+	urls "ct$b" >"$T/ct$b.urls2"
+	docs "ct$b" >"$T/ct$b.docs2"
+	index_by_url "ct$b" >"$T/ct$b.idx2"
+	tap_is "$(diff "$T/t0.urls" "$T/ct$b.urls2" | head -5)" "" \
+		"CloneTableEntries $b, after the recrawls: the URLs, statuses, MD5s and clones of the default"
+	tap_is "$(diff "$T/t0.docs" "$T/ct$b.docs2" | head -5)" "" \
+		"CloneTableEntries $b, after the recrawls: the document rows of the default"
+	tap_is "$(diff "$T/t0.idx" "$T/ct$b.idx2" | head -5)" "" \
+		"CloneTableEntries $b, after the recrawls: the merged index of the default (no posting twice)"
+done
+tap_is "$(stored ct3)" "$before" "CloneTableEntries 3, after the recrawls: no urlword or urlwordsNN row added"
 
 # ---- a stop during a threaded crawl loses nothing
 PAGES=150

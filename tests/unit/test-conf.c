@@ -120,6 +120,7 @@ static void dump(struct buf *b, const struct conf *c)
 	kv(b, "db_connections", "%ld", c->db_connections);
 	kv(b, "claim_batch", "%ld", c->claim_batch);
 	kv(b, "lease_time", "%ld", c->lease_time);
+	kv(b, "clone_table_entries", "%ld", c->clone_table_entries);
 	kv(b, "pagerank_damping", "%.17g", c->pagerank_damping);
 	kv(b, "pagerank_tolerance", "%.17g", c->pagerank_tolerance);
 	kv(b, "pagerank_max_iterations", "%ld", c->pagerank_max_iterations);
