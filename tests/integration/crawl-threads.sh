@@ -5,6 +5,9 @@
 #     IndexThreads 0 (inline), 1 and 4 stores the same URLs with the same
 #     statuses, MD5s, clones, redirects and document rows, and the merged
 #     index has the same postings, compared by URL;
+#   * the link cache changes nothing: DebugLevel debug (no cache) stores the
+#     same rows, also with MaxHops 2, where cached links must still stop at
+#     the depth limit;
 #   * CloneTableEntries 0 (no in-memory clone table: the clone check asks
 #     the database) and 3 (the table is dropped mid-crawl; a recrawl does
 #     not load it) store what the default stores, clones included, and
@@ -110,6 +113,32 @@ for n in 1 4 2c1; do
 	tap_is "$(diff "$T/t0.idx" "$T/t$n.idx" | head -5)" "" \
 		"$label: the merged index of IndexThreads 0, posting for posting by URL"
 done
+
+# ---- the link cache (doc/CRAWL.md) changes nothing: it is off at DebugLevel
+# debug, so a debug crawl resolves and admits every link afresh; with MaxHops 2
+# the cached links must still stop at the depth limit.
+crawl tdbg 2 "DebugLevel debug"
+tap_is "$rc" 0 "DebugLevel debug (no link cache): exit 0"
+urls tdbg >"$T/tdbg.urls"
+docs tdbg >"$T/tdbg.docs"
+tap_is "$(diff "$T/t0.urls" "$T/tdbg.urls" | head -5)" "" \
+	"DebugLevel debug (no link cache): the URL rows of IndexThreads 0"
+tap_is "$(diff "$T/t0.docs" "$T/tdbg.docs" | head -5)" "" \
+	"DebugLevel debug (no link cache): the document rows of IndexThreads 0"
+for lvl in info debug; do
+	crawl "h2$lvl" 2 "MaxHops 2" "DebugLevel $lvl"
+	tap_is "$rc" 0 "MaxHops 2, DebugLevel $lvl: exit 0"
+	urls "h2$lvl" >"$T/h2$lvl.urls"
+	docs "h2$lvl" >"$T/h2$lvl.docs"
+done
+tap_ok "$(grep -q 'link .* dropped: more than MaxHops' "$T/h2debug.log" &&
+	[ "$(awk -F'\t' '$7 > 2' "$T/h2info.urls" | wc -l)" = 0 ] &&
+	[ "$(wc -l <"$T/h2info.urls")" -lt "$(wc -l <"$T/t0.urls")" ] && echo 1)" \
+	"MaxHops 2: links deeper than 2 hops are dropped ($(wc -l <"$T/h2info.urls") of $(wc -l <"$T/t0.urls") URLs)"
+tap_is "$(diff "$T/h2debug.urls" "$T/h2info.urls" | head -5)" "" \
+	"MaxHops 2: the link cache (DebugLevel info) stores the URL rows of DebugLevel debug"
+tap_is "$(diff "$T/h2debug.docs" "$T/h2info.docs" | head -5)" "" \
+	"MaxHops 2: the link cache (DebugLevel info) stores the document rows of DebugLevel debug"
 
 # ---- CloneTableEntries: the clone check without the in-memory clone table
 # (doc/CRAWL.md) finds the same clones: CloneTableEntries 0 asks the database
