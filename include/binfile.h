@@ -49,6 +49,9 @@ int binfile_open_checked(const char *path, const unsigned char magic[8], uint32_
 /* The CRC-32 (zlib's) of a header's bytes [0, n): what the writers store at
  * crc_off and binfile_open_checked() compares. */
 uint32_t binfile_crc(const unsigned char *p, size_t n);
+/* The CRC-32 crc (0 to start) carried on over p[0..n): zlib's crc32(), by
+ * libdeflate (several times faster; the same values). */
+uint32_t binfile_crc_update(uint32_t crc, const void *p, size_t n);
 /* "path: what" into err (reset first), or logged when err is NULL.  -1. */
 int binfile_damaged(struct buf *err, const char *path, const char *what);
 

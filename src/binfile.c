@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "binfile.h"
 #include "buf.h"
@@ -174,7 +174,12 @@ void binfile_unmap(const unsigned char *p, size_t size)
 
 uint32_t binfile_crc(const unsigned char *p, size_t n)
 {
-	return (uint32_t)crc32(0L, p, (uInt)n);
+	return binfile_crc_update(0, p, n);
+}
+
+uint32_t binfile_crc_update(uint32_t crc, const void *p, size_t n)
+{
+	return n ? libdeflate_crc32(crc, p, n) : crc;
 }
 
 int binfile_damaged(struct buf *err, const char *path, const char *what)

@@ -22,8 +22,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "binfile.h"
 #include "buf.h"
 #include "caps.h"
 #include "delta.h"
@@ -57,7 +57,7 @@ _Static_assert(FRAME == 4 + 4 + 1, "frame layout");
 _Static_assert(DOC_FIXED == 4 + 4 + 8 + 4, "DOC fixed fields");
 _Static_assert(MAX_WORD_LEN <= 255, "word length is stored in one byte");
 _Static_assert(MAX_WORD_LEN < FLUSH_AT, "a word fits a flush");
-_Static_assert(DELTA_MAX_PAYLOAD <= UINT32_MAX - FRAME, "record length fits u32 and uInt");
+_Static_assert(DELTA_MAX_PAYLOAD <= UINT32_MAX - FRAME, "record length fits u32");
 _Static_assert((uint64_t)DOC_FIXED + (uint64_t)DELTA_MAX_DOC_WORDS * (1 + MAX_WORD_LEN + 2) +
 		       (uint64_t)DELTA_MAX_DOC_POSITIONS * 2 <= DELTA_MAX_PAYLOAD,
 	       "the largest DOC the caps allow fits one record");
@@ -69,7 +69,7 @@ _Static_assert(sizeof(uint16_t) == 2 && sizeof(uint32_t) == 4 && sizeof(uint64_t
 
 static uint32_t crc(const unsigned char *p, size_t n)
 {
-	return (uint32_t)crc32(0L, p, (uInt)n);
+	return binfile_crc(p, n);
 }
 
 /* Message into err when the caller wants it, else the log; returns -1. */

@@ -20,8 +20,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "binfile.h"
 #include "buf.h"
 #include "caps.h"
 #include "delta.h"
@@ -111,7 +111,7 @@ static int out_open(struct out *o, const char *path, enum ftype type, uint32_t p
 	memset(o, 0, sizeof(*o));
 	o->type = type;
 	o->part = part;
-	o->crc = (uint32_t)crc32(0L, Z_NULL, 0);
+	o->crc = 0;
 	o->path = xstrdup(path);
 	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (o->fd < 0 || write_all(o->fd, zero, HDR) < 0) {
@@ -137,8 +137,8 @@ static void out_add(struct out *o, const void *data, size_t n)
 	const unsigned char *p = data;
 
 	if (!n)
-		return; /* crc32(crc, NULL, 0) would restart the crc */
-	o->crc = (uint32_t)crc32(o->crc, p, (uInt)n);
+		return;
+	o->crc = binfile_crc_update(o->crc, p, n);
 	o->size += n;
 	while (n) {
 		size_t k = OUT_BUF - o->n;
@@ -161,7 +161,7 @@ static void hdr_pack(unsigned char *h, enum ftype type, uint32_t part, uint64_t 
 	le_put32(h + 12, part);
 	le_put64(h + 16, count);
 	le_put32(h + 24, data_crc);
-	le_put32(h + 28, (uint32_t)crc32(0L, h, 28));
+	le_put32(h + 28, binfile_crc(h, 28));
 }
 
 /* Patch the header, fsync, close.  Returns 0 or -1 (closed either way). */
@@ -774,7 +774,7 @@ static int map_file(const char *path, enum ftype type, uint32_t part, struct map
 		return fail(err, "%s: offset 0: bad magic (not a CompactStorage %s file)", path,
 			    FNAME[type]);
 	}
-	if (le_get32(h + 28) != (uint32_t)crc32(0L, h, 28)) {
+	if (le_get32(h + 28) != binfile_crc(h, 28)) {
 		map_free(m);
 		return fail(err, "%s: offset 28: header crc mismatch", path);
 	}
@@ -1541,14 +1541,8 @@ static int check_map(struct checker *k, const char *gen_dir, const char *rel, en
 		k->problems++;
 		buf_printf(k->out, "%s: %s\n", rel, w);
 	} else {
-		uint32_t c = (uint32_t)crc32(0L, Z_NULL, 0);
-		size_t off = 0;
+		uint32_t c = binfile_crc_update(0, m->data, m->len);
 
-		while (off < m->len) {
-			size_t n = m->len - off > (1u << 30) ? (1u << 30) : m->len - off;
-			c = (uint32_t)crc32(c, m->data + off, (uInt)n);
-			off += n;
-		}
 		if (c != m->crc)
 			bad(k, 24, "data crc mismatch: bytes %d..%zu are not what was written", HDR,
 			    m->size);
