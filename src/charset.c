@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <iconv.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -284,6 +286,27 @@ static size_t utf8_seq(const unsigned char *s, size_t len, size_t *bad)
 	return need + 1;
 }
 
+/* The number of bytes at p[0..n) before the first one that is not ASCII
+ * (or is NUL, with stop_at_nul): eight at a time, the rest one by one.  The
+ * scans below spend most of their time in ASCII markup. */
+static size_t ascii_run(const unsigned char *p, size_t n, bool stop_at_nul)
+{
+	const uint64_t hi = 0x8080808080808080ull, ones = 0x0101010101010101ull;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, p + i, 8);
+		/* A high bit set, or (the classic test) a zero byte. */
+		if ((w & hi) || (stop_at_nul && ((w - ones) & ~w & hi)))
+			break;
+	}
+	while (i < n && p[i] < 0x80 && (p[i] || !stop_at_nul))
+		i++;
+	return i;
+}
+
 bool utf8_valid(const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -292,7 +315,7 @@ bool utf8_valid(const char *s, size_t len)
 	while (i < len) {
 		size_t n;
 		if (p[i] < 0x80 && p[i]) {
-			i++;
+			i += ascii_run(p + i, len - i, true);
 			continue;
 		}
 		n = p[i] ? utf8_seq(p + i, len - i, &bad) : 0;
@@ -312,7 +335,7 @@ int utf8_sanitize(const char *in, size_t len, struct buf *out, size_t *replaced)
 	while (i < len) {
 		size_t n;
 		if (p[i] >= 0x01 && p[i] < 0x80) {
-			i++;
+			i += ascii_run(p + i, len - i, true);
 			continue;
 		}
 		n = p[i] ? utf8_seq(p + i, len - i, &bad) : (bad = 1, 0);
@@ -350,7 +373,7 @@ static bool utf8_plausible(const char *s, size_t len)
 	while (i < len) {
 		size_t n;
 		if (p[i] < 0x80) {
-			i++;
+			i += ascii_run(p + i, len - i, false);
 			continue;
 		}
 		n = utf8_seq(p + i, len - i, &bad);

@@ -99,6 +99,34 @@ static void utf8_line(char **f, size_t *len, int n, int lineno, void *arg)
 	is_int(rep, strtol(f[2], NULL, 10), "utf8.tsv:%d: replacements", lineno);
 	ok(utf8_valid(buf_str(&out), out.len), "utf8.tsv:%d: output valid", lineno);
 	is_int(utf8_valid(f[0], len[0]), rep == 0, "utf8.tsv:%d: utf8_valid(input)", lineno);
+	/* The same bytes behind 0..15 bytes of ASCII and before 11 more: the
+	 * scans take ASCII eight bytes at a time, so every case also lands
+	 * across such a word, at every alignment. */
+	size_t pad;
+
+	for (pad = 0; pad < 16; pad++) {
+		struct buf in = BUF_INIT(1 << 20), got = BUF_INIT(1 << 20), want = BUF_INIT(1 << 20);
+		size_t rep2 = 0;
+		bool same;
+
+		for (size_t k = 0; k < pad; k++)
+			buf_addc(&in, (char)('a' + k));
+		buf_add(&in, f[0], len[0]);
+		buf_adds(&in, "tail text.");
+		buf_add(&want, in.ptr, pad);
+		buf_add(&want, f[1], len[1]);
+		buf_adds(&want, "tail text.");
+		utf8_sanitize(in.ptr, in.len, &got, &rep2);
+		same = got.len == want.len && !memcmp(got.ptr, want.ptr, got.len) &&
+		       rep2 == (size_t)strtol(f[2], NULL, 10) &&
+		       utf8_valid(in.ptr, in.len) == (rep2 == 0);
+		buf_free(&in);
+		buf_free(&got);
+		buf_free(&want);
+		if (!same)
+			break;
+	}
+	ok(pad == 16, "utf8.tsv:%d: the same behind 0..15 bytes of ASCII (%zu)", lineno, pad);
 	buf_free(&out);
 }
 
