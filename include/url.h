@@ -92,6 +92,10 @@ int url_resolve(const char *base, const char *ref, struct buf *out, const char *
 /* The site key "scheme://host[:port]/" of URL `url` (port only when not the
  * default).  Returns 0, -1 or URL_NOT_CRAWLABLE. */
 int url_site(const char *url, struct buf *out, const char **why);
+/* The length of the site key at the start of `url`, which is in the normal
+ * form (what url_normalize() and url_resolve() write): what url_site() would
+ * give, without normalising again.  0 when url is not of that form. */
+size_t url_site_len(const char *url);
 /* true when both URLs are valid and have the same site key. */
 bool url_same_site(const char *a, const char *b);
 
@@ -109,5 +113,7 @@ bool url_is_robots(const char *url);
  * repeated query parameters.  Returns 0 when the URL looks fine, -1 when it
  * looks like a trap or is not a valid URL; *why says which rule fired. */
 int url_trap_check(const char *url, const char **why);
+/* url_trap_check() of a URL in the normal form, not normalised again. */
+int url_trap_check_normal(const char *url, const char **why);
 
 #endif

@@ -897,10 +897,11 @@ static void finish_status(struct crawl *cr, struct job *j, int st, long next_in)
 
 /* ---- admission ------------------------------------------------------------------ */
 
-/* May url (normalised) be crawled at all, by the config?  hops is the
- * URL's depth.  0 or a CST_* status with *why. */
+/* May url be crawled at all, by the config?  hops is the URL's depth;
+ * normal: url is what url_resolve() wrote (the trap check need not
+ * normalise it again).  0 or a CST_* status with *why. */
 static int admit(const struct conf *c, const char *url, int hops, bool from_outside_ok,
-		 const char **why)
+		 bool normal, const char **why)
 {
 	const struct conf_server *sv = conf_server_for(c, url);
 	const struct conf_server_params *p = sv ? &sv->p : &c->defaults;
@@ -920,7 +921,7 @@ static int admit(const struct conf *c, const char *url, int hops, bool from_outs
 	default:
 		break;
 	}
-	if (url_trap_check(url, why))
+	if (normal ? url_trap_check_normal(url, why) : url_trap_check(url, why))
 		return CST_TRAP;
 	return 0;
 }
@@ -941,14 +942,16 @@ static int admit_page_link(const struct conf *c, const struct conf_server_params
 			debug("%s: link %.200s dropped: %s", from, ref, why ? why : "bad URL");
 		return -1;
 	}
-	if (url_site(buf_str(out), site, NULL))
+	/* out is in the normal form: its site key is its head. */
+	buf_reset(site);
+	if (buf_add(site, buf_str(out), url_site_len(buf_str(out))) || !site->len)
 		return -1;
 	if (!fp->follow_outside && strcmp(buf_str(site), from_site) &&
 	    !conf_server_for(c, buf_str(out))) {
 		debug("%s: link %s dropped: outside every Server", from, buf_str(out));
 		return -1;
 	}
-	if (admit(c, buf_str(out), hops, fp->follow_outside, &why)) {
+	if (admit(c, buf_str(out), hops, fp->follow_outside, true, &why)) {
 		debug("%s: link %s dropped: %s", from, buf_str(out), why);
 		return -1;
 	}
@@ -1462,7 +1465,7 @@ static void job_admit(struct crawl *cr, struct job *j)
 		submit(cr, j);
 		return;
 	}
-	st = admit(cr->c, j->row.url, j->row.hops, !cr->c->delete_no_server, &why);
+	st = admit(cr->c, j->row.url, j->row.hops, !cr->c->delete_no_server, false, &why);
 	if (st) {
 		buf_free(&target);
 		finish_dropped(cr, j, st, why);

@@ -955,6 +955,18 @@ int url_site(const char *url, struct buf *out, const char **why)
 	return rc;
 }
 
+size_t url_site_len(const char *url)
+{
+	/* The normal form: scheme "://" authority (no userinfo, no '/') then
+	 * the path, which starts with '/'. */
+	const char *p = strstr(url, "://"), *slash;
+
+	if (!p)
+		return 0;
+	slash = strchr(p + 3, '/');
+	return slash ? (size_t)(slash + 1 - url) : 0;
+}
+
 bool url_same_site(const char *a, const char *b)
 {
 	struct buf sa = BUF_INIT(MAX_SITE_LEN), sb = BUF_INIT(MAX_SITE_LEN);
@@ -1103,5 +1115,22 @@ int url_trap_check(const char *url, const char **why)
 		rc = trap_query(nm.s.ptr + nm.query_off, nm.query_len, why);
 out:
 	norm_free(&nm);
+	return rc;
+}
+
+int url_trap_check_normal(const char *url, const char **why)
+{
+	size_t site = url_site_len(url), path_len;
+	const char *path, *q;
+	int rc;
+
+	if (!site)
+		return fail(why, "not a normalised URL");
+	path = url + site - 1;
+	q = strchr(path, '?');
+	path_len = q ? (size_t)(q - path) : strlen(path);
+	rc = trap_path(path, path_len, why);
+	if (!rc && q)
+		rc = trap_query(q + 1, strlen(q + 1), why);
 	return rc;
 }

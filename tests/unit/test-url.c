@@ -39,6 +39,26 @@ static void expect(const char *what, int lineno, int rc, const struct buf *out, 
 	is_str(buf_str(out), n >= 1 ? f[0] : "", "%s:%d result", what, lineno);
 }
 
+/* The shortcuts for URLs already in the normal form give what the general
+ * functions give: url_site_len() and url_site(), url_trap_check_normal() and
+ * url_trap_check() (verdict and reason). */
+static void check_normal_paths(const char *what, int lineno, const char *s)
+{
+	struct buf site = BUF_INIT(MAX_SITE_LEN);
+	const char *why1 = NULL, *why2 = NULL;
+	size_t n = url_site_len(s);
+	int rc1, rc2;
+
+	ok(url_site(s, &site, NULL) == 0 && n == site.len && !strncmp(s, buf_str(&site), n),
+	   "%s:%d url_site_len() is url_site()'s length (%zu)", what, lineno, n);
+	rc1 = url_trap_check(s, &why1);
+	rc2 = url_trap_check_normal(s, &why2);
+	ok(rc1 == rc2 && (rc1 == 0 || (why1 && why2 && !strcmp(why1, why2))),
+	   "%s:%d url_trap_check_normal() is url_trap_check() (%d %s)", what, lineno, rc1,
+	   rc1 && why1 ? why1 : "");
+	buf_free(&site);
+}
+
 /* The result must be its own normal form, bounded, without controls. */
 static void check_fixpoint(const char *what, int lineno, const char *s)
 {
@@ -56,6 +76,7 @@ static void check_fixpoint(const char *what, int lineno, const char *s)
 		is_str(buf_str(&again), s, "%s:%d result is a fixpoint", what, lineno);
 	else
 		ok(0, "%s:%d result is a fixpoint (%s)", what, lineno, why);
+	check_normal_paths(what, lineno, s);
 	buf_free(&again);
 }
 
@@ -215,6 +236,13 @@ static void trap_case(char **f, size_t *len, int n, int lineno, void *arg)
 	if (!ok(n >= 2, "traps:%d has 2 fields", lineno))
 		return;
 	rc = url_trap_check(f[0], &why);
+	{
+		struct buf norm = BUF_INIT(MAX_URL_LEN);
+
+		if (url_normalize(f[0], &norm, NULL) == 0)
+			check_normal_paths("traps", lineno, buf_str(&norm));
+		buf_free(&norm);
+	}
 	if (strcmp(f[1], "OK") == 0) {
 		if (!ok(rc == 0, "traps:%d not a trap", lineno))
 			diag("  why \"%s\"", why ? why : "");
