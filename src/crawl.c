@@ -163,11 +163,12 @@ struct linklist {
 	size_t nslots;
 };
 
-/* The references of a page already admitted, by their text before any '#'
- * (borrowed from the page's html_doc): another reference with the same text
- * resolves to the same URL, the fragment being dropped, so it is not
- * resolved and admitted again (index pages link one page under hundreds of
- * fragments). */
+/* The references of a page already resolved and admitted or dropped, by
+ * their text before any '#' (borrowed from the page's html_doc): another
+ * reference with the same text resolves to the same URL, the fragment being
+ * dropped, so it is not resolved and admitted again (index pages link one
+ * page under hundreds of fragments, and every heading of a page links to
+ * itself as "#id"). */
 struct refset {
 	struct refent { const char *p; size_t len; } *v;
 	size_t nslots, n;
@@ -1999,10 +2000,12 @@ static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool
 			if (admit_page_link_cached(lc, c, sp, j->row.url, buf_str(&fsite),
 						   base, bdir, href, j->row.hops + 1, &lk, &site,
 						   &u, &us) == 0 &&
-			    strcmp(u, j->row.url)) {
+			    strcmp(u, j->row.url))
 				linklist_add(&a->links, u, us);
-				refset_add(&a->refs, href);
-			}
+			/* Admitted, dropped or the page itself: the same for
+			 * every reference with this text before '#' (a page's
+			 * "#section" links). */
+			refset_add(&a->refs, href);
 		}
 		refset_reset(&a->refs);  /* it points into doc */
 	}
