@@ -120,6 +120,7 @@ struct held {
 	unsigned site_id;
 	struct origins *origins;     /* NULL: ask the database (not loaded) */
 	size_t in_hand;              /* claimed URLs of the site not finished */
+	size_t fetching;             /* of those, pages with the fetcher (not delivered) */
 	bool draining;               /* handed over: no more claims, released at 0 */
 	double next_try;             /* monotonic time of the next claim for it */
 	double delay;                /* politeness delay owed to the host at release */
@@ -253,6 +254,7 @@ struct crawl {
 	long docs;                   /* pages processed, for -n */
 	size_t in_hand;              /* jobs claimed and not finished */
 	bool failed;                 /* the rank cannot go on */
+	bool leaving;                /* the loop is over: no more claims */
 	const char *agent;
 	struct held held[MAX_HELD];  /* site leases held */
 	size_t nheld;
@@ -1039,8 +1041,16 @@ static int links_resolve(struct crawl *cr, struct linkset *ls)
 	for (size_t i = 0; i < ls->n; i++) {
 		if (ls->v[i].url_id)
 			seen_put(cr->seen, ls->v[i].url, strlen(ls->v[i].url), ls->v[i].url_id);
-		if (ls->v[i].added)
+		if (ls->v[i].added) {
+			struct held *h = held_find(cr, ls->v[i].site_id);
+
 			debug("new URL %s (hops %d)", ls->v[i].url, ls->v[i].hops);
+			/* A held site that found nothing due the last time has
+			 * something now: claim it at once, not after
+			 * CLAIM_IDLE_WAIT (a young frontier grows page by page). */
+			if (h)
+				h->next_try = 0;
+		}
 	}
 	return 0;
 }
@@ -1429,6 +1439,12 @@ static void submit(struct crawl *cr, struct job *j)
 	if (j->site && j->site->robots && robots_crawl_delay(j->site->robots) > delay)
 		delay = robots_crawl_delay(j->site->robots);
 	req.host_delay = delay;
+	if (j->kind == JOB_PAGE) {
+		struct held *h = held_find(cr, j->row.site_id);
+
+		if (h)
+			h->fetching++;
+	}
 	fetcher_add(cr->f, &req);
 }
 
@@ -2437,6 +2453,8 @@ static void *analysis_thread(void *arg)
 }
 
 static void pipeline_free(struct pipeline *pl);
+static int refill(struct crawl *cr, bool force);
+static bool refill_due(const struct crawl *cr);
 
 /* Start n analysis threads.  Returns NULL after logging when they cannot
  * be started. */
@@ -2490,6 +2508,14 @@ static void pipeline_commit(struct crawl *cr, size_t left)
 		result_commit(cr, &s->r, s->analyse ? &s->a : NULL);
 		result_drop(&s->r);
 		analysis_clear(&s->a);
+		/* A commit takes database round trips: the hosts whose
+		 * transfers ended meanwhile get their next requests now, and
+		 * a site whose pages are (nearly) all fetched gets more now,
+		 * not after the ring is committed (when the ring is full this
+		 * runs inside a delivery, for as long as pages keep coming). */
+		if (refill_due(cr))
+			refill(cr, false);
+		fetcher_kick(cr->f);
 		pthread_mutex_lock(&pl->mu);
 		pl->head++;
 	}
@@ -2550,6 +2576,14 @@ static void pipeline_free(struct pipeline *pl)
 static void on_done(struct fetch_result *r, void *arg)
 {
 	struct crawl *cr = arg;
+	struct job *j = r->user;
+
+	if (j->kind == JOB_PAGE) {
+		struct held *h = held_find(cr, j->row.site_id);
+
+		if (h && h->fetching)
+			h->fetching--;
+	}
 
 	if (cr->pl)
 		pipeline_add(cr, r);
@@ -2584,14 +2618,16 @@ static long claim_room(const struct crawl *cr)
 
 /* URLs of one site per claim: ClaimBatchSize, or the URLs due in the job
  * shared over the crawling ranks (seed 004 §4.3.2.2), within
- * [2 * SITE_LOW, SITE_BATCH]. */
+ * [2 * SITE_LOW, SITE_BATCH].  A lone crawler shares with nobody: it takes
+ * SITE_BATCH (the due count it was told is a tick old, and small while the
+ * frontier grows: claims of 8 left its hosts idle between claims). */
 static long site_batch(const struct crawl *cr)
 {
 	long b = SITE_BATCH;
 
 	if (cr->c->claim_batch > 0)
 		return cr->c->claim_batch;
-	if (cr->adv.due >= 0 && cr->adv.crawlers > 0) {
+	if (cr->adv.due >= 0 && cr->adv.crawlers > 1) {
 		int64_t share = (cr->adv.due + cr->adv.crawlers - 1) / cr->adv.crawlers;
 
 		b = share < 2 * SITE_LOW ? 2 * SITE_LOW : share > SITE_BATCH ? SITE_BATCH : (long)share;
@@ -2645,6 +2681,23 @@ static void held_release(struct crawl *cr, size_t i)
 	cr->held[i] = cr->held[--cr->nheld];
 }
 
+/* Is a held site about to run out of pages for the fetcher while it may
+ * claim more?  (refill() claims for it.) */
+static bool refill_due(const struct crawl *cr)
+{
+	double now = now_monotonic();
+
+	if (cr->leaving || cr->failed || crawl_stop_requested || cr->adv.cmd == CRAWL_STOP)
+		return false;
+	for (size_t i = 0; i < cr->nheld; i++) {
+		const struct held *h = &cr->held[i];
+
+		if (h->fetching <= SITE_LOW && h->in_hand && !h->draining && now >= h->next_try)
+			return true;
+	}
+	return false;
+}
+
 /* Keep the held sites supplied, hand one over when other ranks are idle,
  * release the finished ones, and take new sites.  force: ignore the waits
  * after empty claims (the rank alone, deciding whether it is done).
@@ -2664,7 +2717,10 @@ static int refill(struct crawl *cr, bool force)
 	for (size_t i = cr->nheld; i-- > 0;) {
 		struct held *h = &cr->held[i];
 
-		if (h->in_hand > SITE_LOW)
+		/* More when the fetcher is about to run out of the site's
+		 * pages, not when they are all finished: those in analysis
+		 * and in the pending batch need no more fetching. */
+		if (h->in_hand > SITE_LOW && h->fetching > SITE_LOW)
 			continue;
 		if (handover) {
 			h->draining = draining = true;
@@ -2901,6 +2957,7 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 				 now_monotonic() - cr.pend_since > PENDING_MAX_AGE))
 			flush(&cr);
 	}
+	cr.leaving = true;
 	if (cr.adv.cmd == CRAWL_STOP && !crawl_stop_requested)
 		info("stop requested by the master: releasing the URLs in hand");
 	if (crawl_stop_requested)

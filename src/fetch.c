@@ -930,8 +930,17 @@ int fetcher_run(struct fetcher *f, double max_wait_s, fetch_done_fn cb, void *ar
 				return error("curl_multi_perform: %s", curl_multi_strerror(mc));
 			collect_done(f);
 		}
-		if (f->ndone)
+		if (f->ndone) {
+			/* The hosts of these results are free: their next
+			 * requests go out before the callback spends time on
+			 * the results (it may wait for a page's analysis and
+			 * the database). */
+			start_due(f);
+			if (f->running &&
+			    (mc = curl_multi_perform(f->multi, &still)) != CURLM_OK)
+				return error("curl_multi_perform: %s", curl_multi_strerror(mc));
 			n += deliver(f, cb, arg);
+		}
 		if (n) {
 			/* The hosts of the results are free again: their next
 			 * requests go out now, before the caller spends time on
@@ -958,6 +967,20 @@ int fetcher_run(struct fetcher *f, double max_wait_s, fetch_done_fn cb, void *ar
 			return error("curl_multi_poll: %s", curl_multi_strerror(mc));
 	}
 	return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+void fetcher_kick(struct fetcher *f)
+{
+	int still;
+
+	if (!f || !f->running)
+		return;
+	if (curl_multi_perform(f->multi, &still) != CURLM_OK)
+		return;               /* fetcher_run() reports it */
+	collect_done(f);
+	start_due(f);
+	if (f->running)
+		curl_multi_perform(f->multi, &still);
 }
 
 void fetcher_wakeup(struct fetcher *f)
