@@ -67,6 +67,10 @@ int delta_doc_word(struct delta_writer *w, const char *word, size_t len,
 /* Sort the words, check that none repeats, and append the record.  On -1
  * the document is discarded.  Either way no document is open afterwards. */
 int delta_doc_end(struct delta_writer *w);
+/* The order of the words of a DOC (and of the index): bytes, a prefix
+ * first.  delta_doc_end() sorts them; words added in this order are not
+ * sorted again. */
+int delta_wordcmp(const void *a, size_t al, const void *b, size_t bl);
 /* Drop the open document, if any. */
 void delta_doc_abort(struct delta_writer *w);
 

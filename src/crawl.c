@@ -147,6 +147,8 @@ struct word_ent {
 
 struct word_tab {
 	struct word_ent *ents;
+	const struct word_ent **sorted; /* words_finish(): ents[0..n) in delta_wordcmp() order */
+	size_t sorted_cap;
 	size_t n, cap;
 	uint32_t *slots;             /* index + 1, 0 = empty */
 	size_t nslots;
@@ -1073,6 +1075,7 @@ static void words_free(struct word_tab *w)
 	for (size_t i = 0; i < w->cap; i++)
 		free(w->ents[i].pos);
 	free(w->ents);
+	free(w->sorted);
 	free(w->slots);
 	memset(w, 0, sizeof(*w));
 }
@@ -1165,10 +1168,28 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int cmp_word_ent(const void *a, const void *b)
+{
+	const struct word_ent *x = *(const struct word_ent *const *)a;
+	const struct word_ent *y = *(const struct word_ent *const *)b;
+
+	return delta_wordcmp(x->word, x->len, y->word, y->len);
+}
+
 /* Sort the positions of every word and make them unique (saturated
- * positions repeat), at most DELTA_MAX_WORD_POSITIONS. */
+ * positions repeat), at most DELTA_MAX_WORD_POSITIONS; list the words in
+ * the order of a DOC record (here, on an analysis thread, rather than in
+ * delta_doc_end() on the crawl loop). */
 static void words_finish(struct word_tab *w)
 {
+	if (w->n > w->sorted_cap) {
+		w->sorted_cap = w->n;
+		w->sorted = xrealloc(w->sorted, w->sorted_cap * sizeof(*w->sorted));
+	}
+	for (size_t i = 0; i < w->n; i++)
+		w->sorted[i] = &w->ents[i];
+	if (w->n > 1)
+		qsort(w->sorted, w->n, sizeof(*w->sorted), cmp_word_ent);
 	for (size_t i = 0; i < w->n; i++) {
 		struct word_ent *e = &w->ents[i];
 		size_t k = 0, m = 1;
@@ -1193,7 +1214,7 @@ static int words_to_delta(struct crawl *cr, const struct job *j, const struct wo
 	if (delta_doc_begin(cr->dw, j->row.url_id, j->row.site_id, (uint64_t)time(NULL)))
 		return -1;
 	for (size_t i = 0; i < w->n; i++) {
-		const struct word_ent *e = &w->ents[i];
+		const struct word_ent *e = w->sorted[i];
 
 		if (delta_doc_word(cr->dw, e->word, e->len, e->pos, e->n)) {
 			delta_doc_abort(cr->dw);

@@ -132,8 +132,7 @@ static bool utf8_ok(const unsigned char *s, size_t n)
 	return true;
 }
 
-/* Byte order, a prefix first: the order of words inside a DOC. */
-static int wordcmp(const unsigned char *a, size_t al, const unsigned char *b, size_t bl)
+int delta_wordcmp(const void *a, size_t al, const void *b, size_t bl)
 {
 	int c = memcmp(a, b, al < bl ? al : bl);
 	return c ? c : (al > bl) - (al < bl);
@@ -483,7 +482,7 @@ int delta_doc_word(struct delta_writer *w, const char *word, size_t len, const u
 static int cmp_doc_word(const void *a, const void *b)
 {
 	const struct doc_word *x = a, *y = b;
-	return wordcmp(x->word, x->len, y->word, y->len);
+	return delta_wordcmp(x->word, x->len, y->word, y->len);
 }
 
 void delta_doc_abort(struct delta_writer *w)
@@ -512,8 +511,13 @@ int delta_doc_end(struct delta_writer *w)
 		return error("%s: delta_doc_end without delta_doc_begin", w->path);
 	for (size_t i = 0; i < w->n_words; i++)
 		w->words[i].word = base + w->words[i].off + 1;
-	if (w->n_words > 1)
-		qsort(w->words, w->n_words, sizeof(*w->words), cmp_doc_word);
+	/* The crawl adds the words in order (its analysis threads sort
+	 * them): then one pass tells, and nothing is sorted here. */
+	for (size_t i = 1; i < w->n_words; i++)
+		if (cmp_doc_word(&w->words[i - 1], &w->words[i]) > 0) {
+			qsort(w->words, w->n_words, sizeof(*w->words), cmp_doc_word);
+			break;
+		}
 	for (size_t i = 1; i < w->n_words; i++) {
 		if (!cmp_doc_word(&w->words[i - 1], &w->words[i])) {
 			error("%s: url %" PRIu32 ": word \"%.*s\" added twice", w->path, w->doc_url,
@@ -900,7 +904,7 @@ static int decode_doc(struct delta_reader *r, uint64_t off, const unsigned char 
 			return corrupt(r, off, "DOC word %" PRIu32 " cut short", i);
 		if (!utf8_ok(q, wl))
 			return corrupt(r, off, "DOC word %" PRIu32 " is not UTF-8", i);
-		if (prev && wordcmp(prev, prev_len, q, wl) >= 0)
+		if (prev && delta_wordcmp(prev, prev_len, q, wl) >= 0)
 			return corrupt(r, off, "DOC word %" PRIu32 " \"%.*s\" out of order or repeated",
 				       i, (int)wl, (const char *)q);
 		prev = q;

@@ -56,14 +56,6 @@ void merge_crash_point(const char *point)
 	}
 }
 
-/* ---- packing ----------------------------------------------------------- */
-
-static int wordcmp(const unsigned char *a, size_t al, const unsigned char *b, size_t bl)
-{
-	int c = memcmp(a, b, al < bl ? al : bl);
-	return c ? c : (al > bl) - (al < bl);
-}
-
 /* ---- state kept between merge_run() and merge_finish() ------------------ */
 
 static struct {
@@ -198,7 +190,7 @@ static int cmp_rec(const unsigned char *a, const unsigned char *b)
 
 	if (a[0] != b[0])
 		return a[0] < b[0] ? -1 : 1;
-	c = wordcmp(a + REC_FIXED, a[1], b + REC_FIXED, b[1]);
+	c = delta_wordcmp(a + REC_FIXED, a[1], b + REC_FIXED, b[1]);
 	if (c)
 		return c;
 	if (le_get32(a + 2) != le_get32(b + 2))
@@ -948,7 +940,7 @@ static int collect(struct part_build *b, const unsigned char *rec)
 	size_t wl = rec[1], np = le_get16(rec + 10);
 	struct new_word *w;
 
-	if (!b->n || wordcmp((const unsigned char *)b->w[b->n - 1].word, b->w[b->n - 1].len,
+	if (!b->n || delta_wordcmp((const unsigned char *)b->w[b->n - 1].word, b->w[b->n - 1].len,
 			     rec + REC_FIXED, wl)) {
 		if (b->n == b->cap) {
 			b->cap = b->cap ? 2 * b->cap : 1024;
@@ -1816,7 +1808,7 @@ static int cmp_dump(const void *a, const void *b)
 {
 	const struct dump_word *x = a, *y = b;
 
-	return wordcmp((const unsigned char *)x->text, x->len, (const unsigned char *)y->text,
+	return delta_wordcmp((const unsigned char *)x->text, x->len, (const unsigned char *)y->text,
 		       y->len);
 }
 
