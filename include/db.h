@@ -115,10 +115,10 @@ struct db_link {
 	bool added;               /* out: the row is new */
 };
 
-/* Fill in the url_id of every link whose url_id is 0: one SELECT by
- * url_hash for the known ones, one multi-row INSERT of the rest
- * (index_status 0, due now) and one SELECT of their ids.  Returns the
- * number of new rows, or -1. */
+/* Fill in the url_id of every link whose url_id is 0: one multi-row
+ * INSERT (index_status 0, due now; a URL with a row keeps it) and one
+ * SELECT of the ids by url_hash.  Returns the number of new rows, or -1;
+ * `added` marks them (see links_insert() for when that is exact). */
 long db_add_links(struct db *db, struct db_link *links, size_t n);
 
 /* An exact duplicate (ASPseek §7.7): the url_id of another live status-200

@@ -1443,6 +1443,7 @@ static int links_insert(struct db *db, struct links_ctx *lc)
 {
 	struct buf sql = BUF_INIT((size_t)DB_MAX_SQL * 64);
 	unsigned now = (unsigned)time(NULL);
+	unsigned long long first;
 	size_t todo = 0;
 	int rc;
 
@@ -1451,11 +1452,10 @@ static int links_insert(struct db *db, struct links_ctx *lc)
 		return rc;
 	for (size_t i = 0; i < lc->n; i++)
 		lc->v[i].added = false;
-	/* Known URLs first: what is left is new (unless another rank inserts
-	 * it at the same moment: the INSERT then leaves its row alone). */
-	rc = links_lookup(db, lc, &sql);
-	if (rc)
-		goto out;
+	/* No lookup first: the crawl asks only for the links its seen-set
+	 * does not know, and most of those are new.  A URL that has a row
+	 * (another page or rank added it) keeps it: ON DUPLICATE KEY leaves
+	 * the row alone. */
 	buf_reset(&sql);
 	buf_adds(&sql, "INSERT INTO urlword (site_id, url, hops, referrer, next_index_time,"
 		       " index_status) VALUES ");
@@ -1483,7 +1483,22 @@ static int links_insert(struct db *db, struct links_ctx *lc)
 	if (rc)
 		goto out;
 	lc->added = (long)mysql_affected_rows(db->my);
+	first = (unsigned long long)mysql_insert_id(db->my);
 	rc = links_lookup(db, lc, &sql);
+	if (rc)
+		goto out;
+	/* Which rows are new: InnoDB gives the rows of one multi-row INSERT
+	 * consecutive ids from the first (innodb_autoinc_lock_mode 0 or 1,
+	 * the default), and a row that was there has an id from before or
+	 * from another statement's block.  Only the flags depend on this
+	 * (the count is the server's); with lock mode 2 they may be wrong
+	 * when ranks insert at the same moment. */
+	for (size_t i = 0; i < lc->n; i++) {
+		struct db_link *l = &lc->v[i];
+
+		l->added = l->added && lc->added > 0 && first && l->url_id >= first &&
+			   l->url_id < first + todo;
+	}
 out:
 	buf_free(&sql);
 	return rc;
