@@ -8,8 +8,9 @@
 # seeding inserts the Server URLs and robots.txt once; `-S` shows the status
 # and index_status tables; the claim query reads its index (EXPLAIN: no full
 # scan, no filesort); concurrent claimers never get the same URL nor the same
-# site; expired leases come back; a restarted server is reconnected to; a
-# missing server is one message and a clean exit.
+# site; expired leases come back; a batch of outcomes stores the rows the
+# rank still holds and counts the others lost, strings escaped; a restarted
+# server is reconnected to; a missing server is one message and a clean exit.
 #
 # Then the embedded default (no DBAddr): --db-start creates and starts it
 # (once, even when two start it at the same time), --db-status, a crawl run
@@ -104,6 +105,9 @@ cat >"$T/claim-driver.c" <<'EOC'
  *                                                   when GOFILE exists, claim until
  *                                                   nothing is left
  *   claim-driver CONF twice RANK N LEASE PAUSE      claim, print "--", sleep, claim
+ *   claim-driver CONF store RANK ETAG URL_ID...     stores status 200, crc "c<url_id>",
+ *                                                   the ETag as given, for each URL in
+ *                                                   one batch; prints the number lost
  *   claim-driver CONF release RANK                  prints the number released
  *   claim-driver CONF release-site RANK SITE_ID     gives back one site lease
  *   claim-driver CONF explain                       EXPLAIN of the claim SELECT */
@@ -163,6 +167,29 @@ int main(int argc, char **argv)
 	rank = (int)arg(argv, 3, argc);
 	if (!strcmp(argv[2], "release-site")) {
 		rc = db_release_site(db, rank, (unsigned)arg(argv, 4, argc)) ? 1 : 0;
+		goto out;
+	}
+	if (!strcmp(argv[2], "store") && argc > 5) {
+		size_t k = (size_t)(argc - 5), lost = 0;
+		struct db_done *d = xcalloc(k, sizeof(*d));
+		char (*crc)[16] = xcalloc(k, sizeof(*crc));
+
+		for (size_t i = 0; i < k; i++) {
+			d[i].url_id = (unsigned)arg(argv, 5 + (int)i, argc);
+			snprintf(crc[i], sizeof(crc[i]), "c%u", d[i].url_id);
+			d[i].status = 200;
+			d[i].crc = crc[i];
+			d[i].last_modified = "";
+			d[i].etag = argv[4];
+			d[i].last_index_time = 1000 + (long)i;
+			d[i].next_index_time = 2000 + (long)i;
+			d[i].origin = 1;
+			d[i].doc_op = DB_DOC_KEEP;
+		}
+		rc = db_store_done(db, rank, d, k, &lost) ? 1 : 0;
+		printf("%zu\n", lost);
+		free(d);
+		free(crc);
 		goto out;
 	}
 	if (!strcmp(argv[2], "release")) {
@@ -340,6 +367,32 @@ wait "$dpid"; rc=$?
 tap_is "$rc" 0 "claims across a server restart: exit 0"
 tap_is "$(grep -vc -- '^--$' "$T/twice.out")" 10 "both claims got their URLs"
 tap_ok "$(grep -q 'reconnecting' "$T/twice.err" && echo 1)" "the lost connection was logged and re-made"
+
+# Storing outcomes: one batch writes the rows the rank still holds and
+# counts the others lost (their lease went to another rank); strings from
+# outside (an ETag with quotes and a backslash) arrive as they were.
+mdb_sql "$reset" mpa
+ids=$("$drv" "$T/a.conf" claim 3 6 600 2>/dev/null | cut -f1 | tr '\n' ' ')
+set -- $ids
+tap_is "$#" 6 "store: rank 3 claims 6 URLs"
+mdb_sql "UPDATE urlword SET claim_rank = 4 WHERE url_id IN ($2, $5)" mpa   # taken over
+etag="W/\"x'y\\z\""
+out=$("$drv" "$T/a.conf" store 3 "$etag" $ids 2>"$T/store.err")
+tap_is "$out" 2 "store: a batch of 6 with 2 taken over: 2 lost"
+tap_ok "$(grep -q 'warning: 2 URL(s) were claimed by another rank' "$T/store.err" && echo 1)" \
+	"store: ... and says so"
+tap_is "$(mdb_sql "SELECT COUNT(*) FROM urlword WHERE url_id IN (${ids// /,}0) AND index_status = 1
+	AND claim_rank = -1 AND status = 200 AND crc = CONCAT('c', url_id) AND origin = 1
+	AND next_index_time - last_index_time = 1000" mpa)" 4 \
+	"store: the 4 held rows are stored, each with its own values"
+tap_is "$(mdb_sql "SELECT DISTINCT HEX(etag) FROM urlword WHERE url_id IN (${ids// /,}0) AND index_status = 1" mpa)" \
+	"$(printf '%s' "$etag" | od -An -tx1 | tr -d ' \n' | tr a-f A-F)" "store: the ETag $etag stored byte for byte"
+tap_is "$(mdb_sql "SELECT COUNT(*) FROM urlword WHERE url_id IN ($2, $5) AND index_status = 2
+	AND claim_rank = 4 AND status = 0" mpa)" 2 "store: the 2 taken over are left to their new holder"
+out=$("$drv" "$T/a.conf" store 4 - "$2" 2>"$T/store.err")
+tap_is "$out" 0 "store: a batch of one (the other path) by the new holder: nothing lost"
+tap_is "$(mdb_sql "SELECT CONCAT(index_status, ' ', etag) FROM urlword WHERE url_id = $2" mpa)" "1 -" \
+	"store: ... and its row is stored"
 
 # --- refusing databases that are not right ----------------------------------
 mdb_sql "UPDATE mpseek_meta SET value = '0' WHERE name = 'schema_version'" mpa
