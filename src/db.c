@@ -98,8 +98,17 @@ enum st {
 	ST_ROBOTS_PUT,
 	ST_DOC_PUT,                          /* 16 statements: urlwords00..15 */
 	ST_DOC_DEL = ST_DOC_PUT + DB_DOC_TABLES, /* 16 statements */
-	ST_N = ST_DOC_DEL + DB_DOC_TABLES
+	/* DOC_PUT_ROWS_N statements per table: DOC_PUT_ROWS[j] rows at once */
+	ST_DOC_PUTK = ST_DOC_DEL + DB_DOC_TABLES,
+	ST_N = ST_DOC_PUTK + DB_DOC_TABLES * 4
 };
+
+/* The row counts of the multi-row document INSERTs (a batch's documents of
+ * one table go in chunks of these, the rest one by one). */
+static const int DOC_PUT_ROWS[] = { 16, 8, 4, 2 };
+#define DOC_PUT_ROWS_N 4
+_Static_assert(sizeof(DOC_PUT_ROWS) / sizeof(DOC_PUT_ROWS[0]) == DOC_PUT_ROWS_N,
+	       "ST_N counts DOC_PUT_ROWS_N statements per table");
 
 static const char *const st_sql[ST_N] = {
 	/* LAST_INSERT_ID(site_id) makes the id of an existing site the insert
@@ -137,34 +146,48 @@ static const char *const st_sql[ST_N] = {
 	/* ST_DOC_PUT.. and ST_DOC_DEL.. are written by doc_sql() below. */
 };
 
-/* The text of statement id: the table above, or the per-table statements
- * of urlwords00..15, written once. */
+/* The per-table statements of urlwords00..15, written once (pthread_once:
+ * the loop's and the store thread's connections prepare them). */
+#define DOC_SQL_MAX 2048
+static char doc_sql[ST_N - ST_DOC_PUT][DOC_SQL_MAX];
+static pthread_once_t doc_sql_once = PTHREAD_ONCE_INIT;
+
+static void doc_sql_init(void)
+{
+	static const char cols[] =
+		" (url_id, deleted, wordcount, totalcount, content_type, charset, title, txt,"
+		" docsize, keywords, description, words, hrefs) VALUES ";
+	static const char row[] = "(?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	static const char upd[] =
+		" ON DUPLICATE KEY UPDATE deleted = 0, wordcount = VALUES(wordcount),"
+		" totalcount = VALUES(totalcount), content_type = VALUES(content_type),"
+		" charset = VALUES(charset), title = VALUES(title), txt = VALUES(txt),"
+		" docsize = VALUES(docsize), keywords = VALUES(keywords),"
+		" description = VALUES(description), words = VALUES(words),"
+		" hrefs = VALUES(hrefs)";
+
+	for (int t = 0; t < DB_DOC_TABLES; t++) {
+		for (int j = -1; j < DOC_PUT_ROWS_N; j++) {
+			int rows = j < 0 ? 1 : DOC_PUT_ROWS[j];
+			char *p = doc_sql[j < 0 ? t : ST_DOC_PUTK - ST_DOC_PUT + t * DOC_PUT_ROWS_N + j];
+			size_t n = (size_t)snprintf(p, DOC_SQL_MAX, "INSERT INTO urlwords%02d%s", t, cols);
+
+			for (int r = 0; r < rows; r++)
+				n += (size_t)snprintf(p + n, DOC_SQL_MAX - n, "%s%s", r ? "," : "", row);
+			snprintf(p + n, DOC_SQL_MAX - n, "%s", upd);
+		}
+		snprintf(doc_sql[DB_DOC_TABLES + t], DOC_SQL_MAX,
+			 "UPDATE urlwords%02d SET deleted = 1 WHERE url_id = ?", t);
+	}
+}
+
+/* The text of statement id: the table above, or a statement of urlwordsNN. */
 static const char *st_text(enum st id)
 {
-	static char doc_sql[2 * DB_DOC_TABLES][640];
-	int t;
-
 	if (id < ST_DOC_PUT)
 		return st_sql[id];
-	t = (int)id - ST_DOC_PUT;
-	if (!doc_sql[t][0]) {
-		if (t < DB_DOC_TABLES)
-			snprintf(doc_sql[t], sizeof(doc_sql[t]),
-				 "INSERT INTO urlwords%02d (url_id, deleted, wordcount, totalcount,"
-				 " content_type, charset, title, txt, docsize, keywords, description,"
-				 " words, hrefs) VALUES (?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-				 " ON DUPLICATE KEY UPDATE deleted = 0, wordcount = VALUES(wordcount),"
-				 " totalcount = VALUES(totalcount), content_type = VALUES(content_type),"
-				 " charset = VALUES(charset), title = VALUES(title), txt = VALUES(txt),"
-				 " docsize = VALUES(docsize), keywords = VALUES(keywords),"
-				 " description = VALUES(description), words = VALUES(words),"
-				 " hrefs = VALUES(hrefs)", t);
-		else
-			snprintf(doc_sql[t], sizeof(doc_sql[t]),
-				 "UPDATE urlwords%02d SET deleted = 1 WHERE url_id = ?",
-				 t - DB_DOC_TABLES);
-	}
-	return doc_sql[t];
+	pthread_once(&doc_sql_once, doc_sql_init);
+	return doc_sql[id - ST_DOC_PUT];
 }
 
 struct db {
@@ -1623,37 +1646,88 @@ struct done_ctx {
 	size_t n, lost;
 };
 
+/* The urlwordsNN rows of k outcomes (DB_DOC_PUT, all of table t) in one
+ * INSERT: k is 1 or one of DOC_PUT_ROWS (j its index, -1 for 1). */
+static int put_docs(struct db *db, const struct db_done *const *v, int k, int t, int j)
+{
+	MYSQL_BIND par[12 * 16];
+	unsigned long l[8 * 16];
+	unsigned u[16][4];
+
+	if (k > 16)
+		return error("put_docs: %d rows at once", k);
+	for (int r = 0; r < k; r++) {
+		const struct db_doc *doc = v[r]->doc;
+		MYSQL_BIND *b = par + 12 * r;
+		unsigned long *lr = l + 8 * r;
+
+		u[r][0] = v[r]->url_id;
+		u[r][1] = doc->wordcount;
+		u[r][2] = doc->totalcount;
+		u[r][3] = doc->docsize;
+		bind_uint(&b[0], &u[r][0]);
+		bind_uint(&b[1], &u[r][1]);
+		bind_uint(&b[2], &u[r][2]);
+		bind_str(&b[3], doc->content_type ? doc->content_type : "", &lr[0]);
+		bind_str(&b[4], doc->charset ? doc->charset : "", &lr[1]);
+		bind_str(&b[5], doc->title ? doc->title : "", &lr[2]);
+		bind_str(&b[6], doc->txt ? doc->txt : "", &lr[3]);
+		bind_uint(&b[7], &u[r][3]);
+		bind_str(&b[8], doc->keywords ? doc->keywords : "", &lr[4]);
+		bind_str(&b[9], doc->description ? doc->description : "", &lr[5]);
+		bind_blob(&b[10], doc->words ? doc->words : "", &lr[6],
+			  doc->words ? doc->words_len : 0);
+		bind_blob(&b[11], doc->hrefs ? doc->hrefs : "", &lr[7],
+			  doc->hrefs ? doc->hrefs_len : 0);
+	}
+	return st_exec(db, j < 0 ? (enum st)(ST_DOC_PUT + t)
+				 : (enum st)(ST_DOC_PUTK + t * DOC_PUT_ROWS_N + j), par, NULL);
+}
+
 /* The urlwordsNN row of an outcome whose URL row was stored. */
 static int done_doc(struct db *db, const struct db_done *d)
 {
-	MYSQL_BIND par[12];
-	unsigned long l[8];
+	MYSQL_BIND par[1];
 	unsigned url_id = d->url_id;
 	int t = (int)(d->url_id % DB_DOC_TABLES);
 
-	if (d->doc_op == DB_DOC_PUT && d->doc) {
-		const struct db_doc *doc = d->doc;
-		unsigned wc = doc->wordcount, tc = doc->totalcount, ds = doc->docsize;
-
-		bind_uint(&par[0], &url_id);
-		bind_uint(&par[1], &wc);
-		bind_uint(&par[2], &tc);
-		bind_str(&par[3], doc->content_type ? doc->content_type : "", &l[0]);
-		bind_str(&par[4], doc->charset ? doc->charset : "", &l[1]);
-		bind_str(&par[5], doc->title ? doc->title : "", &l[2]);
-		bind_str(&par[6], doc->txt ? doc->txt : "", &l[3]);
-		bind_uint(&par[7], &ds);
-		bind_str(&par[8], doc->keywords ? doc->keywords : "", &l[4]);
-		bind_str(&par[9], doc->description ? doc->description : "", &l[5]);
-		bind_blob(&par[10], doc->words ? doc->words : "", &l[6], doc->words ? doc->words_len : 0);
-		bind_blob(&par[11], doc->hrefs ? doc->hrefs : "", &l[7], doc->hrefs ? doc->hrefs_len : 0);
-		return st_exec(db, (enum st)(ST_DOC_PUT + t), par, NULL);
-	}
+	if (d->doc_op == DB_DOC_PUT && d->doc)
+		return put_docs(db, &d, 1, t, -1);
 	if (d->doc_op == DB_DOC_DELETE) {
 		bind_uint(&par[0], &url_id);
 		return st_exec(db, (enum st)(ST_DOC_DEL + t), par, NULL);
 	}
 	return 0;
+}
+
+/* The document rows of the outcomes of a batch whose URL rows were stored
+ * (owned): per table, the new rows in chunks of DOC_PUT_ROWS (a batch of
+ * 64 pages takes about 20 statements instead of 64), the rest one by one. */
+static int done_docs(struct db *db, const struct db_done *d, size_t n, const bool *owned)
+{
+	const struct db_done *v[DB_STORE_BATCH_MAX];
+	int rc = 0;
+
+	for (int t = 0; t < DB_DOC_TABLES && !rc; t++) {
+		int k = 0, at = 0;
+
+		for (size_t i = 0; i < n && !rc; i++) {
+			if (!owned[i] || (int)(d[i].url_id % DB_DOC_TABLES) != t)
+				continue;
+			if (d[i].doc_op == DB_DOC_PUT && d[i].doc)
+				v[k++] = &d[i];
+			else
+				rc = done_doc(db, &d[i]);
+		}
+		for (int j = 0; j < DOC_PUT_ROWS_N && !rc; j++)
+			while (!rc && k - at >= DOC_PUT_ROWS[j]) {
+				rc = put_docs(db, v + at, DOC_PUT_ROWS[j], t, j);
+				at += DOC_PUT_ROWS[j];
+			}
+		while (!rc && at < k)
+			rc = put_docs(db, v + at++, 1, t, -1);
+	}
+	return rc;
 }
 
 /* One outcome: its URL row (only while the rank holds the claim) and its
@@ -1802,9 +1876,7 @@ static int done_body(struct db *db, void *arg)
 		for (size_t i = 0; i < c->n && !rc; i++)
 			rc = done_one(db, c->rank, &c->d[i], &c->lost);
 	else if (!(rc = done_urls(db, c->rank, c->d, c->n, owned, &c->lost)))
-		for (size_t i = 0; i < c->n && !rc; i++)
-			if (owned[i])
-				rc = done_doc(db, &c->d[i]);
+		rc = done_docs(db, c->d, c->n, owned);
 	return rc;
 }
 

@@ -106,8 +106,10 @@ cat >"$T/claim-driver.c" <<'EOC'
  *                                                   nothing is left
  *   claim-driver CONF twice RANK N LEASE PAUSE      claim, print "--", sleep, claim
  *   claim-driver CONF store RANK ETAG URL_ID...     stores status 200, crc "c<url_id>",
- *                                                   the ETag as given, for each URL in
- *                                                   one batch; prints the number lost
+ *                                                   the ETag as given and a document
+ *                                                   (title "t<url_id>", words 00 27 5C
+ *                                                   and the url_id) for each URL in one
+ *                                                   batch; prints the number lost
  *   claim-driver CONF release RANK                  prints the number released
  *   claim-driver CONF release-site RANK SITE_ID     gives back one site lease
  *   claim-driver CONF explain                       EXPLAIN of the claim SELECT */
@@ -172,7 +174,10 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[2], "store") && argc > 5) {
 		size_t k = (size_t)(argc - 5), lost = 0;
 		struct db_done *d = xcalloc(k, sizeof(*d));
+		struct db_doc *doc = xcalloc(k, sizeof(*doc));
 		char (*crc)[16] = xcalloc(k, sizeof(*crc));
+		char (*title)[16] = xcalloc(k, sizeof(*title));
+		unsigned char (*words)[8] = xcalloc(k, sizeof(*words));
 
 		for (size_t i = 0; i < k; i++) {
 			d[i].url_id = (unsigned)arg(argv, 5 + (int)i, argc);
@@ -184,12 +189,25 @@ int main(int argc, char **argv)
 			d[i].last_index_time = 1000 + (long)i;
 			d[i].next_index_time = 2000 + (long)i;
 			d[i].origin = 1;
-			d[i].doc_op = DB_DOC_KEEP;
+			snprintf(title[i], sizeof(title[i]), "t%u", d[i].url_id);
+			words[i][0] = 0x00;
+			words[i][1] = 0x27;
+			words[i][2] = 0x5c;
+			memcpy(&words[i][3], &d[i].url_id, 4);
+			doc[i].title = title[i];
+			doc[i].words = words[i];
+			doc[i].words_len = 7;
+			doc[i].wordcount = d[i].url_id;
+			d[i].doc = &doc[i];
+			d[i].doc_op = DB_DOC_PUT;
 		}
 		rc = db_store_done(db, rank, d, k, &lost) ? 1 : 0;
 		printf("%zu\n", lost);
 		free(d);
+		free(doc);
 		free(crc);
+		free(title);
+		free(words);
 		goto out;
 	}
 	if (!strcmp(argv[2], "release")) {
@@ -372,19 +390,31 @@ tap_ok "$(grep -q 'reconnecting' "$T/twice.err" && echo 1)" "the lost connection
 # counts the others lost (their lease went to another rank); strings from
 # outside (an ETag with quotes and a backslash) arrive as they were.
 mdb_sql "$reset" mpa
-ids=$("$drv" "$T/a.conf" claim 3 6 600 2>/dev/null | cut -f1 | tr '\n' ' ')
+ids=$("$drv" "$T/a.conf" claim 3 40 600 2>/dev/null | cut -f1 | tr '\n' ' ')
 set -- $ids
-tap_is "$#" 6 "store: rank 3 claims 6 URLs"
+tap_is "$#" 40 "store: rank 3 claims 40 URLs"
 mdb_sql "UPDATE urlword SET claim_rank = 4 WHERE url_id IN ($2, $5)" mpa   # taken over
 etag="W/\"x'y\\z\""
 out=$("$drv" "$T/a.conf" store 3 "$etag" $ids 2>"$T/store.err")
-tap_is "$out" 2 "store: a batch of 6 with 2 taken over: 2 lost"
+tap_is "$out" 2 "store: a batch of 40 with 2 taken over: 2 lost"
 tap_ok "$(grep -q 'warning: 2 URL(s) were claimed by another rank' "$T/store.err" && echo 1)" \
 	"store: ... and says so"
 tap_is "$(mdb_sql "SELECT COUNT(*) FROM urlword WHERE url_id IN (${ids// /,}0) AND index_status = 1
 	AND claim_rank = -1 AND status = 200 AND crc = CONCAT('c', url_id) AND origin = 1
-	AND next_index_time - last_index_time = 1000" mpa)" 4 \
-	"store: the 4 held rows are stored, each with its own values"
+	AND next_index_time - last_index_time = 1000" mpa)" 38 \
+	"store: the 38 held rows are stored, each with its own values"
+# Their documents, 38 over 16 tables (written several rows per INSERT).
+docs_q=""
+for i in $(seq -w 0 15); do
+	docs_q="$docs_q${docs_q:+ UNION ALL }SELECT url_id, title, words, wordcount FROM urlwords$i"
+done
+tap_is "$(mdb_sql "SELECT COUNT(*) FROM ($docs_q) d WHERE url_id IN (${ids// /,}0) AND
+	title = CONCAT('t', url_id) AND wordcount = url_id AND LENGTH(words) = 7 AND
+	LEFT(HEX(words), 6) = '00275C' AND CONV(CONCAT(SUBSTR(HEX(words), 13, 2), SUBSTR(HEX(words), 11, 2),
+	SUBSTR(HEX(words), 9, 2), SUBSTR(HEX(words), 7, 2)), 16, 10) = url_id" mpa)" 38 \
+	"store: the 38 documents, each in its own row with its own title and bytes"
+tap_is "$(mdb_sql "SELECT COUNT(*) FROM ($docs_q) d WHERE url_id IN ($2, $5)" mpa)" 0 \
+	"store: no document for the 2 taken over"
 tap_is "$(mdb_sql "SELECT DISTINCT HEX(etag) FROM urlword WHERE url_id IN (${ids// /,}0) AND index_status = 1" mpa)" \
 	"$(printf '%s' "$etag" | od -An -tx1 | tr -d ' \n' | tr a-f A-F)" "store: the ETag $etag stored byte for byte"
 tap_is "$(mdb_sql "SELECT COUNT(*) FROM urlword WHERE url_id IN ($2, $5) AND index_status = 2
