@@ -5,6 +5,8 @@
 #     IndexThreads 0 (inline), 1 and 4 stores the same URLs with the same
 #     statuses, MD5s, clones, redirects and document rows, and the merged
 #     index has the same postings, compared by URL;
+#   * new links' ids read off the INSERT's auto-increment block are those a
+#     SELECT finds (auto_increment_increment 2 forces the SELECT);
 #   * the link cache changes nothing: DebugLevel debug (no cache) stores the
 #     same rows, also with MaxHops 2, where cached links must still stop at
 #     the depth limit;
@@ -113,6 +115,22 @@ for n in 1 4 2c1; do
 	tap_is "$(diff "$T/t0.idx" "$T/t$n.idx" | head -5)" "" \
 		"$label: the merged index of IndexThreads 0, posting for posting by URL"
 done
+
+# ---- new links' ids: the INSERT's consecutive auto-increment block (no SELECT)
+# gives what the SELECT by url_hash gives.  auto_increment_increment 2 makes
+# db.c take the SELECT path for every batch.
+mdb_sql "SET GLOBAL auto_increment_increment = 2" >/dev/null
+crawl tinc2 2
+mdb_sql "SET GLOBAL auto_increment_increment = 1" >/dev/null
+tap_is "$rc" 0 "auto_increment_increment 2 (new links' ids by SELECT): exit 0"
+urls tinc2 >"$T/tinc2.urls"
+docs tinc2 >"$T/tinc2.docs"
+tap_ok "$(SQL "SELECT COUNT(*) FROM urlword WHERE url_id % 2 = 0" tinc2 | grep -qx 0 && echo 1)" \
+	"auto_increment_increment 2: every id is odd (the setting was in force)"
+tap_is "$(diff "$T/t0.urls" "$T/tinc2.urls" | head -5)" "" \
+	"auto_increment_increment 2: the URL rows of the default crawl"
+tap_is "$(diff "$T/t0.docs" "$T/tinc2.docs" | head -5)" "" \
+	"auto_increment_increment 2: the document rows, links mapped to URLs, of the default crawl"
 
 # ---- the link cache (doc/CRAWL.md) changes nothing: it is off at DebugLevel
 # debug, so a debug crawl resolves and admits every link afresh; with MaxHops 2
