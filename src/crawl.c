@@ -3009,7 +3009,7 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 		rc = -1;
 	tick(&cr);      /* the final counters */
 	info("rank %d done: %llu fetched, %llu indexed, %llu unchanged, %llu clones, "
-	     "%llu redirects, %llu errors, %llu dropped, %llu new URLs, %.1f MB in %.1f s",
+	     "%llu redirects, %llu errors, %llu dropped, %llu new URLs, %.1f MB in %.2f s",
 	     o->rank, (unsigned long long)t->fetched, (unsigned long long)t->indexed,
 	     (unsigned long long)t->unchanged, (unsigned long long)t->clones,
 	     (unsigned long long)t->redirects, (unsigned long long)t->errors,
