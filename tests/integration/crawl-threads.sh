@@ -83,6 +83,22 @@ index_by_url() {
 	"$idx" --dump-index "$T/$1.conf" 2>/dev/null |
 		awk -F'\t' 'NR == FNR { u[$1] = $2; next } { print $1 "\t" u[$2] "\t" $3 }' "$T/$1.ids" - | sort
 }
+# same_as_t0 NAME SUFFIX LABEL [index]: NAME's URL rows and document rows (and
+# with "index" its merged index) are those of the default crawl t0.
+same_as_t0() {
+	local name=$1 sfx=$2 label=$3
+	urls "$name" >"$T/$name.urls$sfx"
+	docs "$name" >"$T/$name.docs$sfx"
+	tap_is "$(diff "$T/t0.urls" "$T/$name.urls$sfx" | head -5)" "" \
+		"$label: the URLs, statuses, MD5s, clones and redirects of the default"
+	tap_is "$(diff "$T/t0.docs" "$T/$name.docs$sfx" | head -5)" "" \
+		"$label: the document rows of the default (words, links by URL, columns)"
+	if [ "${4:-}" = index ]; then
+		index_by_url "$name" >"$T/$name.idx$sfx"
+		tap_is "$(diff "$T/t0.idx" "$T/$name.idx$sfx" | head -5)" "" \
+			"$label: the merged index of the default, posting for posting by URL"
+	fi
+}
 
 # ---- the same crawl with 0, 1 and 4 analysis threads
 for n in 0 1 4; do
@@ -123,26 +139,16 @@ mdb_sql "SET GLOBAL auto_increment_increment = 2" >/dev/null
 crawl tinc2 2
 mdb_sql "SET GLOBAL auto_increment_increment = 1" >/dev/null
 tap_is "$rc" 0 "auto_increment_increment 2 (new links' ids by SELECT): exit 0"
-urls tinc2 >"$T/tinc2.urls"
-docs tinc2 >"$T/tinc2.docs"
 tap_ok "$(SQL "SELECT COUNT(*) FROM urlword WHERE url_id % 2 = 0" tinc2 | grep -qx 0 && echo 1)" \
 	"auto_increment_increment 2: every id is odd (the setting was in force)"
-tap_is "$(diff "$T/t0.urls" "$T/tinc2.urls" | head -5)" "" \
-	"auto_increment_increment 2: the URL rows of the default crawl"
-tap_is "$(diff "$T/t0.docs" "$T/tinc2.docs" | head -5)" "" \
-	"auto_increment_increment 2: the document rows, links mapped to URLs, of the default crawl"
+same_as_t0 tinc2 "" "auto_increment_increment 2"
 
 # ---- the link cache (doc/CRAWL.md) changes nothing: it is off at DebugLevel
 # debug, so a debug crawl resolves and admits every link afresh; with MaxHops 2
 # the cached links must still stop at the depth limit.
 crawl tdbg 2 "DebugLevel debug"
 tap_is "$rc" 0 "DebugLevel debug (no link cache): exit 0"
-urls tdbg >"$T/tdbg.urls"
-docs tdbg >"$T/tdbg.docs"
-tap_is "$(diff "$T/t0.urls" "$T/tdbg.urls" | head -5)" "" \
-	"DebugLevel debug (no link cache): the URL rows of IndexThreads 0"
-tap_is "$(diff "$T/t0.docs" "$T/tdbg.docs" | head -5)" "" \
-	"DebugLevel debug (no link cache): the document rows of IndexThreads 0"
+same_as_t0 tdbg "" "DebugLevel debug (no link cache)"
 for lvl in info debug; do
 	crawl "h2$lvl" 2 "MaxHops 2" "DebugLevel $lvl"
 	tap_is "$rc" 0 "MaxHops 2, DebugLevel $lvl: exit 0"
@@ -189,15 +195,7 @@ tap_ok "$([ "${mem:-0}" -gt 0 ] && [ "${db:-1}" = 0 ] && echo 1)" \
 for b in 0 3; do
 	crawl "ct$b" 2 "CloneTableEntries $b" "DebugLevel debug"
 	tap_is "$rc" 0 "CloneTableEntries $b: exit 0"
-	urls "ct$b" >"$T/ct$b.urls"
-	docs "ct$b" >"$T/ct$b.docs"
-	index_by_url "ct$b" >"$T/ct$b.idx"
-	tap_is "$(diff "$T/t0.urls" "$T/ct$b.urls" | head -5)" "" \
-		"CloneTableEntries $b: the URLs, statuses, MD5s, clones and redirects of the default"
-	tap_is "$(diff "$T/t0.docs" "$T/ct$b.docs" | head -5)" "" \
-		"CloneTableEntries $b: the document rows of the default"
-	tap_is "$(diff "$T/t0.idx" "$T/ct$b.idx" | head -5)" "" \
-		"CloneTableEntries $b: the merged index of the default"
+	same_as_t0 "ct$b" "" "CloneTableEntries $b" index
 done
 read -r mem db <<<"$(checks "$T/ct0.log")"
 tap_ok "$([ "${mem:-1}" = 0 ] && [ "${db:-0}" -gt 0 ] &&
@@ -232,15 +230,7 @@ for b in 0 3; do
 		"CloneTableEntries $b, the clones recrawled: each is a clone again, found by asking the database"
 done
 for b in 0 3; do
-	urls "ct$b" >"$T/ct$b.urls2"
-	docs "ct$b" >"$T/ct$b.docs2"
-	index_by_url "ct$b" >"$T/ct$b.idx2"
-	tap_is "$(diff "$T/t0.urls" "$T/ct$b.urls2" | head -5)" "" \
-		"CloneTableEntries $b, after the recrawls: the URLs, statuses, MD5s and clones of the default"
-	tap_is "$(diff "$T/t0.docs" "$T/ct$b.docs2" | head -5)" "" \
-		"CloneTableEntries $b, after the recrawls: the document rows of the default"
-	tap_is "$(diff "$T/t0.idx" "$T/ct$b.idx2" | head -5)" "" \
-		"CloneTableEntries $b, after the recrawls: the merged index of the default (no posting twice)"
+	same_as_t0 "ct$b" 2 "CloneTableEntries $b, after the recrawls (no posting twice)" index
 done
 tap_is "$(stored ct3)" "$before" "CloneTableEntries 3, after the recrawls: no urlword or urlwordsNN row added"
 
