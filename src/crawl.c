@@ -84,6 +84,7 @@ struct job {
 	char fetch_url[MAX_URL_LEN + 1]; /* robots: the URL after redirects */
 	int hops;                    /* robots redirects followed */
 	bool head;                   /* CheckOnly */
+	bool delivered;              /* a page the fetcher delivered, counted in held.delivered */
 	const struct conf_server_params *p; /* its Server block (job_params()) */
 	struct job *next;            /* waiting for the site's robots.txt */
 };
@@ -120,7 +121,7 @@ struct held {
 	unsigned site_id;
 	struct origins *origins;     /* NULL: ask the database (not loaded) */
 	size_t in_hand;              /* claimed URLs of the site not finished */
-	size_t fetching;             /* of those, pages with the fetcher (not delivered) */
+	size_t delivered;            /* of those, pages fetched (in analysis or commit) */
 	bool draining;               /* handed over: no more claims, released at 0 */
 	double next_try;             /* monotonic time of the next claim for it */
 	double delay;                /* politeness delay owed to the host at release */
@@ -864,6 +865,8 @@ static void job_done(struct crawl *cr, struct job *j)
 	if (h) {
 		if (h->in_hand)
 			h->in_hand--;
+		if (j->delivered && h->delivered)
+			h->delivered--;
 		/* What the host is owed at a hand-over: MinDelay raised by
 		 * Crawl-delay, as submit() asked of the fetcher. */
 		h->delay = j->p ? j->p->min_delay : cr->c->defaults.min_delay;
@@ -1460,11 +1463,12 @@ static void submit(struct crawl *cr, struct job *j)
 	if (j->site && j->site->robots && robots_crawl_delay(j->site->robots) > delay)
 		delay = robots_crawl_delay(j->site->robots);
 	req.host_delay = delay;
-	if (j->kind == JOB_PAGE) {
+	if (j->delivered) {          /* a redirect fetched again */
 		struct held *h = held_find(cr, j->row.site_id);
 
-		if (h)
-			h->fetching++;
+		if (h && h->delivered)
+			h->delivered--;
+		j->delivered = false;
 	}
 	fetcher_add(cr->f, &req);
 }
@@ -2599,11 +2603,13 @@ static void on_done(struct fetch_result *r, void *arg)
 	struct crawl *cr = arg;
 	struct job *j = r->user;
 
-	if (j->kind == JOB_PAGE) {
+	if (j->kind == JOB_PAGE && !j->delivered) {
 		struct held *h = held_find(cr, j->row.site_id);
 
-		if (h && h->fetching)
-			h->fetching--;
+		if (h) {
+			h->delivered++;
+			j->delivered = true;
+		}
 	}
 
 	if (cr->pl)
@@ -2702,6 +2708,13 @@ static void held_release(struct crawl *cr, size_t i)
 	cr->held[i] = cr->held[--cr->nheld];
 }
 
+/* URLs of held site h not fetched yet: with the fetcher, or waiting for
+ * the site's robots.txt. */
+static size_t unfetched(const struct held *h)
+{
+	return h->in_hand > h->delivered ? h->in_hand - h->delivered : 0;
+}
+
 /* Is a held site about to run out of pages for the fetcher while it may
  * claim more?  (refill() claims for it.) */
 static bool refill_due(const struct crawl *cr)
@@ -2713,7 +2726,7 @@ static bool refill_due(const struct crawl *cr)
 	for (size_t i = 0; i < cr->nheld; i++) {
 		const struct held *h = &cr->held[i];
 
-		if (h->fetching <= SITE_LOW && h->in_hand && !h->draining && now >= h->next_try)
+		if (unfetched(h) <= SITE_LOW && h->in_hand && !h->draining && now >= h->next_try)
 			return true;
 	}
 	return false;
@@ -2740,8 +2753,9 @@ static int refill(struct crawl *cr, bool force)
 
 		/* More when the fetcher is about to run out of the site's
 		 * pages, not when they are all finished: those in analysis
-		 * and in the pending batch need no more fetching. */
-		if (h->in_hand > SITE_LOW && h->fetching > SITE_LOW)
+		 * and being committed need no more fetching (pages waiting
+		 * for robots.txt do). */
+		if (unfetched(h) > SITE_LOW)
 			continue;
 		if (handover) {
 			h->draining = draining = true;
