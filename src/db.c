@@ -93,7 +93,6 @@ enum st {
 	ST_RELEASE_SITES,
 	ST_RELEASE_SITE,
 	ST_EXPLAIN_CLAIM,
-	ST_URL_DONE,
 	ST_FIND_ORIGIN,
 	ST_ROBOTS_GET,
 	ST_ROBOTS_PUT,
@@ -130,12 +129,6 @@ static const char *const st_sql[ST_N] = {
 	[ST_RELEASE_SITE] = "UPDATE sites SET claim_rank = -1, lease_until = 0"
 		" WHERE site_id = ? AND claim_rank = ?",
 	[ST_EXPLAIN_CLAIM] = "EXPLAIN " CLAIM_SELECT,
-	/* Only the rank that holds the claim may store the outcome: a lease
-	 * that expired may have gone to another rank. */
-	[ST_URL_DONE] = "UPDATE urlword SET status = ?, crc = ?, last_modified = ?, etag = ?,"
-		" last_index_time = ?, next_index_time = ?, redir = ?, origin = ?, deleted = ?,"
-		" index_status = 1, claim_rank = -1, lease_until = 0"
-		" WHERE url_id = ? AND index_status = 2 AND claim_rank = ?",
 	/* ASPseek §7.7: a live origin of the same site with the same MD5. */
 	[ST_FIND_ORIGIN] = "SELECT url_id FROM urlword FORCE INDEX (clones)"
 		" WHERE origin = 1 AND site_id = ? AND crc = ? AND status = 200 AND deleted = 0"
@@ -144,7 +137,7 @@ static const char *const st_sql[ST_N] = {
 	[ST_ROBOTS_PUT] = "INSERT INTO robots (site_id, fetched, expires, status, body)"
 		" VALUES (?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE fetched = VALUES(fetched),"
 		" expires = VALUES(expires), status = VALUES(status), body = VALUES(body)",
-	/* ST_DOC_PUT.. and ST_DOC_DEL.. are written by doc_sql() below. */
+	/* ST_DOC_PUT.. and the rest are written by doc_sql_init() below. */
 };
 
 /* The per-table statements of urlwords00..15, written once (pthread_once:
@@ -1667,7 +1660,7 @@ int db_robots_put(struct db *db, unsigned site_id, int status, long expires, con
 	return st_exec(db, ST_ROBOTS_PUT, par, NULL) ? -1 : 0;
 }
 
-/* Batches up to this size store their URL rows with done_urls(). */
+/* Outcomes per done_urls() statement pair (a longer batch goes in parts). */
 #define DB_STORE_BATCH_MAX 256
 
 struct done_ctx {
@@ -1760,40 +1753,6 @@ static int done_docs(struct db *db, const struct db_done *d, size_t n, const boo
 	return rc;
 }
 
-/* One outcome: its URL row (only while the rank holds the claim) and its
- * document row. */
-static int done_one(struct db *db, int rank, const struct db_done *d, size_t *lost)
-{
-	MYSQL_BIND par[11];
-	unsigned long l[3];
-	unsigned lit = (unsigned)d->last_index_time, nit = (unsigned)d->next_index_time;
-	unsigned url_id = d->url_id, redir = d->redir;
-	int status = d->status, origin = d->origin, deleted = d->deleted, r = rank, rc;
-
-	bind_int(&par[0], &status);
-	bind_str(&par[1], d->crc ? d->crc : "", &l[0]);
-	bind_str(&par[2], d->last_modified ? d->last_modified : "", &l[1]);
-	bind_str(&par[3], d->etag ? d->etag : "", &l[2]);
-	bind_uint(&par[4], &lit);
-	bind_uint(&par[5], &nit);
-	bind_uint(&par[6], &redir);
-	bind_int(&par[7], &origin);
-	bind_int(&par[8], &deleted);
-	bind_uint(&par[9], &url_id);
-	bind_int(&par[10], &r);
-	rc = st_exec(db, ST_URL_DONE, par, NULL);
-	if (rc)
-		return rc;
-	if (mysql_stmt_affected_rows(db->st[ST_URL_DONE]) == 0) {
-		/* The lease expired and the URL went elsewhere: its new holder
-		 * stores it; ours is dropped (the delta records are harmless: the
-		 * merge keeps the newest record of a URL). */
-		(*lost)++;
-		return 0;
-	}
-	return done_doc(db, d);
-}
-
 /* ", 'text'" for one CASE arm: escaped, as every string from outside. */
 static int add_case_str(struct db *db, struct buf *b, unsigned url_id, const char *s)
 {
@@ -1804,8 +1763,10 @@ static int add_case_str(struct db *db, struct buf *b, unsigned url_id, const cha
 
 /* The URL rows of a batch in two statements instead of one UPDATE each
  * (the store thread's round trips were half of its time): a SELECT ... FOR
- * UPDATE finds and locks the rows the rank still holds, one UPDATE with a
- * CASE per column writes them.  owned[i]: d[i]'s row was written. */
+ * UPDATE finds and locks the rows the rank still holds (only the holder of
+ * the claim may store the outcome: a lease that expired may have gone to
+ * another rank), one UPDATE with a CASE per column writes them.  owned[i]:
+ * d[i]'s row was written. */
 static int done_urls(struct db *db, int rank, const struct db_done *d, size_t n, bool *owned,
 		     size_t *lost)
 {
@@ -1902,11 +1863,13 @@ static int done_body(struct db *db, void *arg)
 	int rc = 0;
 
 	c->lost = 0;
-	if (c->n == 1 || c->n > DB_STORE_BATCH_MAX)
-		for (size_t i = 0; i < c->n && !rc; i++)
-			rc = done_one(db, c->rank, &c->d[i], &c->lost);
-	else if (!(rc = done_urls(db, c->rank, c->d, c->n, owned, &c->lost)))
-		rc = done_docs(db, c->d, c->n, owned);
+	for (size_t at = 0; at < c->n && !rc; at += DB_STORE_BATCH_MAX) {
+		size_t k = c->n - at < DB_STORE_BATCH_MAX ? c->n - at : DB_STORE_BATCH_MAX;
+
+		rc = done_urls(db, c->rank, c->d + at, k, owned, &c->lost);
+		if (!rc)
+			rc = done_docs(db, c->d + at, k, owned);
+	}
 	return rc;
 }
 

@@ -422,7 +422,7 @@ tap_is "$(mdb_sql "SELECT DISTINCT HEX(etag) FROM urlword WHERE url_id IN (${ids
 tap_is "$(mdb_sql "SELECT COUNT(*) FROM urlword WHERE url_id IN ($2, $5) AND index_status = 2
 	AND claim_rank = 4 AND status = 0" mpa)" 2 "store: the 2 taken over are left to their new holder"
 out=$("$drv" "$T/a.conf" store 4 - "$2" 2>"$T/store.err")
-tap_is "$out" 0 "store: a batch of one (the other path) by the new holder: nothing lost"
+tap_is "$out" 0 "store: a batch of one, by the new holder: nothing lost"
 tap_is "$(mdb_sql "SELECT CONCAT(index_status, ' ', etag) FROM urlword WHERE url_id = $2" mpa)" "1 -" \
 	"store: ... and its row is stored"
 
