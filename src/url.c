@@ -704,19 +704,9 @@ static int normalize_ref(const struct ref *r, struct norm *nm, const char **why)
 	nm->host_len = nm->s.len - nm->host_off;
 	if (parse_port(port, dflt, &nm->port, why))
 		goto out;
-	if (nm->port != dflt) {
-		/* Not buf_printf(): every link of a site on a port goes here. */
-		char d[8];
-		int k = (int)sizeof(d), v = nm->port;
-
-		do
-			d[--k] = (char)('0' + v % 10);
-		while ((v /= 10) && k > 1);
-		d[--k] = ':';
-		if (buf_add(&nm->s, d + k, sizeof(d) - (size_t)k)) {
-			fail(why, "URL too long");
-			goto out;
-		}
+	if (nm->port != dflt && buf_printf(&nm->s, ":%d", nm->port)) {
+		fail(why, "URL too long");
+		goto out;
 	}
 	if (nm->s.len + 1 > MAX_SITE_LEN) {
 		fail(why, "host too long");
@@ -1105,15 +1095,7 @@ int url_trap_check(const char *url, const char **why)
 	int rc;
 
 	norm_init(&nm);
-	rc = norm_string(url, &nm, why);
-	if (rc) {
-		rc = -1;
-		goto out;
-	}
-	rc = trap_path(nm.s.ptr + nm.path_off, nm.path_len, why);
-	if (!rc && nm.query_off)
-		rc = trap_query(nm.s.ptr + nm.query_off, nm.query_len, why);
-out:
+	rc = norm_string(url, &nm, why) ? -1 : url_trap_check_normal(buf_str(&nm.s), why);
 	norm_free(&nm);
 	return rc;
 }
