@@ -909,6 +909,15 @@ static void sweep_hosts(struct fetcher *f, double now)
 	}
 }
 
+/* Start the requests of the hosts that are due and let libcurl send them. */
+static CURLMcode send_due(struct fetcher *f)
+{
+	int still;
+
+	start_due(f);
+	return f->running ? curl_multi_perform(f->multi, &still) : CURLM_OK;
+}
+
 int fetcher_run(struct fetcher *f, double max_wait_s, fetch_done_fn cb, void *arg)
 {
 	double deadline, now;
@@ -935,19 +944,14 @@ int fetcher_run(struct fetcher *f, double max_wait_s, fetch_done_fn cb, void *ar
 			 * requests go out before the callback spends time on
 			 * the results (it may wait for a page's analysis and
 			 * the database). */
-			start_due(f);
-			if (f->running &&
-			    (mc = curl_multi_perform(f->multi, &still)) != CURLM_OK)
+			if ((mc = send_due(f)) != CURLM_OK)
 				return error("curl_multi_perform: %s", curl_multi_strerror(mc));
 			n += deliver(f, cb, arg);
 		}
 		if (n) {
-			/* The hosts of the results are free again: their next
-			 * requests go out now, before the caller spends time on
-			 * the results (the server works while we do). */
-			start_due(f);
-			if (f->running &&
-			    (mc = curl_multi_perform(f->multi, &still)) != CURLM_OK)
+			/* And what the callback queued goes out before the
+			 * caller spends time on the results. */
+			if ((mc = send_due(f)) != CURLM_OK)
 				return error("curl_multi_perform: %s", curl_multi_strerror(mc));
 			break;
 		}
@@ -978,9 +982,7 @@ void fetcher_kick(struct fetcher *f)
 	if (curl_multi_perform(f->multi, &still) != CURLM_OK)
 		return;               /* fetcher_run() reports it */
 	collect_done(f);
-	start_due(f);
-	if (f->running)
-		curl_multi_perform(f->multi, &still);
+	send_due(f);
 }
 
 void fetcher_wakeup(struct fetcher *f)
