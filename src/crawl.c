@@ -127,13 +127,30 @@ struct held {
 	double delay;                /* politeness delay owed to the host at release */
 };
 
+/* The text columns of a document row, cut to their widths (malloc'd): made
+ * by analyse_page(), moved into the pending outcome by page_commit(). */
+struct doc_cols {
+	char *content_type, *charset, *title, *txt, *keywords, *description;
+};
+
+static void doc_cols_free(struct doc_cols *k)
+{
+	free(k->content_type);
+	free(k->charset);
+	free(k->title);
+	free(k->txt);
+	free(k->keywords);
+	free(k->description);
+	memset(k, 0, sizeof(*k));
+}
+
 struct pending {
 	struct db_done d;
 	struct db_doc doc;
 	unsigned site_id;
 	char crc[33], last_modified[65], etag[129];
 	char old_crc[33];            /* the URL was a live origin with this MD5, or "" */
-	char *content_type, *charset, *title, *txt, *keywords, *description;
+	struct doc_cols cols;        /* doc's strings */
 	void *words;
 	uint32_t *hrefs;
 };
@@ -184,8 +201,9 @@ struct refset {
  * same directory (RFC 3986 §5.2.2), so the outcome of admit_page_link() is
  * a function of the key: the page's Server parameters, the page's site
  * key, the base up to its last '/' and the reference.  The depth is not in
- * the key, nor the fragment (dropped by url_resolve()): a link admitted at depth 0 is admitted at depth h when h is at
- * most the MaxHops of its Server, kept with it.  One per analysis thread.
+ * the key, nor the fragment (dropped by url_resolve()): a link admitted at
+ * depth 0 is admitted at depth h when h is at most the MaxHops of its
+ * Server, kept with it.  One per analysis thread.
  * References without a path ("", "?q", "#f") depend on the whole base and
  * are not kept.  Bounded: emptied when LINKCACHE_MAX entries or
  * LINKCACHE_POOL bytes are reached. */
@@ -199,7 +217,6 @@ struct linkcache {
 	size_t n;
 	struct buf pool;
 	struct buf key;              /* scratch */
-	uint64_t hits, misses;
 };
 
 #define LINKCACHE_MAX 8192
@@ -218,8 +235,7 @@ struct analysis {
 	char mt[64], crc[33];
 	size_t blen;
 	bool noindex, nofollow;
-	/* Columns, cut to their widths (malloc'd; page_commit() takes them). */
-	char *content_type, *charset, *title, *txt, *keywords, *description;
+	struct doc_cols cols;        /* page_commit() takes them */
 	char *ref;                   /* META refresh or script redirect, as written */
 	bool ref_meta;               /* ref is a META refresh */
 	char *ref_url;               /* ref resolved and admitted (not the page itself) */
@@ -610,12 +626,7 @@ static void origins_update(struct crawl *cr, const struct pending *p)
 
 static void pending_clear(struct pending *p)
 {
-	free(p->content_type);
-	free(p->charset);
-	free(p->title);
-	free(p->txt);
-	free(p->keywords);
-	free(p->description);
+	doc_cols_free(&p->cols);
 	free(p->words);
 	free(p->hrefs);
 	memset(p, 0, sizeof(*p));
@@ -1463,13 +1474,6 @@ static void submit(struct crawl *cr, struct job *j)
 	if (j->site && j->site->robots && robots_crawl_delay(j->site->robots) > delay)
 		delay = robots_crawl_delay(j->site->robots);
 	req.host_delay = delay;
-	if (j->delivered) {          /* a redirect fetched again */
-		struct held *h = held_find(cr, j->row.site_id);
-
-		if (h && h->delivered)
-			h->delivered--;
-		j->delivered = false;
-	}
 	fetcher_add(cr->f, &req);
 }
 
@@ -1885,20 +1889,16 @@ static int admit_page_link_cached(struct linkcache *lc, const struct conf *c,
 			if (*slot) {
 				const struct lcent *e = &lc->v[*slot - 1];
 
-				lc->hits++;
 				if (e->val == UINT32_MAX || hops > e->max_hops)
 					return -1;
 				*url = lc->pool.ptr + e->val;
 				*site = *url + strlen(*url) + 1;
 				return 0;
 			}
-			lc->misses++;
 		}
 	}
-	if (!slot)
-		rc = admit_page_link(c, fp, from, from_site, base, ref, hops, lk, sitebuf);
-	else
-		rc = admit_page_link(c, fp, from, from_site, base, ref, 0, lk, sitebuf);
+	/* Kept: admitted at depth 0, the depth checked below. */
+	rc = admit_page_link(c, fp, from, from_site, base, ref, slot ? 0 : hops, lk, sitebuf);
 	*url = buf_str(lk);
 	*site = buf_str(sitebuf);
 	if (slot) {
@@ -1934,16 +1934,10 @@ static void analysis_init(struct analysis *a)
  * of the tables. */
 static void analysis_clear(struct analysis *a)
 {
-	free(a->content_type);
-	free(a->charset);
-	free(a->title);
-	free(a->txt);
-	free(a->keywords);
-	free(a->description);
+	doc_cols_free(&a->cols);
 	free(a->ref);
 	free(a->ref_url);
 	free(a->z);
-	a->content_type = a->charset = a->title = a->txt = a->keywords = a->description = NULL;
 	a->ref = a->ref_url = NULL;
 	a->z = NULL;
 	a->zlen = 0;
@@ -2063,12 +2057,12 @@ static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool
 			a->ref_url = xstrdup(buf_str(&lk));
 	}
 
-	a->content_type = col_dup(a->mt, 48);
-	a->charset = col_dup(ci.name, 32);
-	a->title = col_dup(doc.title, MAX_TITLE_LEN);
-	a->txt = col_dup(doc.txt, MAX_TXT_LEN);
-	a->keywords = col_dup(doc.keywords, MAX_KEYWORDS_LEN);
-	a->description = col_dup(doc.description, MAX_DESCRIPTION_LEN);
+	a->cols.content_type = col_dup(a->mt, 48);
+	a->cols.charset = col_dup(ci.name, 32);
+	a->cols.title = col_dup(doc.title, MAX_TITLE_LEN);
+	a->cols.txt = col_dup(doc.txt, MAX_TXT_LEN);
+	a->cols.keywords = col_dup(doc.keywords, MAX_KEYWORDS_LEN);
+	a->cols.description = col_dup(doc.description, MAX_DESCRIPTION_LEN);
 	if (a->zc)
 		a->z = compress_text(a->zc, buf_str(utf8), utf8->len, &a->zlen);
 	if (!a->noindex) {
@@ -2176,19 +2170,14 @@ static void page_commit(struct crawl *cr, struct job *j, const struct fetch_resu
 	p->d.status = 200;
 	p->d.redir = redir;
 	p->d.origin = origin ? 0 : 1;
-	p->content_type = a->content_type;
-	p->charset = a->charset;
-	p->title = a->title;
-	p->txt = a->txt;
-	p->keywords = a->keywords;
-	p->description = a->description;
-	a->content_type = a->charset = a->title = a->txt = a->keywords = a->description = NULL;
-	p->doc.content_type = p->content_type;
-	p->doc.charset = p->charset;
-	p->doc.title = p->title;
-	p->doc.txt = p->txt;
-	p->doc.keywords = p->keywords;
-	p->doc.description = p->description;
+	p->cols = a->cols;
+	memset(&a->cols, 0, sizeof(a->cols));
+	p->doc.content_type = p->cols.content_type;
+	p->doc.charset = p->cols.charset;
+	p->doc.title = p->cols.title;
+	p->doc.txt = p->cols.txt;
+	p->doc.keywords = p->cols.keywords;
+	p->doc.description = p->cols.description;
 	p->doc.docsize = (unsigned)(r->content_length > 0 && !r->truncated ?
 				    (uint64_t)r->content_length : a->blen);
 	p->words = a->z;
@@ -2603,7 +2592,9 @@ static void on_done(struct fetch_result *r, void *arg)
 	struct crawl *cr = arg;
 	struct job *j = r->user;
 
-	if (j->kind == JOB_PAGE && !j->delivered) {
+	/* A page job is fetched once (a redirect's target is a URL of its
+	 * own): counted once. */
+	if (j->kind == JOB_PAGE) {
 		struct held *h = held_find(cr, j->row.site_id);
 
 		if (h) {
