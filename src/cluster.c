@@ -470,6 +470,7 @@ struct coord {
 	bool have_q;
 	double started, last_q, last_progress, last_log;
 	bool tty, stop, done, failed;
+	bool all_idle;              /* every crawler idle at the last decision */
 	int64_t due;
 	int idle;
 };
@@ -531,12 +532,13 @@ static int first_crawler(const struct coord *k)
 	return k->n == 1 ? 0 : 1;
 }
 
-/* The queue in the database, at most every 0.2 s (every second while busy). */
-static void coord_query(struct coord *k, bool soon)
+/* The queue in the database, at most every 0.2 s (every second while busy);
+ * now when now is set. */
+static void coord_query(struct coord *k, bool soon, bool now_)
 {
 	double now = now_monotonic();
 
-	if (k->have_q && now - k->last_q < (soon ? 0.2 : 1.0))
+	if (k->have_q && !now_ && now - k->last_q < (soon ? 0.2 : 1.0))
 		return;
 	if (db_queue_state(k->db, &k->q)) {
 		k->failed = true;
@@ -657,7 +659,11 @@ static void coord_decide(struct coord *k)
 		info("signal received: stopping every rank");
 		k->stop = true;
 	}
-	coord_query(k, all_idle);
+	/* The moment the last crawler turns idle, its outcomes and links are
+	 * stored: ask at once rather than on the next 0.2 s (a crawl's end
+	 * waited up to that for a stale answer). */
+	coord_query(k, all_idle, all_idle && !k->all_idle);
+	k->all_idle = all_idle;
 	if (k->done || k->stop || !all_idle)
 		return;
 	if (k->max_docs > 0 && sum(k, R_DOCS) >= k->max_docs) {
