@@ -61,6 +61,19 @@ static inline char ascii_lower(unsigned c)
 	return (char)((c - 'A') < 26 ? c + 32 : c);
 }
 
+/* ASCII letters and digits, lower-cased; 0 for the other ASCII bytes (the
+ * fast path's one lookup per byte). */
+#define AW(c) ((unsigned char)(((c) >= '0' && (c) <= '9') || ((c) >= 'a' && (c) <= 'z') ? (c) : \
+			       ((c) >= 'A' && (c) <= 'Z') ? (c) + 32 : 0))
+#define AW4(c) AW(c), AW((c) + 1), AW((c) + 2), AW((c) + 3)
+#define AW16(c) AW4(c), AW4((c) + 4), AW4((c) + 8), AW4((c) + 12)
+static const unsigned char ascii_word[128] = {
+	AW16(0), AW16(16), AW16(32), AW16(48), AW16(64), AW16(80), AW16(96), AW16(112),
+};
+#undef AW16
+#undef AW4
+#undef AW
+
 /* Scripts written without spaces between words, and the CJK scripts: each
  * letter becomes a word of its own (tokenize.h).  Sorted, for bsearch. */
 static const struct range {
@@ -273,14 +286,19 @@ static bool next_word(const struct tokenizer *t, struct tok_doc *d, const uint8_
 		int32_t cp;
 
 		if (s[i] < 0x80) {
-			size_t j;
+			char *out = (char *)cps;
+			size_t j = i, m = 0, max = (size_t)t->max_len;
+			unsigned char c;
 			bool ends;
-			if (!ascii_alnum(s[i])) {
+
+			if (!ascii_word[s[i]]) {
 				i++;
 				continue;
 			}
-			for (j = i + 1; j < len && s[j] < 0x80 && ascii_alnum(s[j]); j++)
-				;
+			/* Scan and fold in one pass; kept if the word ends here. */
+			for (; j < len && s[j] < 0x80 && (c = ascii_word[s[j]]); j++)
+				if (m < max)
+					out[m++] = (char)c;
 			ends = j == len || s[j] < 0x80;
 			if (!ends) {
 				/* A non-ASCII character after the letters sends
@@ -292,14 +310,8 @@ static bool next_word(const struct tokenizer *t, struct tok_doc *d, const uint8_
 			}
 			if (ends) {
 				/* The fast path: a pure ASCII word. */
-				char *out = (char *)cps;
-				size_t k, m = j - i;
-				w->truncated = m > (size_t)t->max_len;
-				if (w->truncated)
-					m = (size_t)t->max_len;
-				for (k = 0; k < m; k++)
-					out[k] = ascii_lower(s[i + k]);
 				out[m] = '\0';
+				w->truncated = j - i > max;
 				w->s = out;
 				w->len = w->nchars = m;
 				w->one = false;
