@@ -160,6 +160,8 @@ struct word_ent {
 	char word[MAX_WORD_LEN + 1];
 	uint8_t len;
 	uint32_t n, cap;
+	uint32_t slot;               /* its index in word_tab.slots */
+	uint64_t key;                /* the first 8 bytes, big-endian, 0-padded */
 	uint16_t *pos;
 };
 
@@ -1073,15 +1075,55 @@ static int links_resolve(struct crawl *cr, struct linkset *ls)
 
 /* ---- words ------------------------------------------------------------------------ */
 
+/* Forget the words, keep the memory: only the slots in use are cleared (a
+ * page of 30,000 words left a table that one memset per page paid for). */
 static void words_reset(struct word_tab *w)
 {
-	for (size_t i = 0; i < w->n; i++)
+	for (size_t i = 0; i < w->n; i++) {
 		w->ents[i].n = 0;
+		w->slots[w->ents[i].slot] = 0;
+	}
 	w->n = 0;
 	w->total = 0;
 	w->full = false;
-	if (w->slots)
-		memset(w->slots, 0, w->nslots * sizeof(*w->slots));
+}
+
+/* The hash of a word: 8 bytes at a time, finished as MurmurHash3's fmix64
+ * (the table takes the low bits). */
+static uint64_t word_hash(const char *s, size_t n)
+{
+	uint64_t h = (uint64_t)n * 0x9E3779B97F4A7C15ull, v;
+
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&v, s, 8);
+		h = (h ^ v) * 0xFF51AFD7ED558CCDull;
+		h ^= h >> 32;
+	}
+	if (n >= 4) {           /* the last 4..7 bytes as two loads that may overlap */
+		uint32_t a, b;
+
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		h = (h ^ ((uint64_t)a << 32 | b)) * 0xFF51AFD7ED558CCDull;
+	} else if (n) {
+		h = (h ^ ((uint64_t)(unsigned char)s[0] << 16 |
+			  (uint64_t)(unsigned char)s[n / 2] << 8 | (unsigned char)s[n - 1])) *
+		    0xFF51AFD7ED558CCDull;
+	}
+	h ^= h >> 33;
+	h *= 0xC4CEB9FE1A85EC53ull;
+	return h ^ (h >> 33);
+}
+
+/* The first 8 bytes of a word as a number that orders as memcmp() does,
+ * a shorter prefix first (words hold no NUL). */
+static uint64_t word_key(const char *s, size_t n)
+{
+	uint64_t k = 0;
+
+	for (size_t i = 0; i < 8; i++)
+		k = k << 8 | (i < n ? (unsigned char)s[i] : 0);
+	return k;
 }
 
 static void words_free(struct word_tab *w)
@@ -1100,11 +1142,12 @@ static void words_rehash(struct word_tab *w, size_t nslots)
 	w->nslots = nslots;
 	w->slots = xcalloc(nslots, sizeof(*w->slots));
 	for (size_t i = 0; i < w->n; i++) {
-		size_t h = (size_t)hash64(w->ents[i].word, w->ents[i].len) & (nslots - 1);
+		size_t h = (size_t)word_hash(w->ents[i].word, w->ents[i].len) & (nslots - 1);
 
 		while (w->slots[h])
 			h = (h + 1) & (nslots - 1);
 		w->slots[h] = (uint32_t)i + 1;
+		w->ents[i].slot = (uint32_t)h;
 	}
 }
 
@@ -1118,7 +1161,7 @@ static int word_emit(const char *word, size_t len, uint16_t pos, bool stop, void
 		return 0;
 	if (!w->slots)
 		words_rehash(w, 1024);
-	h = (size_t)hash64(word, len) & (w->nslots - 1);
+	h = (size_t)word_hash(word, len) & (w->nslots - 1);
 	while (w->slots[h]) {
 		e = &w->ents[w->slots[h] - 1];
 		if (e->len == len && !memcmp(e->word, word, len))
@@ -1141,6 +1184,8 @@ static int word_emit(const char *word, size_t len, uint16_t pos, bool stop, void
 	e->word[len] = '\0';
 	e->len = (uint8_t)len;
 	e->n = 0;
+	e->slot = (uint32_t)h;
+	e->key = word_key(word, len);
 	w->slots[h] = (uint32_t)++w->n;
 	if (2 * w->n > w->nslots)
 		words_rehash(w, 2 * w->nslots);
@@ -1182,12 +1227,60 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_word_ent(const void *a, const void *b)
+/* delta_wordcmp() order of two words, by their keys first. */
+static inline bool word_less(const struct word_ent *x, const struct word_ent *y)
 {
-	const struct word_ent *x = *(const struct word_ent *const *)a;
-	const struct word_ent *y = *(const struct word_ent *const *)b;
+	if (x->key != y->key)
+		return x->key < y->key;
+	if (x->len <= 8 || y->len <= 8)
+		return x->len < y->len;
+	return delta_wordcmp(x->word + 8, x->len - 8u, y->word + 8, y->len - 8u) < 0;
+}
 
-	return delta_wordcmp(x->word, x->len, y->word, y->len);
+/* Sort v[0..n) by word_less(): quicksort, median of three, the smaller side
+ * first by recursion (depth at most log2 n), insertion sort below 16.  Half
+ * of what qsort() with delta_wordcmp() cost. */
+static void word_sort(const struct word_ent **v, size_t n)
+{
+	while (n > 16) {
+		const struct word_ent *t, *p;
+		size_t a = 0, b = n / 2, c = n - 1, i, j;
+
+		if (word_less(v[b], v[a])) { t = v[a]; v[a] = v[b]; v[b] = t; }
+		if (word_less(v[c], v[b])) { t = v[b]; v[b] = v[c]; v[c] = t; }
+		if (word_less(v[b], v[a])) { t = v[a]; v[a] = v[b]; v[b] = t; }
+		p = v[b];
+		i = 0;
+		j = n - 1;
+		for (;;) {
+			while (word_less(v[i], p))
+				i++;
+			while (word_less(p, v[j]))
+				j--;
+			if (i >= j)
+				break;
+			t = v[i]; v[i] = v[j]; v[j] = t;
+			i++;
+			j--;
+		}
+		/* v[0..j] <= p <= v[j+1..n) */
+		if (j + 1 < n - j - 1) {
+			word_sort(v, j + 1);
+			v += j + 1;
+			n -= j + 1;
+		} else {
+			word_sort(v + j + 1, n - j - 1);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		const struct word_ent *x = v[i];
+		size_t k = i;
+
+		for (; k > 0 && word_less(x, v[k - 1]); k--)
+			v[k] = v[k - 1];
+		v[k] = x;
+	}
 }
 
 /* Sort the positions of every word and make them unique (saturated
@@ -1202,8 +1295,7 @@ static void words_finish(struct word_tab *w)
 	}
 	for (size_t i = 0; i < w->n; i++)
 		w->sorted[i] = &w->ents[i];
-	if (w->n > 1)
-		qsort(w->sorted, w->n, sizeof(*w->sorted), cmp_word_ent);
+	word_sort(w->sorted, w->n);
 	for (size_t i = 0; i < w->n; i++) {
 		struct word_ent *e = &w->ents[i];
 		size_t k = 0, m = 1;
@@ -1806,10 +1898,17 @@ static void refset_add(struct refset *r, const char *ref)
 	}
 }
 
+/* Empty the set; a table grown by a page of thousands of links shrinks back
+ * rather than be cleared whole for every page after it. */
 static void refset_reset(struct refset *r)
 {
-	if (r->n)
+	if (r->nslots > 256 && 16 * r->n < r->nslots) {
+		free(r->v);
+		r->v = NULL;
+		r->nslots = 0;
+	} else if (r->n) {
 		memset(r->v, 0, r->nslots * sizeof(*r->v));
+	}
 	r->n = 0;
 }
 
