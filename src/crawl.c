@@ -2470,8 +2470,11 @@ static bool needs_analysis(const struct job *j, const struct fetch_result *r)
  * run analyse_page() on the bodies.  Every result of the fetcher takes a
  * slot of a ring in the order it arrived and is committed in that order, so
  * the outcome is the one of the inline crawl (IndexThreads 0) whatever the
- * threads' timing.  At most PIPE_SLOTS_PER_THREAD * N results wait. */
-#define PIPE_SLOTS_PER_THREAD 4
+ * threads' timing.  At most PIPE_SLOTS_PER_THREAD * N results wait: 8,
+ * not 4, so that while one thread is on a 1 MB index page (tens of ms) the
+ * others find pages to analyse, and the loop can keep taking results, for
+ * longer (doc/PERFORMANCE.md). */
+#define PIPE_SLOTS_PER_THREAD 8
 
 enum slot_state {
 	SLOT_QUEUED,                 /* waiting for an analysis thread */
