@@ -41,6 +41,7 @@ struct delta_stats {
 	uint64_t durable;  /* of those, known to be on disk (fdatasync returned) */
 	uint64_t bytes;    /* file size including what is still buffered */
 	uint64_t syncs;    /* fdatasync calls */
+	uint64_t resorted; /* DOC records whose words came unsorted (sorted here) */
 };
 
 /* Create DataDir/deltas/ if needed and a new segment r<rank>-<seq>.dlt with

@@ -3150,6 +3150,16 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	     "%.2f s delta log syncs", o->rank, cr.claim_seconds, cr.links_seconds,
 	     cr.store_seconds - cr.links_seconds, cr.store_thread_seconds,
 	     cr.store_wait_seconds, cr.origin_seconds, cr.sync_seconds);
+	if (cr.dw) {
+		struct delta_stats ds;
+
+		/* The analysis sorts every page's words (words_finish()). */
+		delta_writer_stats(cr.dw, &ds);
+		if (ds.resorted)
+			warning("rank %d: the words of %llu document(s) came to the delta log "
+				"unsorted (a bug in the analysis; sorted there)", o->rank,
+				(unsigned long long)ds.resorted);
+	}
 	info("rank %d clone checks: %llu among the outcomes not stored, %llu in a clone "
 	     "table, %llu asked the database (CloneTableEntries %ld)", o->rank,
 	     (unsigned long long)cr.origin_pend, (unsigned long long)cr.origin_mem,

@@ -515,6 +515,7 @@ int delta_doc_end(struct delta_writer *w)
 	 * them): then one pass tells, and nothing is sorted here. */
 	for (size_t i = 1; i < w->n_words; i++)
 		if (cmp_doc_word(&w->words[i - 1], &w->words[i]) > 0) {
+			w->st.resorted++;
 			qsort(w->words, w->n_words, sizeof(*w->words), cmp_doc_word);
 			break;
 		}

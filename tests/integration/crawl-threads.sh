@@ -118,6 +118,12 @@ tap_ok "$(grep -q 'analysis thread(s), a store thread' "$T/t4.log" && echo 1)" \
 	"IndexThreads 4: the log names the analysis threads and the store thread"
 tap_ok "$(grep -q '2 analysis thread(s), stores in the loop' "$T/t2c1.log" && echo 1)" \
 	"DBConnectionsPerRank 1: no store thread (the loop stores)"
+# The analysis sorts each page's words (an inline quicksort on 8-byte keys);
+# the delta writer counts what came unsorted and the rank warns.  The test
+# web has words that share their first 8 bytes (malformed, malformedword).
+tap_ok "$(cat "$T"/t[014].log "$T/t2c1.log" | grep -c 'came to the delta log unsorted' | grep -qx 0 &&
+	  grep -q 'malformedword' "$T/t4.idx" && echo 1)" \
+	"every page's words reach the delta log sorted (IndexThreads 0, 1, 4; words sharing 8 bytes)"
 tap_ok "$([ "$(awk -F'\t' '$2 == 200' "$T/t0.urls" | wc -l)" -ge 40 ] && echo 1)" \
 	"IndexThreads 0: the test web is crawled ($(awk -F'\t' '$2 == 200' "$T/t0.urls" | wc -l) URLs with status 200)"
 tap_ok "$([ "$(wc -l <"$T/t0.idx")" -gt 500 ] && echo 1)" "IndexThreads 0: an index ($(wc -l <"$T/t0.idx") postings)"
