@@ -242,13 +242,18 @@ struct analysis {
 	bool ref_meta;               /* ref is a META refresh */
 	char *ref_url;               /* ref resolved and admitted (not the page itself) */
 	struct linklist links;
-	struct refset refs;          /* scratch of analyse_page() */
 	struct word_tab words;       /* positions sorted (words_finish()) */
 	void *z;                     /* compress_text() of the UTF-8 text */
 	size_t zlen;
-	/* scratch kept from page to page */
+};
+
+/* What one analysing thread keeps from page to page (the loop's own for
+ * IndexThreads 0): the results go in the slot's analysis, this stays. */
+struct analyser {
+	struct linkcache lc;         /* links admitted before */
 	struct buf utf8;             /* the body converted to UTF-8 */
-	uint8_t *zbuf;               /* ISA-L's level 1 state (ZBUF_SIZE); one thread at a time */
+	uint8_t *zbuf;               /* ISA-L's level 1 state (ZBUF_SIZE) */
+	struct refset refs;          /* references handled on this page */
 };
 
 struct pipeline;
@@ -269,7 +274,7 @@ struct crawl {
 	size_t npend;
 	double pend_since;
 	struct analysis ia;          /* the analysis of IndexThreads 0 (inline) */
-	struct linkcache lcache;     /* its link cache */
+	struct analyser an;          /* its scratch and link cache */
 	struct pipeline *pl;         /* the analysis threads, NULL with IndexThreads 0 */
 	struct storer *st;           /* the store thread: NULL with IndexThreads 0 or DBConnectionsPerRank 1 */
 	long docs;                   /* pages processed, for -n */
@@ -2036,12 +2041,29 @@ static size_t base_dir_len(const char *base)
 	return n;
 }
 
+#define SLOT_KEEP (256u << 10)
+
 static void analysis_init(struct analysis *a)
 {
 	memset(a, 0, sizeof(*a));
 	linklist_init(&a->links);
-	buf_init(&a->utf8, (size_t)MAX_DOC_BYTES * 2);
-	a->zbuf = xmalloc(ZBUF_SIZE);
+}
+
+static void analyser_init(struct analyser *an)
+{
+	linkcache_init(&an->lc);
+	buf_init(&an->utf8, (size_t)MAX_DOC_BYTES * 2);
+	an->zbuf = xmalloc(ZBUF_SIZE);
+}
+
+static void analyser_free(struct analyser *an)
+{
+	linkcache_free(&an->lc);
+	buf_free(&an->utf8);
+	free(an->zbuf);
+	an->zbuf = NULL;
+	free(an->refs.v);
+	memset(&an->refs, 0, sizeof(an->refs));
 }
 
 /* Forget the last page (what page_commit() did not take), keep the memory
@@ -2056,20 +2078,25 @@ static void analysis_clear(struct analysis *a)
 	a->z = NULL;
 	a->zlen = 0;
 	a->noindex = a->nofollow = a->ref_meta = false;
-	linklist_reset(&a->links);
-	words_reset(&a->words);
+	/* A slot keeps a page's tables for the next, unless a huge page grew
+	 * them: slots are many (the ring), huge pages few. */
+	if (a->links.pool.alloc > SLOT_KEEP || a->links.nslots > 4096) {
+		linklist_free(&a->links);
+		linklist_init(&a->links);
+	} else {
+		linklist_reset(&a->links);
+	}
+	if (a->words.cap > 4096)
+		words_free(&a->words);
+	else
+		words_reset(&a->words);
 }
 
 static void analysis_free(struct analysis *a)
 {
 	analysis_clear(a);
 	linklist_free(&a->links);
-	free(a->refs.v);
-	memset(&a->refs, 0, sizeof(a->refs));
 	words_free(&a->words);
-	buf_free(&a->utf8);
-	free(a->zbuf);
-	a->zbuf = NULL;
 }
 
 /* Everything about the body of page j (a 2xx GET) that needs nothing but
@@ -2079,10 +2106,11 @@ static void analysis_free(struct analysis *a)
  * set (job_params()). */
 static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool force,
 			 const struct job *j, const struct fetch_result *r, struct analysis *a,
-			 struct linkcache *lc)
+			 struct analyser *an)
 {
 	const struct conf_server_params *sp = j->p;
-	struct buf *utf8 = &a->utf8;
+	struct linkcache *lc = &an->lc;
+	struct buf *utf8 = &an->utf8;
 	struct buf basebuf = BUF_INIT(MAX_URL_LEN + 1), lk = BUF_INIT(MAX_URL_LEN + 1);
 	struct buf site = BUF_INIT(MAX_URL_LEN + 1), fsite = BUF_INIT(MAX_URL_LEN + 1);
 	struct charset_info ci;
@@ -2140,11 +2168,11 @@ static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool
 	if (!a->nofollow && sp->follow && url_site(j->row.url, &fsite, NULL) == 0) {
 		size_t bdir = base_dir_len(base);
 
-		refset_reset(&a->refs);
+		refset_reset(&an->refs);
 		for (size_t i = 0; i < doc.nlinks; i++) {
 			const char *href = doc.links[i].url, *u, *us;
 
-			if (doc.links[i].nofollow || refset_has(&a->refs, href))
+			if (doc.links[i].nofollow || refset_has(&an->refs, href))
 				continue;
 			if (admit_page_link_cached(lc, c, sp, j->row.url, buf_str(&fsite),
 						   base, bdir, href, j->row.hops + 1, &lk, &site,
@@ -2154,9 +2182,9 @@ static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool
 			/* Admitted, dropped or the page itself: the same for
 			 * every reference with this text before '#' (a page's
 			 * "#section" links). */
-			refset_add(&a->refs, href);
+			refset_add(&an->refs, href);
 		}
-		refset_reset(&a->refs);  /* it points into doc */
+		refset_reset(&an->refs);  /* it points into doc */
 	}
 	/* META refresh and script redirects go where a browser would go: the
 	 * target is admitted here, counted and inserted by page_commit(). */
@@ -2177,7 +2205,7 @@ static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool
 	a->cols.txt = col_dup(doc.txt, MAX_TXT_LEN);
 	a->cols.keywords = col_dup(doc.keywords, MAX_KEYWORDS_LEN);
 	a->cols.description = col_dup(doc.description, MAX_DESCRIPTION_LEN);
-	a->z = compress_text(a->zbuf, buf_str(utf8), utf8->len, &a->zlen);
+	a->z = compress_text(an->zbuf, buf_str(utf8), utf8->len, &a->zlen);
 	if (!a->noindex) {
 		/* Clones keep no words either, but which page is a clone is
 		 * known only at the commit. */
@@ -2408,7 +2436,7 @@ static void page_result(struct crawl *cr, struct job *j, struct fetch_result *r,
 		}
 		if (!a) {
 			a = &cr->ia;
-			analyse_page(cr->c, cr->tok, cr->o->force, j, r, a, &cr->lcache);
+			analyse_page(cr->c, cr->tok, cr->o->force, j, r, a, &cr->an);
 		}
 		page_commit(cr, j, r, a);
 		return;
@@ -2540,10 +2568,10 @@ static void result_drop(struct fetch_result *r)
 static void *analysis_thread(void *arg)
 {
 	struct pipeline *pl = arg;
-	struct linkcache lc;
+	struct analyser an;
 
 	pthread_setname_np(pthread_self(), "mpseek-analyse"); /* for top and perf */
-	linkcache_init(&lc);
+	analyser_init(&an);
 	pthread_mutex_lock(&pl->mu);
 	for (;;) {
 		struct slot *s = NULL;
@@ -2568,7 +2596,7 @@ static void *analysis_thread(void *arg)
 		}
 		s->state = SLOT_WORKING;
 		pthread_mutex_unlock(&pl->mu);
-		analyse_page(pl->c, pl->tok, pl->force, s->r.user, &s->r, &s->a, &lc);
+		analyse_page(pl->c, pl->tok, pl->force, s->r.user, &s->r, &s->a, &an);
 		pthread_mutex_lock(&pl->mu);
 		s->state = SLOT_READY;
 		/* The loop can commit only the oldest slot: wake it for that. */
@@ -2578,7 +2606,7 @@ static void *analysis_thread(void *arg)
 			fetcher_wakeup(pl->f);
 	}
 	pthread_mutex_unlock(&pl->mu);
-	linkcache_free(&lc);
+	analyser_free(&an);
 	return NULL;
 }
 
@@ -3001,7 +3029,7 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 		if (tok_load_stopwords(cr.tok, c->stopword_files[i]))
 			warning("stopword file %s not fully loaded", c->stopword_files[i]);
 	analysis_init(&cr.ia);
-	linkcache_init(&cr.lcache);
+	analyser_init(&cr.an);
 	cr.seen = seen_new(SEEN_MAX_ENTRIES);
 	cr.redir_depth = seen_new(SEEN_MAX_ENTRIES / 16);
 
@@ -3173,7 +3201,7 @@ out:
 		rc = -1;
 	sites_free(&cr);
 	analysis_free(&cr.ia);
-	linkcache_free(&cr.lcache);
+	analyser_free(&cr.an);
 	seen_free(cr.seen);
 	seen_free(cr.redir_depth);
 	tok_free(cr.tok);
