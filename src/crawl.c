@@ -2496,22 +2496,27 @@ static bool needs_analysis(const struct job *j, const struct fetch_result *r)
 /* With IndexThreads N > 0 the crawl loop stays the only user of the fetcher,
  * the database, the delta log, the seen-set and the pending batch; N threads
  * run analyse_page() on the bodies.  Every result of the fetcher takes a
- * slot of a ring in the order it arrived and is committed in that order, so
- * the outcome is the one of the inline crawl (IndexThreads 0) whatever the
- * threads' timing.  At most PIPE_SLOTS_PER_THREAD * N results wait: 8,
- * not 4, so that while one thread is on a 1 MB index page (tens of ms) the
- * others find pages to analyse, and the loop can keep taking results, for
- * longer (doc/PERFORMANCE.md). */
+ * free slot, numbered in the order it arrived, and each site's slots are
+ * committed in that order (slot_committable()), so the outcome of a site's
+ * crawl is the one of the inline crawl (IndexThreads 0) whatever the
+ * threads' timing.  At most PIPE_SLOTS_PER_THREAD * N results wait: 8, not
+ * 4, so that while one thread is on a 1 MB index page (tens of ms) the
+ * others find pages to analyse and the loop keeps taking results (16 gave
+ * nothing more, doc/PERFORMANCE.md). */
 #define PIPE_SLOTS_PER_THREAD 8
 
 enum slot_state {
+	SLOT_FREE,                   /* unused */
 	SLOT_QUEUED,                 /* waiting for an analysis thread */
 	SLOT_WORKING,                /* being analysed */
 	SLOT_READY,                  /* ready to commit */
+	SLOT_COMMITTING,             /* being committed by the loop */
 };
 
 struct slot {
 	enum slot_state state;
+	uint64_t seq;                /* arrival order */
+	uintptr_t lane;              /* its site (job.site): committed in order per lane */
 	struct fetch_result r;       /* a copy: its strings and body are the slot's */
 	bool analyse;                /* r has a body for analyse_page() */
 	struct analysis a;
@@ -2523,10 +2528,9 @@ struct pipeline {
 	pthread_cond_t ready;        /* a slot became ready */
 	pthread_t *threads;
 	size_t nthreads;
-	struct slot *slots;          /* ring of nslots, slot of seq s at s % nslots */
-	size_t nslots;
-	uint64_t head, tail;         /* seqs: oldest uncommitted, next free */
-	uint64_t next_work;          /* no queued slot before this seq */
+	struct slot *slots;          /* nslots, nused not SLOT_FREE */
+	size_t nslots, nused;
+	uint64_t next_seq;
 	bool quit;
 	/* read-only for the threads */
 	const struct conf *c;
@@ -2565,6 +2569,21 @@ static void result_drop(struct fetch_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* May ready slot s be committed: no slot of its site came before it?  (Its
+ * site's pages are committed in the order they arrived, so that the outcome
+ * is that of IndexThreads 0; the sites' orders interleave as the threads'
+ * timing has it, as the hosts' transfers always did.)  pl->mu held. */
+static bool slot_committable(const struct pipeline *pl, const struct slot *s)
+{
+	for (size_t i = 0; i < pl->nslots; i++) {
+		const struct slot *x = &pl->slots[i];
+
+		if (x->state != SLOT_FREE && x->lane == s->lane && x->seq < s->seq)
+			return false;
+	}
+	return true;
+}
+
 static void *analysis_thread(void *arg)
 {
 	struct pipeline *pl = arg;
@@ -2577,16 +2596,13 @@ static void *analysis_thread(void *arg)
 		struct slot *s = NULL;
 		bool wake;
 
-		if (pl->next_work < pl->head)     /* committed without analysis */
-			pl->next_work = pl->head;
-		while (pl->next_work < pl->tail) {
-			struct slot *x = &pl->slots[pl->next_work % pl->nslots];
+		/* The oldest page waiting: the loop commits in arrival order
+		 * per site. */
+		for (size_t i = 0; i < pl->nslots; i++) {
+			struct slot *x = &pl->slots[i];
 
-			pl->next_work++;
-			if (x->state == SLOT_QUEUED) {
+			if (x->state == SLOT_QUEUED && (!s || x->seq < s->seq))
 				s = x;
-				break;
-			}
 		}
 		if (!s) {
 			if (pl->quit)
@@ -2599,8 +2615,9 @@ static void *analysis_thread(void *arg)
 		analyse_page(pl->c, pl->tok, pl->force, s->r.user, &s->r, &s->a, &an);
 		pthread_mutex_lock(&pl->mu);
 		s->state = SLOT_READY;
-		/* The loop can commit only the oldest slot: wake it for that. */
-		wake = s == &pl->slots[pl->head % pl->nslots];
+		/* The loop can commit it if it is its site's oldest: wake it
+		 * for that. */
+		wake = slot_committable(pl, s);
 		pthread_cond_broadcast(&pl->ready);
 		if (wake)
 			fetcher_wakeup(pl->f);
@@ -2644,24 +2661,35 @@ static struct pipeline *pipeline_new(struct crawl *cr, size_t n)
 	return pl;
 }
 
-/* Commit the slots that are ready, oldest first, until at most `left` are
- * in use; wait for the analysis of the oldest when more are.  left =
- * SIZE_MAX commits what is ready without waiting. */
+/* Commit the slots that are ready, each site's oldest first, until at most
+ * `left` are in use; wait for analyses when more are.  left = SIZE_MAX
+ * commits what is ready without waiting.  A site's page in analysis holds
+ * back only that site's later pages: a 1 MB index page of one site (tens of
+ * ms) no longer holds every site's links back, and with them the claims
+ * that keep the other hosts busy. */
 static void pipeline_commit(struct crawl *cr, size_t left)
 {
 	struct pipeline *pl = cr->pl;
 
 	pthread_mutex_lock(&pl->mu);
-	while (pl->head < pl->tail) {
-		struct slot *s = &pl->slots[pl->head % pl->nslots];
+	while (pl->nused) {
+		struct slot *s = NULL;
 
-		if (s->state != SLOT_READY) {
-			if (pl->tail - pl->head <= left)
+		for (size_t i = 0; i < pl->nslots; i++) {
+			struct slot *x = &pl->slots[i];
+
+			if (x->state == SLOT_READY && (!s || x->seq < s->seq) &&
+			    slot_committable(pl, x))
+				s = x;
+		}
+		if (!s) {
+			if (pl->nused <= left)
 				break;
 			pthread_cond_wait(&pl->ready, &pl->mu);
 			continue;
 		}
-		/* The threads never touch a ready slot: commit it unlocked. */
+		/* The threads never touch it: commit it unlocked. */
+		s->state = SLOT_COMMITTING;
 		pthread_mutex_unlock(&pl->mu);
 		result_commit(cr, &s->r, s->analyse ? &s->a : NULL);
 		result_drop(&s->r);
@@ -2675,7 +2703,8 @@ static void pipeline_commit(struct crawl *cr, size_t left)
 			refill(cr, false);
 		fetcher_kick(cr->f);
 		pthread_mutex_lock(&pl->mu);
-		pl->head++;
+		s->state = SLOT_FREE;
+		pl->nused--;
 	}
 	pthread_mutex_unlock(&pl->mu);
 }
@@ -2694,15 +2723,18 @@ static void pipeline_add(struct crawl *cr, struct fetch_result *r)
 	struct job *j = r->user;
 	struct slot *s;
 
-	if (pl->tail - pl->head == pl->nslots)
+	if (pl->nused == pl->nslots)
 		pipeline_commit(cr, pl->nslots - 1);
 	job_params(cr->c, j);        /* j->p, read by the thread */
 	pthread_mutex_lock(&pl->mu);
-	s = &pl->slots[pl->tail % pl->nslots];
+	for (s = pl->slots; s->state != SLOT_FREE; s++)
+		;
 	result_keep(&s->r, r);
 	s->analyse = r->err != FETCH_ERR_ABORTED && needs_analysis(j, r);
+	s->seq = pl->next_seq++;
+	s->lane = (uintptr_t)j->site;
 	s->state = s->analyse ? SLOT_QUEUED : SLOT_READY;
-	pl->tail++;
+	pl->nused++;
 	if (s->analyse)
 		pthread_cond_signal(&pl->work);
 	pthread_mutex_unlock(&pl->mu);
