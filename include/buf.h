@@ -24,6 +24,10 @@ void buf_init(struct buf *b, size_t max);
 void buf_free(struct buf *b);
 /* Empty the buffer, keeping its allocation. */
 void buf_reset(struct buf *b);
+/* Make room for extra more bytes (within the ceiling) without changing the
+ * content: an append of that many then copies nothing old.  Returns 0, or
+ * -1 if len + extra passes the ceiling. */
+int buf_reserve(struct buf *b, size_t extra);
 int buf_add(struct buf *b, const void *data, size_t len);
 int buf_adds(struct buf *b, const char *s);
 int buf_addc(struct buf *b, char c);

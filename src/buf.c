@@ -50,6 +50,11 @@ static int grow(struct buf *b, size_t extra)
 	return 0;
 }
 
+int buf_reserve(struct buf *b, size_t extra)
+{
+	return grow(b, extra);
+}
+
 int buf_add(struct buf *b, const void *data, size_t len)
 {
 	if (grow(b, len))

@@ -486,6 +486,15 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
 	size_t n = size * nmemb, room = x->max_size - x->res.body.len;
 
 	x->res.decoded_bytes += n;
+	if (!x->res.body.alloc) {
+		/* The whole body at once where the length is announced, rather
+		 * than doubling from 64 bytes (every byte copied once more). */
+		curl_off_t cl = -1;
+
+		if (curl_easy_getinfo(x->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK &&
+		    cl > 0)
+			buf_reserve(&x->res.body, (size_t)cl < x->max_size ? (size_t)cl : x->max_size);
+	}
 	if (n <= room) {
 		if (buf_add(&x->res.body, p, n))
 			return 0;

@@ -36,6 +36,20 @@ int main(void)
 		ok(parse_long("101", 0, 100, &v) == -1, "parse_long range");
 		ok(parse_long("", 0, 100, &v) == -1, "parse_long empty");
 	}
+	{
+		struct buf r = BUF_INIT(100);
+		char *before;
+
+		ok(buf_add(&r, "ab", 2) == 0 && buf_reserve(&r, 90) == 0, "reserve within the ceiling");
+		ok(r.alloc >= 93 && r.len == 2, "reserve makes room, keeps the content");
+		before = r.ptr;
+		ok(buf_add(&r, "0123456789012345678901234567890123456789", 40) == 0 && r.ptr == before,
+		   "an append within the reserved room does not move the content");
+		is_str(buf_str(&r), "ab0123456789012345678901234567890123456789", "content after reserve");
+		ok(buf_reserve(&r, 59) == -1, "reserve past the ceiling fails");
+		is_int(r.len, 42, "a failed reserve changes nothing");
+		buf_free(&r);
+	}
 	ok(ascii_casecmp("DBAddr", "dbaddr") == 0, "ascii_casecmp");
 	return done_testing();
 }
