@@ -98,6 +98,9 @@ static bool utf8_ok(const unsigned char *s, size_t n)
 {
 	size_t i = 0;
 
+	/* Most words are ASCII: 1..0x7F, one test per byte. */
+	while (i < n && (unsigned)s[i] - 1u < 0x7Fu)
+		i++;
 	while (i < n) {
 		unsigned c = s[i];
 		uint32_t cp, min;
