@@ -2055,6 +2055,7 @@ static void analysis_init(struct analysis *a)
 
 static void analyser_init(struct analyser *an)
 {
+	memset(an, 0, sizeof(*an));
 	linkcache_init(&an->lc);
 	buf_init(&an->utf8, (size_t)MAX_DOC_BYTES * 2);
 	an->zbuf = xmalloc(ZBUF_SIZE);

@@ -26,7 +26,7 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-pkgs="libmariadb zlib libdeflate libcurl libpcre2-8 uchardet libutf8proc nettle"
+pkgs="libmariadb zlib libdeflate libisal libcurl libpcre2-8 uchardet libutf8proc nettle"
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 flags="$flags -I$top/include -I$bld $(pkg-config --cflags $pkgs)"
 libs="$(pkg-config --libs $pkgs) -lm"
