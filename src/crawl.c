@@ -2084,7 +2084,7 @@ static void analysis_clear(struct analysis *a)
 	a->zlen = 0;
 	a->noindex = a->nofollow = a->ref_meta = false;
 	/* A slot keeps a page's tables for the next, unless a huge page grew
-	 * them: slots are many (the ring), huge pages few. */
+	 * them: slots are many (8 per thread), huge pages few. */
 	if (a->links.pool.alloc > SLOT_KEEP || a->links.nslots > 4096) {
 		linklist_free(&a->links);
 		linklist_init(&a->links);
@@ -2702,7 +2702,7 @@ static void pipeline_commit(struct crawl *cr, size_t left)
 		/* A commit takes database round trips: the hosts whose
 		 * transfers ended meanwhile get their next requests now, and
 		 * a site whose pages are (nearly) all fetched gets more now,
-		 * not after the ring is committed (when the ring is full this
+		 * not after every slot is committed (when all are in use this
 		 * runs inside a delivery, for as long as pages keep coming). */
 		if (refill_due(cr))
 			refill(cr, false);
@@ -2714,14 +2714,14 @@ static void pipeline_commit(struct crawl *cr, size_t left)
 	pthread_mutex_unlock(&pl->mu);
 }
 
-/* Commit everything in the ring (the fetcher has nothing more for now). */
+/* Commit every slot (the fetcher has nothing more for now). */
 static void pipeline_drain(struct crawl *cr)
 {
 	if (cr->pl)
 		pipeline_commit(cr, 0);
 }
 
-/* Take result r into the ring (the fetcher's callback). */
+/* Take result r into a free slot (the fetcher's callback). */
 static void pipeline_add(struct crawl *cr, struct fetch_result *r)
 {
 	struct pipeline *pl = cr->pl;
@@ -2745,7 +2745,7 @@ static void pipeline_add(struct crawl *cr, struct fetch_result *r)
 	pthread_mutex_unlock(&pl->mu);
 }
 
-/* Stop the threads (the ring is empty: pipeline_drain()). */
+/* Stop the threads (every slot is free: pipeline_drain()). */
 static void pipeline_free(struct pipeline *pl)
 {
 	if (!pl)
@@ -3053,6 +3053,7 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	};
 	struct crawl cr = { .c = c, .db = db, .o = o, .t = t };
 	struct sigaction sa, old_term, old_int;
+	struct delta_stats ds;
 	struct buf err = BUF_INIT(1024);
 	struct delta_seg *segs = NULL;
 	size_t nsegs = 0;
@@ -3215,16 +3216,12 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	     "%.2f s delta log syncs", o->rank, cr.claim_seconds, cr.links_seconds,
 	     cr.store_seconds - cr.links_seconds, cr.store_thread_seconds,
 	     cr.store_wait_seconds, cr.origin_seconds, cr.sync_seconds);
-	if (cr.dw) {
-		struct delta_stats ds;
-
-		/* The analysis sorts every page's words (words_finish()). */
-		delta_writer_stats(cr.dw, &ds);
-		if (ds.resorted)
-			warning("rank %d: the words of %llu document(s) came to the delta log "
-				"unsorted (a bug in the analysis; sorted there)", o->rank,
-				(unsigned long long)ds.resorted);
-	}
+	/* The analysis sorts every page's words (words_finish()). */
+	delta_writer_stats(cr.dw, &ds);
+	if (ds.resorted)
+		warning("rank %d: the words of %llu document(s) came to the delta log unsorted "
+			"(a bug in the analysis; sorted there)", o->rank,
+			(unsigned long long)ds.resorted);
 	info("rank %d clone checks: %llu among the outcomes not stored, %llu in a clone "
 	     "table, %llu asked the database (CloneTableEntries %ld)", o->rank,
 	     (unsigned long long)cr.origin_pend, (unsigned long long)cr.origin_mem,

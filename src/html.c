@@ -1316,34 +1316,35 @@ static size_t tag_hash(uint64_t k0, uint64_t k1)
 	return (size_t)(((k0 ^ (k1 * 0xC2B2AE3D27D4EB4Full)) * 0x9E3779B97F4A7C15ull) >> 56);
 }
 
+/* The slot of the tag whose name (16 bytes: lower case, zero-padded) is k,
+ * or the empty slot where it would go.  Read-only: the threads share it. */
+static size_t tag_probe(const uint64_t k[2])
+{
+	size_t h;
+
+	for (h = tag_hash(k[0], k[1]); tag_tab[h].def; h = (h + 1) % TAG_SLOTS)
+		if (tag_tab[h].k0 == k[0] && tag_tab[h].k1 == k[1])
+			break;
+	return h;
+}
+
 static void tag_index_build(void)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(tag_defs); i++) {
-		char name[16] = { 0 };
-		uint64_t k0, k1;
-		size_t h;
+		uint64_t k[2] = { 0, 0 };
 
-		memcpy(name, tag_defs[i].name, strlen(tag_defs[i].name));
-		memcpy(&k0, name, 8);
-		memcpy(&k1, name + 8, 8);
-		for (h = tag_hash(k0, k1); tag_tab[h].def; h = (h + 1) % TAG_SLOTS)
-			;
-		tag_tab[h] = (struct tag_slot){ k0, k1, &tag_defs[i] };
+		memcpy(k, tag_defs[i].name, strlen(tag_defs[i].name));
+		tag_tab[tag_probe(k)] = (struct tag_slot){ k[0], k[1], &tag_defs[i] };
 	}
 }
 
 /* The tag named name (16 bytes: lower case, zero-padded), or NULL. */
 static const struct tag_def *tag_find(const char name[16])
 {
-	uint64_t k0, k1;
-	size_t h;
+	uint64_t k[2];
 
-	memcpy(&k0, name, 8);
-	memcpy(&k1, name + 8, 8);
-	for (h = tag_hash(k0, k1); tag_tab[h].def; h = (h + 1) % TAG_SLOTS)
-		if (tag_tab[h].k0 == k0 && tag_tab[h].k1 == k1)
-			return tag_tab[h].def;
-	return NULL;
+	memcpy(k, name, sizeof(k));
+	return tag_tab[tag_probe(k)].def;
 }
 
 /* The attributes anything here looks at; the rest are skipped unread. */

@@ -51,11 +51,6 @@ struct word {
 static const utf8proc_option_t FOLD_OPTS = UTF8PROC_CASEFOLD | UTF8PROC_DECOMPOSE | UTF8PROC_STABLE;
 static const utf8proc_option_t COMPOSE_OPTS = UTF8PROC_COMPOSE | UTF8PROC_STABLE;
 
-static inline bool ascii_alnum(unsigned c)
-{
-	return (c - '0') < 10 || ((c | 32) - 'a') < 26;
-}
-
 static inline char ascii_lower(unsigned c)
 {
 	return (char)((c - 'A') < 26 ? c + 32 : c);
@@ -126,7 +121,7 @@ static enum cclass classify(int32_t cp)
 	const utf8proc_property_t *p;
 
 	if (cp < 0x80)
-		return ascii_alnum((unsigned)cp) ? C_WORD : C_SEP;
+		return ascii_word[cp] ? C_WORD : C_SEP;
 	/* ZERO WIDTH SPACE is default-ignorable, but it is written precisely
 	 * to mark a word break (Thai, Khmer, long URLs). */
 	if (cp == 0x200B)
