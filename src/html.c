@@ -47,6 +47,17 @@ static bool is_ws(unsigned char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
 }
 
+/* Byte classes of the tag scanner (one load per byte instead of a chain of
+ * compares): whitespace, and the bytes that end a tag name, an attribute
+ * name and an unquoted value. */
+enum { CC_WS = 1, CC_NAME_END = 2, CC_ATTR_END = 4, CC_VALUE_END = 8 };
+#define CC_WS_ALL (CC_WS | CC_NAME_END | CC_ATTR_END | CC_VALUE_END)
+static const unsigned char cclass[256] = {
+	[' '] = CC_WS_ALL, ['\t'] = CC_WS_ALL, ['\n'] = CC_WS_ALL, ['\f'] = CC_WS_ALL,
+	['\r'] = CC_WS_ALL, ['/'] = CC_NAME_END | CC_ATTR_END,
+	['>'] = CC_NAME_END | CC_ATTR_END | CC_VALUE_END, ['='] = CC_ATTR_END,
+};
+
 static bool is_alpha(unsigned char c)
 {
 	return (c | 32) >= 'a' && (c | 32) <= 'z';
@@ -1181,6 +1192,10 @@ static inline bool is_word_byte(unsigned char c)
 	return c > ' ' && c != 0x7F;
 }
 
+/* 1 for the bytes that end a run of word bytes in sink_add(): not
+ * is_word_byte(), and 0xC2 (which may start U+00A0).  Built once. */
+static unsigned char text_stop[256];
+
 /* U+00A0 (UTF-8 C2 A0) at p[i] of n bytes. */
 static inline bool is_nbsp(const unsigned char *p, size_t i, size_t n)
 {
@@ -1215,8 +1230,13 @@ static void sink_add(struct sink *k, const char *s, size_t n, bool newline_break
 		}
 		run = i;
 		for (;;) {
-			while (i < n && is_word_byte(p[i]) && !is_nbsp(p, i, n))
+			/* Word bytes; a 0xC2 is one unless it starts U+00A0. */
+			while (i < n && !text_stop[p[i]])
 				i++;
+			if (i < n && p[i] == 0xC2 && !is_nbsp(p, i, n)) {
+				i++;
+				continue;
+			}
 			/* One space before another word: what collapsing writes. */
 			if (i + 1 < n && p[i] == ' ' && is_word_byte(p[i + 1]) &&
 			    !is_nbsp(p, i + 1, n))
@@ -1303,7 +1323,7 @@ static const struct tag_def tag_defs[] = {
 
 /* The tags by name: names (at most 15 bytes, lower case) packed into two
  * 64-bit words, zero-padded, in an open-addressing table built once
- * (tag_index_build()).  A tag is looked up per '<'. */
+ * (tables_build()).  A tag is looked up per '<'. */
 #define TAG_SLOTS 256
 static struct tag_slot {
 	uint64_t k0, k1;
@@ -1328,8 +1348,10 @@ static size_t tag_probe(const uint64_t k[2])
 	return h;
 }
 
-static void tag_index_build(void)
+static void tables_build(void)
 {
+	for (unsigned c = 0; c < 256; c++)
+		text_stop[c] = !is_word_byte((unsigned char)c) || c == 0xC2;
 	for (size_t i = 0; i < ARRAY_SIZE(tag_defs); i++) {
 		uint64_t k[2] = { 0, 0 };
 
@@ -1358,6 +1380,8 @@ static const struct {
 	ATTR_NAME("http-equiv"), ATTR_NAME("rel"), ATTR_NAME("alt"), ATTR_NAME("type"),
 };
 #undef ATTR_NAME
+/* Bit n set: some attribute of attr_names is n bytes long. */
+#define ATTR_LENGTHS (1u << 3 | 1u << 4 | 1u << 7 | 1u << 10)
 
 struct span {
 	const char *p; /* raw value in the input; NULL if the attribute is absent */
@@ -1421,7 +1445,7 @@ static int parse_tag(struct parser *ps, struct tag *t)
 		t->end = true;
 		pos++;
 	}
-	while (pos < len && !is_ws((unsigned char)s[pos]) && s[pos] != '/' && s[pos] != '>') {
+	while (pos < len && !(cclass[(unsigned char)s[pos]] & CC_NAME_END)) {
 		unsigned char c = (unsigned char)s[pos++];
 		if (n < sizeof(name) - 1)
 			name[n++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
@@ -1438,7 +1462,7 @@ static int parse_tag(struct parser *ps, struct tag *t)
 		size_t nstart, nlen, i;
 		struct span v = { NULL, 0 };
 
-		while (pos < len && is_ws((unsigned char)s[pos]))
+		while (pos < len && (cclass[(unsigned char)s[pos]] & CC_WS))
 			pos++;
 		if (pos >= len)
 			return -1;
@@ -1453,16 +1477,15 @@ static int parse_tag(struct parser *ps, struct tag *t)
 			continue;
 		}
 		nstart = pos++;
-		while (pos < len && !is_ws((unsigned char)s[pos]) && s[pos] != '/' &&
-		       s[pos] != '>' && s[pos] != '=')
+		while (pos < len && !(cclass[(unsigned char)s[pos]] & CC_ATTR_END))
 			pos++;
 		nlen = pos - nstart;
-		while (pos < len && is_ws((unsigned char)s[pos]))
+		while (pos < len && (cclass[(unsigned char)s[pos]] & CC_WS))
 			pos++;
 		v.p = s + pos;
 		if (pos < len && s[pos] == '=') {
 			pos++;
-			while (pos < len && is_ws((unsigned char)s[pos]))
+			while (pos < len && (cclass[(unsigned char)s[pos]] & CC_WS))
 				pos++;
 			if (pos >= len)
 				return -1;
@@ -1475,12 +1498,14 @@ static int parse_tag(struct parser *ps, struct tag *t)
 				pos = (size_t)(q - s) + 1;
 			} else {
 				v.p = s + pos;
-				while (pos < len && !is_ws((unsigned char)s[pos]) && s[pos] != '>')
+				while (pos < len && !(cclass[(unsigned char)s[pos]] & CC_VALUE_END))
 					pos++;
 				v.n = (size_t)(s + pos - v.p);
 			}
 		}
-		if (t->end)
+		/* Only names of the lengths of attr_names (3, 4, 7, 10) can
+		 * match: class, id, title, ... cost one test. */
+		if (t->end || nlen > 10 || !(ATTR_LENGTHS >> nlen & 1))
 			continue;
 		for (i = 0; i < A_COUNT; i++) {
 			/* First occurrence wins (HTML5 drops duplicates). */
@@ -2122,7 +2147,7 @@ static void parser_init(struct parser *ps, const char *s, size_t len, struct htm
 {
 	int i;
 
-	pthread_once(&tag_once, tag_index_build);
+	pthread_once(&tag_once, tables_build);
 	memset(ps, 0, sizeof(*ps));
 	ps->s = s ? s : "";
 	ps->len = s ? len : 0;

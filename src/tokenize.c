@@ -56,13 +56,13 @@ static inline char ascii_lower(unsigned c)
 	return (char)((c - 'A') < 26 ? c + 32 : c);
 }
 
-/* ASCII letters and digits, lower-cased; 0 for the other ASCII bytes (the
- * fast path's one lookup per byte). */
+/* ASCII letters and digits, lower-cased; 0 for the other bytes, ASCII or
+ * not (the fast path's one lookup per byte). */
 #define AW(c) ((unsigned char)(((c) >= '0' && (c) <= '9') || ((c) >= 'a' && (c) <= 'z') ? (c) : \
 			       ((c) >= 'A' && (c) <= 'Z') ? (c) + 32 : 0))
 #define AW4(c) AW(c), AW((c) + 1), AW((c) + 2), AW((c) + 3)
 #define AW16(c) AW4(c), AW4((c) + 4), AW4((c) + 8), AW4((c) + 12)
-static const unsigned char ascii_word[128] = {
+static const unsigned char ascii_word[256] = {
 	AW16(0), AW16(16), AW16(32), AW16(48), AW16(64), AW16(80), AW16(96), AW16(112),
 };
 #undef AW16
@@ -282,18 +282,25 @@ static bool next_word(const struct tokenizer *t, struct tok_doc *d, const uint8_
 
 		if (s[i] < 0x80) {
 			char *out = (char *)cps;
-			size_t j = i, m = 0, max = (size_t)t->max_len;
+			size_t j = i, m, lim, max = (size_t)t->max_len;
 			unsigned char c;
 			bool ends;
 
 			if (!ascii_word[s[i]]) {
-				i++;
+				/* ASCII separators: skipped in one go. */
+				do
+					i++;
+				while (i < len && s[i] < 0x80 && !ascii_word[s[i]]);
 				continue;
 			}
-			/* Scan and fold in one pass; kept if the word ends here. */
-			for (; j < len && s[j] < 0x80 && (c = ascii_word[s[j]]); j++)
-				if (m < max)
-					out[m++] = (char)c;
+			/* Scan and fold in one pass (ascii_word is 0 past
+			 * ASCII), keeping max bytes; kept if the word ends here. */
+			lim = len - i > max ? i + max : len;
+			for (; j < lim && (c = ascii_word[s[j]]); j++)
+				out[j - i] = (char)c;
+			m = j - i;
+			while (j < len && ascii_word[s[j]])
+				j++;
 			ends = j == len || s[j] < 0x80;
 			if (!ends) {
 				/* A non-ASCII character after the letters sends
