@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <utf8proc.h>
 
 #include "buf.h"
@@ -68,6 +71,25 @@ static const unsigned char ascii_word[256] = {
 #undef AW16
 #undef AW4
 #undef AW
+
+#ifdef __SSE2__
+_Static_assert(TOK_SCRATCH * sizeof(int32_t) >= MAX_WORD_LEN + 16,
+	       "next_word() stores 16 folded bytes at a time into the scratch");
+
+/* The lanes of v that ascii_word[] keeps (bit i: v[i] is a letter or
+ * digit), and in *folded v with A-Z lowered.  x + (0x80 - lo) < 0x80 + n,
+ * compared as signed bytes, is lo <= x < lo + n for every byte x. */
+static inline unsigned ascii_word_lanes(__m128i v, __m128i *folded)
+{
+#define IN_RANGE(lo, n) _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char)(0x80 - (lo)))), \
+				       _mm_set1_epi8((char)(0x80 + (n))))
+	__m128i up = IN_RANGE('A', 26), low = IN_RANGE('a', 26), digit = IN_RANGE('0', 10);
+#undef IN_RANGE
+
+	*folded = _mm_add_epi8(v, _mm_and_si128(up, _mm_set1_epi8(0x20)));
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(up, low), digit));
+}
+#endif
 
 /* Scripts written without spaces between words, and the CJK scripts: each
  * letter becomes a word of its own (tokenize.h).  Sorted, for bsearch. */
@@ -296,9 +318,27 @@ static bool next_word(const struct tokenizer *t, struct tok_doc *d, const uint8_
 			/* Scan and fold in one pass (ascii_word is 0 past
 			 * ASCII), keeping max bytes; kept if the word ends here. */
 			lim = len - i > max ? i + max : len;
+#ifdef __SSE2__
+			/* 16 at a time while they lie before len: all 16 go to
+			 * out (room for max + 16), the word ends at the first
+			 * byte that is not a letter or digit; j may pass lim. */
+			while (j < lim && j + 16 <= len) {
+				__m128i folded;
+				unsigned nonword = ~ascii_word_lanes(
+					_mm_loadu_si128((const __m128i *)(const void *)(s + j)),
+					&folded) & 0xFFFFu;
+
+				_mm_storeu_si128((__m128i *)(void *)(out + (j - i)), folded);
+				if (nonword) {
+					j += (size_t)__builtin_ctz(nonword);
+					break;
+				}
+				j += 16;
+			}
+#endif
 			for (; j < lim && (c = ascii_word[s[j]]); j++)
 				out[j - i] = (char)c;
-			m = j - i;
+			m = (j < lim ? j : lim) - i;
 			while (j < len && ascii_word[s[j]])
 				j++;
 			ends = j == len || s[j] < 0x80;
