@@ -1160,6 +1160,34 @@ static void words_rehash(struct word_tab *w, size_t nslots)
 	}
 }
 
+/* a[0..n) == b[0..n), n >= 1: words are short, so two loads that may
+ * overlap instead of a call to memcmp() up to 16 bytes (no byte outside
+ * either word is read). */
+static inline bool word_eq(const char *a, const char *b, size_t n)
+{
+	if (n >= 8) {
+		uint64_t a0, a1, b0, b1;
+
+		if (n > 16)
+			return !memcmp(a, b, n);
+		memcpy(&a0, a, 8);
+		memcpy(&b0, b, 8);
+		memcpy(&a1, a + n - 8, 8);
+		memcpy(&b1, b + n - 8, 8);
+		return !((a0 ^ b0) | (a1 ^ b1));
+	}
+	if (n >= 4) {
+		uint32_t a0, a1, b0, b1;
+
+		memcpy(&a0, a, 4);
+		memcpy(&b0, b, 4);
+		memcpy(&a1, a + n - 4, 4);
+		memcpy(&b1, b + n - 4, 4);
+		return !((a0 ^ b0) | (a1 ^ b1));
+	}
+	return a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1];
+}
+
 static int word_emit(const char *word, size_t len, uint16_t pos, bool stop, void *arg)
 {
 	struct word_tab *w = arg;
@@ -1173,7 +1201,7 @@ static int word_emit(const char *word, size_t len, uint16_t pos, bool stop, void
 	h = (size_t)word_hash(word, len) & (w->nslots - 1);
 	while (w->slots[h]) {
 		e = &w->ents[w->slots[h] - 1];
-		if (e->len == len && !memcmp(e->word, word, len))
+		if (e->len == len && word_eq(e->word, word, len))
 			goto found;
 		h = (h + 1) & (w->nslots - 1);
 	}
@@ -1296,6 +1324,56 @@ static void word_sort(const struct word_ent **v, size_t n)
  * positions repeat), at most DELTA_MAX_WORD_POSITIONS; list the words in
  * the order of a DOC record (here, on an analysis thread, rather than in
  * delta_doc_end() on the crawl loop). */
+static void reverse_u16(uint16_t *v, size_t n)
+{
+	for (size_t i = 0, j = n; i + 1 < j; i++, j--) {
+		uint16_t t = v[i];
+
+		v[i] = v[j - 1];
+		v[j - 1] = t;
+	}
+}
+
+/* Sort a word's positions.  They come as ascending runs, one per section
+ * in the order html_foreach_text() visits them (title, description,
+ * keywords, body): descending by the section bits.  When every run lies
+ * wholly above the next, the runs in reverse order are sorted: reverse the
+ * whole, then each run back (no comparison sort).  Else qsort(). */
+static void positions_sort(uint16_t *pos, size_t n)
+{
+	size_t cut[SECTION_COUNT + 1], ncut = 0;
+
+	for (size_t m = 1; m < n; m++) {
+		if (pos[m - 1] <= pos[m])
+			continue;
+		/* A descent: the run before must lie wholly above the run
+		 * after it, checked once the latter ends (below). */
+		if (ncut == SECTION_COUNT)
+			goto fallback;
+		cut[ncut++] = m;
+	}
+	cut[ncut] = n;
+	for (size_t k = 0; k < ncut; k++) {
+		size_t from = k ? cut[k - 1] : 0;
+
+		/* run k is pos[from, cut[k]), run k + 1 pos[cut[k], cut[k + 1]) */
+		if (pos[cut[k + 1] - 1] > pos[from])
+			goto fallback;
+	}
+	reverse_u16(pos, n);
+	/* The runs now stand in reverse order, each reversed. */
+	for (size_t k = 0; k <= ncut; k++) {
+		size_t from = k ? cut[k - 1] : 0;
+
+		/* Run k of the input, pos[from, cut[k]), sits reversed at
+		 * pos[n - cut[k], n - from). */
+		reverse_u16(pos + (n - cut[k]), cut[k] - from);
+	}
+	return;
+fallback:
+	qsort(pos, n, sizeof(*pos), cmp_u16);
+}
+
 static void words_finish(struct word_tab *w)
 {
 	if (w->n > w->sorted_cap) {
@@ -1314,7 +1392,7 @@ static void words_finish(struct word_tab *w)
 		while (m < e->n && e->pos[m - 1] <= e->pos[m])
 			m++;
 		if (m < e->n)
-			qsort(e->pos, e->n, sizeof(*e->pos), cmp_u16);
+			positions_sort(e->pos, e->n);
 		for (m = 0; m < e->n; m++)
 			if (!k || e->pos[k - 1] != e->pos[m])
 				e->pos[k++] = e->pos[m];

@@ -508,6 +508,7 @@ int delta_doc_end(struct delta_writer *w)
 	const unsigned char *base = (const unsigned char *)w->doc.ptr;
 	unsigned char fixed[DOC_FIXED + FRAME] = { 0 };
 	size_t start;
+	bool sorted = true;
 	int rc = -1;
 
 	if (!w->doc_open)
@@ -515,19 +516,22 @@ int delta_doc_end(struct delta_writer *w)
 	for (size_t i = 0; i < w->n_words; i++)
 		w->words[i].word = base + w->words[i].off + 1;
 	/* The crawl adds the words in order (its analysis threads sort
-	 * them): then one pass tells, and nothing is sorted here. */
-	for (size_t i = 1; i < w->n_words; i++)
-		if (cmp_doc_word(&w->words[i - 1], &w->words[i]) > 0) {
-			w->st.resorted++;
-			qsort(w->words, w->n_words, sizeof(*w->words), cmp_doc_word);
-			break;
-		}
-	for (size_t i = 1; i < w->n_words; i++) {
-		if (!cmp_doc_word(&w->words[i - 1], &w->words[i])) {
-			error("%s: url %" PRIu32 ": word \"%.*s\" added twice", w->path, w->doc_url,
-			      (int)w->words[i].len, (const char *)w->words[i].word);
-			goto out;
-		}
+	 * them): then one pass tells (and finds a word added twice), nothing
+	 * is sorted here, and the words go out as they were added. */
+	for (size_t i = 1; i < w->n_words && sorted; i++) {
+		int c = cmp_doc_word(&w->words[i - 1], &w->words[i]);
+
+		if (c > 0)
+			sorted = false;
+		else if (!c)
+			goto twice;
+	}
+	if (!sorted) {
+		w->st.resorted++;
+		qsort(w->words, w->n_words, sizeof(*w->words), cmp_doc_word);
+		for (size_t i = 1; i < w->n_words; i++)
+			if (!cmp_doc_word(&w->words[i - 1], &w->words[i]))
+				goto twice;
 	}
 	if (rec_prepare(w, FRAME + DOC_FIXED + w->doc.len))
 		goto out;
@@ -538,11 +542,25 @@ int delta_doc_end(struct delta_writer *w)
 	le_put32(fixed + FRAME + 16, (uint32_t)w->n_words);
 	if (buf_add(&w->pend, fixed, sizeof(fixed)))
 		goto full;
-	for (size_t i = 0; i < w->n_words; i++)
-		if (buf_add(&w->pend, base + w->words[i].off, w->words[i].size))
+	if (sorted) {
+		/* w->doc holds the words back to back in this order. */
+		if (buf_add(&w->pend, base, w->doc.len))
 			goto full;
+	} else {
+		for (size_t i = 0; i < w->n_words; i++)
+			if (buf_add(&w->pend, base + w->words[i].off, w->words[i].size))
+				goto full;
+	}
 	rec_finish(w, start, DELTA_DOC);
 	rc = 0;
+	goto out;
+twice:
+	for (size_t i = 1; i < w->n_words; i++)
+		if (!cmp_doc_word(&w->words[i - 1], &w->words[i])) {
+			error("%s: url %" PRIu32 ": word \"%.*s\" added twice", w->path, w->doc_url,
+			      (int)w->words[i].len, (const char *)w->words[i].word);
+			break;
+		}
 	goto out;
 full:
 	buf_truncate(&w->pend, start);
