@@ -1,11 +1,15 @@
-/* html-parse.c - CPU of html_parse() per page, and a digest of everything it
- * produced (sections, columns, links), so that a change to html.c can be
- * timed and shown to keep the exact output.
+/* html-parse.c - CPU of html_parse() and of the tokenizer per page, and a
+ * digest of everything they produced (sections, columns, links, words and
+ * positions), so that a change to html.c or tokenize.c can be timed and
+ * shown to keep the exact output.
  *
  * Usage: html-parse [-r ROUNDS] FILE...
  * Reads every FILE (at most MAX_DOC_BYTES each), parses them all ROUNDS
- * times (default 5) and prints "pages=N bytes=B ms_per_page=M digest=D",
- * M being the fastest round.  D is an FNV-1a 64 of the output.
+ * times (default 5), then tokenizes the sections of every parse ROUNDS
+ * times as the crawl does (tok_run() per section, MinWordLength 1,
+ * MaxWordLength 32), and prints
+ *   "pages=N bytes=B ms_per_page=M tok_ms_per_page=T digest=D",
+ * M and T being the fastest rounds.  D is an FNV-1a 64 of the output.
  */
 #include "config.h"
 
@@ -19,6 +23,7 @@
 #include "buf.h"
 #include "caps.h"
 #include "html.h"
+#include "tokenize.h"
 #include "util.h"
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -58,6 +63,32 @@ static uint64_t digest(uint64_t h, const struct html_doc *d)
 	return h;
 }
 
+struct tok_ctx {
+	const struct tokenizer *tok;
+	struct tok_doc *td;
+	uint64_t h;
+	bool digest;
+};
+
+static int word_cb(const char *word, size_t len, uint16_t pos, bool stop, void *arg)
+{
+	struct tok_ctx *x = arg;
+
+	if (x->digest) {
+		x->h = fnv(x->h, word, len);
+		x->h = fnv(x->h, &pos, sizeof(pos));
+		x->h = fnv(x->h, &stop, sizeof(stop));
+	}
+	return 0;
+}
+
+static void section_cb(enum section sec, const char *utf8, size_t len, void *arg)
+{
+	struct tok_ctx *x = arg;
+
+	tok_run(x->tok, x->td, (int)sec, utf8, len, word_cb, x);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -73,7 +104,10 @@ int main(int argc, char **argv)
 	struct buf *pages;
 	size_t bytes = 0;
 	uint64_t h = 0xcbf29ce484222325ULL;
-	double best = 0;
+	double best = 0, tbest = 0;
+	struct html_doc *docs;
+	struct tokenizer *tok;
+	struct tok_doc *td;
 
 	while ((opt = getopt(argc, argv, "r:")) != -1) {
 		if (opt != 'r' || parse_long(optarg, 1, 1000, &rounds))
@@ -99,25 +133,47 @@ int main(int argc, char **argv)
 		bytes += pages[n].len;
 		n++;
 	}
+	docs = xcalloc((size_t)n, sizeof(*docs));
 	for (r = 0; r < rounds; r++) {
 		double t0 = now(), t;
 
 		for (i = 0; i < n; i++) {
-			struct html_doc d;
-
-			html_parse(buf_str(&pages[i]), pages[i].len, &d);
-			if (r == 0)
-				h = digest(h, &d);
-			html_doc_free(&d);
+			if (r)
+				html_doc_free(&docs[i]);
+			html_parse(buf_str(&pages[i]), pages[i].len, &docs[i]);
 		}
 		t = now() - t0;
 		if (r == 0 || t < best)
 			best = t;
 	}
-	printf("pages=%d bytes=%zu ms_per_page=%.4f digest=%016llx\n", n, bytes,
-	       best * 1e3 / n, (unsigned long long)h);
 	for (i = 0; i < n; i++)
+		h = digest(h, &docs[i]);
+	/* The words of the last parse of every page, as the crawl splits them. */
+	tok = tok_new(1, 32);
+	td = xcalloc(1, sizeof(*td));
+	for (r = 0; r < rounds; r++) {
+		struct tok_ctx x = { tok, td, h, r == 0 };
+		double t0 = now(), t;
+
+		for (i = 0; i < n; i++) {
+			tok_doc_reset(td);
+			html_foreach_text(&docs[i], section_cb, &x);
+		}
+		t = now() - t0;
+		if (r == 0 || t < tbest)
+			tbest = t;
+		if (r == 0)
+			h = x.h;
+	}
+	printf("pages=%d bytes=%zu ms_per_page=%.4f tok_ms_per_page=%.4f digest=%016llx\n", n,
+	       bytes, best * 1e3 / n, tbest * 1e3 / n, (unsigned long long)h);
+	for (i = 0; i < n; i++) {
+		html_doc_free(&docs[i]);
 		buf_free(&pages[i]);
+	}
+	free(docs);
+	free(td);
+	tok_free(tok);
 	free(pages);
 	return 0;
 usage:
