@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct buf;
+#include "buf.h"
 
 /* Words are spread over this many index partitions (ASPseek's 00w..99w). */
 #define DELTA_PARTITIONS 100
@@ -74,6 +74,31 @@ int delta_doc_end(struct delta_writer *w);
 int delta_wordcmp(const void *a, size_t al, const void *b, size_t bl);
 /* Drop the open document, if any. */
 void delta_doc_abort(struct delta_writer *w);
+
+/* The words of one DOC record encoded apart from a writer: a crawl's
+ * analysis thread fills one (delta_words_add() logs nothing), the loop
+ * appends it as a record (delta_add_words()).  The bytes are those
+ * delta_doc_word() would write; memory is kept from document to document. */
+struct delta_word_ent;
+struct delta_words {
+	struct buf bytes;             /* the encoded words, in the order added */
+	struct delta_word_ent *ents;  /* where each starts (delta.c) */
+	size_t n, alloc, positions;
+	char err[192];                /* why the last delta_words_add() failed */
+};
+void delta_words_init(struct delta_words *d);
+/* Empty d for the next document. */
+void delta_words_reset(struct delta_words *d);
+void delta_words_free(struct delta_words *d);
+/* delta_doc_word()'s checks and encoding: 0, or -1 with the reason in
+ * d->err (the word is not added). */
+int delta_words_add(struct delta_words *d, const char *word, size_t len, const uint16_t *pos,
+		    size_t n);
+/* Append the DOC record of url_id with the words of d, as delta_doc_begin()
+ * + delta_doc_word() for each + delta_doc_end() would (sorting them if they
+ * came unsorted: d's order may change).  0 or -1 (logged). */
+int delta_add_words(struct delta_writer *w, uint32_t url_id, uint32_t site_id, uint64_t time,
+		    struct delta_words *d);
 
 /* The URL left the index (404 with DeleteBad, clone, disallowed...). */
 int delta_add_del(struct delta_writer *w, uint32_t url_id);

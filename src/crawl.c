@@ -246,7 +246,10 @@ struct analysis {
 	bool ref_meta;               /* ref is a META refresh */
 	char *ref_url;               /* ref resolved and admitted (not the page itself) */
 	struct linklist links;
-	struct word_tab words;       /* positions sorted (words_finish()) */
+	struct delta_words dw;       /* the DOC record's words, encoded */
+	size_t nwords;               /* distinct words */
+	uint64_t total;              /* words with repeats */
+	bool words_bad;              /* delta_words_add() refused one: dw.err */
 	void *z;                     /* compress_text() of the UTF-8 text */
 	size_t zlen;
 };
@@ -258,6 +261,9 @@ struct analyser {
 	struct buf utf8;             /* the body converted to UTF-8 */
 	uint8_t *zbuf;               /* ISA-L's level 1 state (ZBUF_SIZE) */
 	struct refset refs;          /* references handled on this page */
+	struct word_tab words;       /* the page's words: encoded into the slot's
+	                              * analysis, then reset (hot in this thread's
+	                              * cache, not one table per slot) */
 };
 
 struct pipeline;
@@ -1400,23 +1406,6 @@ static void words_finish(struct word_tab *w)
 	}
 }
 
-/* Write the DOC record of the words of w (words_finish() done).  Returns 0
- * or -1. */
-static int words_to_delta(struct crawl *cr, const struct job *j, const struct word_tab *w)
-{
-	if (delta_doc_begin(cr->dw, j->row.url_id, j->row.site_id, (uint64_t)time(NULL)))
-		return -1;
-	for (size_t i = 0; i < w->n; i++) {
-		const struct word_ent *e = w->sorted[i];
-
-		if (delta_doc_word(cr->dw, e->word, e->len, e->pos, e->n)) {
-			delta_doc_abort(cr->dw);
-			return -1;
-		}
-	}
-	return delta_doc_end(cr->dw);
-}
-
 /* 4-byte LE length + zlib data (ASPseek's urlwordsNN.words), by ISA-L's
  * igzip at level 1: twice as fast as libdeflate at level 1 (which was
  * twice as fast as zlib) for rows about 6 % larger (doc/PERFORMANCE.md);
@@ -2129,6 +2118,7 @@ static void analysis_init(struct analysis *a)
 {
 	memset(a, 0, sizeof(*a));
 	linklist_init(&a->links);
+	delta_words_init(&a->dw);
 }
 
 static void analyser_init(struct analyser *an)
@@ -2147,6 +2137,7 @@ static void analyser_free(struct analyser *an)
 	an->zbuf = NULL;
 	free(an->refs.v);
 	memset(&an->refs, 0, sizeof(an->refs));
+	words_free(&an->words);
 }
 
 /* Forget the last page (what page_commit() did not take), keep the memory
@@ -2160,7 +2151,9 @@ static void analysis_clear(struct analysis *a)
 	a->ref = a->ref_url = NULL;
 	a->z = NULL;
 	a->zlen = 0;
-	a->noindex = a->nofollow = a->ref_meta = false;
+	a->noindex = a->nofollow = a->ref_meta = a->words_bad = false;
+	a->nwords = 0;
+	a->total = 0;
 	/* A slot keeps a page's tables for the next, unless a huge page grew
 	 * them: slots are many (8 per thread), huge pages few. */
 	if (a->links.pool.alloc > SLOT_KEEP || a->links.nslots > 4096) {
@@ -2169,17 +2162,19 @@ static void analysis_clear(struct analysis *a)
 	} else {
 		linklist_reset(&a->links);
 	}
-	if (a->words.cap > 4096)
-		words_free(&a->words);
-	else
-		words_reset(&a->words);
+	if (a->dw.bytes.alloc > SLOT_KEEP) {
+		delta_words_free(&a->dw);
+		delta_words_init(&a->dw);
+	} else {
+		delta_words_reset(&a->dw);
+	}
 }
 
 static void analysis_free(struct analysis *a)
 {
 	analysis_clear(a);
 	linklist_free(&a->links);
-	words_free(&a->words);
+	delta_words_free(&a->dw);
 }
 
 /* Everything about the body of page j (a 2xx GET) that needs nothing but
@@ -2292,11 +2287,27 @@ static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool
 	if (!a->noindex) {
 		/* Clones keep no words either, but which page is a clone is
 		 * known only at the commit. */
-		struct text_ctx x = { .tok = tok, .words = &a->words };
+		struct word_tab *w = &an->words;
+		struct text_ctx x = { .tok = tok, .words = w };
 
 		tok_doc_reset(&x.td);
 		html_foreach_text(&doc, text_cb, &x);
-		words_finish(&a->words);
+		words_finish(w);
+		/* The DOC record's words, encoded here rather than by the
+		 * loop (page_commit() appends them, or drops them for a
+		 * clone). */
+		for (size_t i = 0; i < w->n && !a->words_bad; i++) {
+			const struct word_ent *e = w->sorted[i];
+
+			a->words_bad = delta_words_add(&a->dw, e->word, e->len, e->pos, e->n) != 0;
+		}
+		a->nwords = w->n;
+		a->total = w->total;
+		/* The table stays with the thread, unless a huge page grew it. */
+		if (w->cap > 4096)
+			words_free(w);
+		else
+			words_reset(w);
 	}
 	html_doc_free(&doc);
 	if (utf8->alloc > UTF8_KEEP) {
@@ -2429,10 +2440,15 @@ static void page_commit(struct crawl *cr, struct job *j, const struct fetch_resu
 	} else {
 		size_t nh = 0;
 
-		if (words_to_delta(cr, j, &a->words))
+		if (a->words_bad) {
+			error("%s: url %u: %s", delta_writer_path(cr->dw), j->row.url_id, a->dw.err);
 			cr->failed = true;
-		p->doc.wordcount = (unsigned)a->words.n;
-		p->doc.totalcount = (unsigned)(a->words.total > 0xffffff ? 0xffffff : a->words.total);
+		} else if (delta_add_words(cr->dw, j->row.url_id, j->row.site_id,
+					   (uint64_t)time(NULL), &a->dw)) {
+			cr->failed = true;
+		}
+		p->doc.wordcount = (unsigned)a->nwords;
+		p->doc.totalcount = (unsigned)(a->total > 0xffffff ? 0xffffff : a->total);
 		p->hrefs = xmalloc((ls.n ? ls.n : 1) * sizeof(uint32_t));
 		for (size_t i = 0; i < ls.n; i++)
 			if (ls.v[i].url_id)
@@ -2456,7 +2472,7 @@ static void page_commit(struct crawl *cr, struct job *j, const struct fetch_resu
 			cr->failed = true;
 		cr->t->indexed++;
 		info("%s: %ld indexed, %zu bytes, %s, %zu words, %zu links%s", j->row.url,
-		     r->status, a->blen, a->mt, a->words.n, nh, r->truncated ? ", truncated" : "");
+		     r->status, a->blen, a->mt, a->nwords, nh, r->truncated ? ", truncated" : "");
 	}
 	job_done(cr, j);
 	linkset_free(&ls);

@@ -193,10 +193,10 @@ static int parse_seg_name(const char *name, int *rank, uint32_t *seq)
 
 /* ---- writer ------------------------------------------------------------- */
 
-struct doc_word {
-	size_t off;                /* of the encoded word in doc */
+struct delta_word_ent {
+	size_t off;                /* of the encoded word in bytes */
 	size_t size;               /* bytes: len byte, word, count, positions */
-	const unsigned char *word; /* set by delta_doc_end(), once doc stops moving */
+	const unsigned char *word; /* set by write_words(), once bytes stop moving */
 	size_t len;
 };
 
@@ -215,10 +215,7 @@ struct delta_writer {
 	bool doc_open;      /* the document being built */
 	uint32_t doc_url, doc_site;
 	uint64_t doc_time;
-	struct buf doc;     /* encoded words, in the order added */
-	struct doc_word *words;
-	size_t n_words, words_alloc;
-	size_t doc_positions;
+	struct delta_words doc; /* its words */
 };
 
 const char *delta_writer_path(const struct delta_writer *w)
@@ -393,7 +390,7 @@ struct delta_writer *delta_open(const char *data_dir, int rank, struct buf *err)
 	w->hdr_crc = le_get32(h + 24);
 	/* One record of the largest size plus a flush worth of small ones. */
 	buf_init(&w->pend, FLUSH_AT + COMMIT_REC + FRAME + DELTA_MAX_PAYLOAD);
-	buf_init(&w->doc, DELTA_MAX_PAYLOAD - DOC_FIXED);
+	delta_words_init(&w->doc);
 	fd = -1;
 	path = NULL;
 out:
@@ -419,46 +416,70 @@ int delta_doc_begin(struct delta_writer *w, uint32_t url_id, uint32_t site_id, u
 	w->doc_url = url_id;
 	w->doc_site = site_id;
 	w->doc_time = time;
-	w->n_words = 0;
-	w->doc_positions = 0;
-	buf_reset(&w->doc);
+	delta_words_reset(&w->doc);
 	return 0;
 }
 
-int delta_doc_word(struct delta_writer *w, const char *word, size_t len, const uint16_t *pos,
-		   size_t n)
+void delta_words_init(struct delta_words *d)
+{
+	memset(d, 0, sizeof(*d));
+	buf_init(&d->bytes, DELTA_MAX_PAYLOAD - DOC_FIXED);
+}
+
+void delta_words_reset(struct delta_words *d)
+{
+	d->n = 0;
+	d->positions = 0;
+	d->err[0] = '\0';
+	if (d->bytes.alloc > FLUSH_AT) { /* do not keep a huge page's memory */
+		size_t max = d->bytes.max;
+		buf_free(&d->bytes);
+		buf_init(&d->bytes, max);
+	}
+	buf_reset(&d->bytes);
+}
+
+void delta_words_free(struct delta_words *d)
+{
+	if (!d)
+		return;
+	buf_free(&d->bytes);
+	free(d->ents);
+	memset(d, 0, sizeof(*d));
+}
+
+#define WORDS_FAIL(d, ...) (snprintf((d)->err, sizeof((d)->err), __VA_ARGS__), -1)
+
+int delta_words_add(struct delta_words *d, const char *word, size_t len, const uint16_t *pos,
+		    size_t n)
 {
 	const unsigned char *wb = (const unsigned char *)word;
 	unsigned char tmp[512];
 	size_t size, start, k = 0;
-	struct doc_word *dw;
+	struct delta_word_ent *e;
 
-	if (!w->doc_open)
-		return error("%s: word outside a DOC", w->path);
 	if (len < 1 || len > MAX_WORD_LEN)
-		return error("%s: url %" PRIu32 ": word of %zu bytes (1..%d allowed)", w->path,
-			     w->doc_url, len, MAX_WORD_LEN);
+		return WORDS_FAIL(d, "word of %zu bytes (1..%d allowed)", len, MAX_WORD_LEN);
 	if (!utf8_ok(wb, len))
-		return error("%s: url %" PRIu32 ": word is not UTF-8", w->path, w->doc_url);
+		return WORDS_FAIL(d, "word is not UTF-8");
 	if (n < 1 || n > DELTA_MAX_WORD_POSITIONS)
-		return error("%s: url %" PRIu32 ": word \"%.*s\" with %zu positions (1..%u)",
-			     w->path, w->doc_url, (int)len, word, n, DELTA_MAX_WORD_POSITIONS);
+		return WORDS_FAIL(d, "word \"%.*s\" with %zu positions (1..%u)", (int)len, word, n,
+				  DELTA_MAX_WORD_POSITIONS);
 	for (size_t i = 1; i < n; i++)
 		if (pos[i] <= pos[i - 1])
-			return error("%s: url %" PRIu32 ": positions of \"%.*s\" not ascending "
-				     "(%u after %u)", w->path, w->doc_url, (int)len, word,
-				     (unsigned)pos[i], (unsigned)pos[i - 1]);
+			return WORDS_FAIL(d, "positions of \"%.*s\" not ascending (%u after %u)",
+					  (int)len, word, (unsigned)pos[i], (unsigned)pos[i - 1]);
 	size = 1 + len + 2 + 2 * n;
-	if (w->n_words >= DELTA_MAX_DOC_WORDS || n > DELTA_MAX_DOC_POSITIONS - w->doc_positions ||
-	    size > w->doc.max - w->doc.len)
-		return error("%s: url %" PRIu32 ": document over the caps (%zu words, %zu "
-			     "positions)", w->path, w->doc_url, w->n_words, w->doc_positions + n);
-	if (w->n_words == w->words_alloc) {
-		w->words_alloc = w->words_alloc ? 2 * w->words_alloc : 64;
-		w->words = xrealloc(w->words, w->words_alloc * sizeof(*w->words));
+	if (d->n >= DELTA_MAX_DOC_WORDS || n > DELTA_MAX_DOC_POSITIONS - d->positions ||
+	    size > d->bytes.max - d->bytes.len)
+		return WORDS_FAIL(d, "document over the caps (%zu words, %zu positions)", d->n,
+				  d->positions + n);
+	if (d->n == d->alloc) {
+		d->alloc = d->alloc ? 2 * d->alloc : 64;
+		d->ents = xrealloc(d->ents, d->alloc * sizeof(*d->ents));
 	}
 	/* The appends cannot fail: the size was checked against the ceiling. */
-	start = w->doc.len;
+	start = d->bytes.len;
 	tmp[k++] = (unsigned char)len;
 	memcpy(tmp + k, wb, len);
 	k += len;
@@ -466,25 +487,35 @@ int delta_doc_word(struct delta_writer *w, const char *word, size_t len, const u
 	k += 2;
 	for (size_t i = 0; i < n; i++) {
 		if (k + 2 > sizeof(tmp)) {
-			buf_add(&w->doc, tmp, k);
+			buf_add(&d->bytes, tmp, k);
 			k = 0;
 		}
 		le_put16(tmp + k, pos[i]);
 		k += 2;
 	}
-	buf_add(&w->doc, tmp, k);
-	dw = &w->words[w->n_words++];
-	dw->off = start;
-	dw->size = size;
-	dw->len = len;
-	dw->word = NULL;
-	w->doc_positions += n;
+	buf_add(&d->bytes, tmp, k);
+	e = &d->ents[d->n++];
+	e->off = start;
+	e->size = size;
+	e->len = len;
+	e->word = NULL;
+	d->positions += n;
+	return 0;
+}
+
+int delta_doc_word(struct delta_writer *w, const char *word, size_t len, const uint16_t *pos,
+		   size_t n)
+{
+	if (!w->doc_open)
+		return error("%s: word outside a DOC", w->path);
+	if (delta_words_add(&w->doc, word, len, pos, n))
+		return error("%s: url %" PRIu32 ": %s", w->path, w->doc_url, w->doc.err);
 	return 0;
 }
 
 static int cmp_doc_word(const void *a, const void *b)
 {
-	const struct doc_word *x = a, *y = b;
+	const struct delta_word_ent *x = a, *y = b;
 	return delta_wordcmp(x->word, x->len, y->word, y->len);
 }
 
@@ -493,33 +524,26 @@ void delta_doc_abort(struct delta_writer *w)
 	if (!w)
 		return;
 	w->doc_open = false;
-	w->n_words = 0;
-	w->doc_positions = 0;
-	if (w->doc.alloc > FLUSH_AT) { /* do not keep a huge page's memory */
-		size_t max = w->doc.max;
-		buf_free(&w->doc);
-		buf_init(&w->doc, max);
-	}
-	buf_reset(&w->doc);
+	delta_words_reset(&w->doc);
 }
 
-int delta_doc_end(struct delta_writer *w)
+/* Check the words of d (sorting them if they came unsorted) and append
+ * the DOC record of url_id.  0 or -1 (logged). */
+static int write_words(struct delta_writer *w, uint32_t url_id, uint32_t site_id, uint64_t time,
+		       struct delta_words *d)
 {
-	const unsigned char *base = (const unsigned char *)w->doc.ptr;
+	const unsigned char *base = (const unsigned char *)d->bytes.ptr;
 	unsigned char fixed[DOC_FIXED + FRAME] = { 0 };
 	size_t start;
 	bool sorted = true;
-	int rc = -1;
 
-	if (!w->doc_open)
-		return error("%s: delta_doc_end without delta_doc_begin", w->path);
-	for (size_t i = 0; i < w->n_words; i++)
-		w->words[i].word = base + w->words[i].off + 1;
-	/* The crawl adds the words in order (its analysis threads sort
-	 * them): then one pass tells (and finds a word added twice), nothing
-	 * is sorted here, and the words go out as they were added. */
-	for (size_t i = 1; i < w->n_words && sorted; i++) {
-		int c = cmp_doc_word(&w->words[i - 1], &w->words[i]);
+	for (size_t i = 0; i < d->n; i++)
+		d->ents[i].word = base + d->ents[i].off + 1;
+	/* The crawl adds the words in order (its analysis sorts them): then
+	 * one pass tells (and finds a word added twice), nothing is sorted
+	 * here, and the words go out as they were added. */
+	for (size_t i = 1; i < d->n && sorted; i++) {
+		int c = cmp_doc_word(&d->ents[i - 1], &d->ents[i]);
 
 		if (c > 0)
 			sorted = false;
@@ -528,46 +552,62 @@ int delta_doc_end(struct delta_writer *w)
 	}
 	if (!sorted) {
 		w->st.resorted++;
-		qsort(w->words, w->n_words, sizeof(*w->words), cmp_doc_word);
-		for (size_t i = 1; i < w->n_words; i++)
-			if (!cmp_doc_word(&w->words[i - 1], &w->words[i]))
+		qsort(d->ents, d->n, sizeof(*d->ents), cmp_doc_word);
+		for (size_t i = 1; i < d->n; i++)
+			if (!cmp_doc_word(&d->ents[i - 1], &d->ents[i]))
 				goto twice;
 	}
-	if (rec_prepare(w, FRAME + DOC_FIXED + w->doc.len))
-		goto out;
+	if (rec_prepare(w, FRAME + DOC_FIXED + d->bytes.len))
+		return -1;
 	start = w->pend.len;
-	le_put32(fixed + FRAME, w->doc_url);
-	le_put32(fixed + FRAME + 4, w->doc_site);
-	le_put64(fixed + FRAME + 8, w->doc_time);
-	le_put32(fixed + FRAME + 16, (uint32_t)w->n_words);
+	le_put32(fixed + FRAME, url_id);
+	le_put32(fixed + FRAME + 4, site_id);
+	le_put64(fixed + FRAME + 8, time);
+	le_put32(fixed + FRAME + 16, (uint32_t)d->n);
 	if (buf_add(&w->pend, fixed, sizeof(fixed)))
 		goto full;
 	if (sorted) {
-		/* w->doc holds the words back to back in this order. */
-		if (buf_add(&w->pend, base, w->doc.len))
+		/* bytes holds the words back to back in this order. */
+		if (buf_add(&w->pend, base, d->bytes.len))
 			goto full;
 	} else {
-		for (size_t i = 0; i < w->n_words; i++)
-			if (buf_add(&w->pend, base + w->words[i].off, w->words[i].size))
+		for (size_t i = 0; i < d->n; i++)
+			if (buf_add(&w->pend, base + d->ents[i].off, d->ents[i].size))
 				goto full;
 	}
 	rec_finish(w, start, DELTA_DOC);
-	rc = 0;
-	goto out;
+	return 0;
 twice:
-	for (size_t i = 1; i < w->n_words; i++)
-		if (!cmp_doc_word(&w->words[i - 1], &w->words[i])) {
-			error("%s: url %" PRIu32 ": word \"%.*s\" added twice", w->path, w->doc_url,
-			      (int)w->words[i].len, (const char *)w->words[i].word);
-			break;
-		}
-	goto out;
+	for (size_t i = 1; i < d->n; i++)
+		if (!cmp_doc_word(&d->ents[i - 1], &d->ents[i]))
+			return error("%s: url %" PRIu32 ": word \"%.*s\" added twice", w->path, url_id,
+				     (int)d->ents[i].len, (const char *)d->ents[i].word);
+	return -1;
 full:
 	buf_truncate(&w->pend, start);
-	error("%s: delta buffer full", w->path);
-out:
+	return error("%s: delta buffer full", w->path);
+}
+
+int delta_doc_end(struct delta_writer *w)
+{
+	int rc;
+
+	if (!w->doc_open)
+		return error("%s: delta_doc_end without delta_doc_begin", w->path);
+	w->doc_open = false;
+	rc = write_words(w, w->doc_url, w->doc_site, w->doc_time, &w->doc);
 	delta_doc_abort(w);
 	return rc;
+}
+
+int delta_add_words(struct delta_writer *w, uint32_t url_id, uint32_t site_id, uint64_t time,
+		    struct delta_words *d)
+{
+	if (check_writable(w, url_id, "DOC"))
+		return -1;
+	if (w->dead)
+		return error("%s: delta writer failed earlier; open a new segment", w->path);
+	return write_words(w, url_id, site_id, time, d);
 }
 
 int delta_add_del(struct delta_writer *w, uint32_t url_id)
@@ -705,8 +745,7 @@ int delta_close(struct delta_writer *w)
 	if (close(w->fd) < 0 && rc == 0)
 		rc = error_errno("%s: close", w->path);
 	buf_free(&w->pend);
-	buf_free(&w->doc);
-	free(w->words);
+	delta_words_free(&w->doc);
 	free(w->path);
 	free(w);
 	return rc;

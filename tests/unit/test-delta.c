@@ -170,6 +170,8 @@ static int parse_u64(const char *s, uint64_t *v)
 }
 
 /* Apply one line of records.txt / bad-writes.txt to the writer. */
+static unsigned doc_lines; /* DOC lines written by write_line() */
+
 static int write_line(struct delta_writer *w, const char *line)
 {
 	char *copy = xstrdup(line), *save = NULL, *tok[4096];
@@ -204,6 +206,32 @@ static int write_line(struct delta_writer *w, const char *line)
 				ids[n++] = (uint32_t)x;
 			}
 		rc = delta_add_hrefs(w, (uint32_t)v[0], ids, n);
+	} else if (!strcmp(tok[0], "DOC") && nt >= 4 && (doc_lines++ & 1)) {
+		/* Every other DOC through delta_words (the crawl's way): the
+		 * frames must be the same. */
+		struct delta_words d;
+
+		parse_u64(tok[3], &v[2]);
+		delta_words_init(&d);
+		for (int i = 4; i < nt; i++) {
+			char *colon = strrchr(tok[i], ':'), *s2 = NULL;
+			uint16_t pos[256];
+			size_t n = 0;
+			*colon = '\0';
+			for (char *t = strtok_r(colon + 1, ",", &s2); t && n < 256;
+			     t = strtok_r(NULL, ",", &s2)) {
+				uint64_t x;
+				parse_u64(t, &x);
+				pos[n++] = (uint16_t)x;
+			}
+			if (delta_words_add(&d, tok[i], strlen(tok[i]), pos, n)) {
+				error("words: %s", d.err);
+				delta_words_free(&d);
+				goto out;
+			}
+		}
+		rc = delta_add_words(w, (uint32_t)v[0], (uint32_t)v[1], v[2], &d);
+		delta_words_free(&d);
 	} else if (!strcmp(tok[0], "DOC") && nt >= 4) {
 		parse_u64(tok[3], &v[2]);
 		if (delta_doc_begin(w, (uint32_t)v[0], (uint32_t)v[1], v[2]))
@@ -900,6 +928,53 @@ static void writer_misuse(void)
 		is_str(o.text, "DOC 5 1 1 a:1,2\nDEL 9\n", "only the finished records are in the log");
 		readout_free(&o);
 		delta_list_free(segs, n);
+	}
+	{
+		/* The words of a DOC built apart from the writer. */
+		struct delta_writer *w2;
+		struct delta_words d;
+		uint16_t p3[3] = { 1, 2, 3 }, bad[2] = { 5, 5 };
+		struct delta_seg *segs;
+		size_t n;
+		struct readout o;
+
+		delta_words_init(&d);
+		is_int(delta_words_add(&d, "", 0, pos, 1), -1, "words: empty word refused");
+		ok(strstr(d.err, "word of 0 bytes") != NULL, "  ... %s", d.err);
+		is_int(delta_words_add(&d, "\xff", 1, pos, 1), -1, "words: invalid UTF-8 refused");
+		ok(strstr(d.err, "not UTF-8") != NULL, "  ... %s", d.err);
+		is_int(delta_words_add(&d, "b", 1, bad, 2), -1, "words: positions not ascending");
+		ok(strstr(d.err, "not ascending (5 after 5)") != NULL, "  ... %s", d.err);
+		is_int((int)d.n, 0, "words: refused words are not added");
+		is_int(delta_words_add(&d, "zeta", 4, p3, 3), 0, "words: zeta");
+		is_int(delta_words_add(&d, "alpha", 5, pos, 2), 0, "words: alpha, out of order");
+		w2 = delta_open(dir, 3, &err);
+		ok(w2 != NULL, "words: open rank 3");
+		is_int(delta_add_words(w2, 0, 1, 1, &d), -1, "words: url 0 refused");
+		is_int(delta_doc_begin(w2, 20, 1, 1), 0, "words: a DOC open ...");
+		is_int(delta_add_words(w2, 21, 1, 1, &d), -1, "  ... refuses delta_add_words");
+		delta_doc_abort(w2);
+		is_int(delta_add_words(w2, 22, 4, 9, &d), 0, "words: appended");
+		delta_writer_stats(w2, &st);
+		is_int((int)st.resorted, 1, "words: the unsorted DOC counted in resorted");
+		delta_words_reset(&d);
+		is_int(delta_words_add(&d, "x", 1, pos, 1), 0, "words: reset, x");
+		is_int(delta_words_add(&d, "x", 1, pos, 1), 0, "words: x again (found at the append)");
+		is_int(delta_add_words(w2, 23, 4, 9, &d), -1, "words: a word added twice refused");
+		is_int(delta_close(w2), 0, "words: close");
+		log = take_log();
+		ok(strstr(log, "url 23: word \"x\" added twice") != NULL, "  ... logged");
+		free(log);
+		delta_list(dir, &segs, &n, &err);
+		o = (struct readout){ 0 };
+		for (size_t i = 0; i < n; i++)
+			if (segs[i].rank == 3)
+				o = read_all(delta_reader_open(segs[i].path, &err));
+		is_str(o.text, "DOC 22 4 9 alpha:1,2 zeta:1,2,3\n", "words: the log has the sorted DOC");
+		readout_free(&o);
+		delta_list_free(segs, n);
+		delta_words_free(&d);
+		delta_words_free(&d);
 	}
 	ok(delta_open(dir, -1, &err) == NULL, "negative rank refused");
 	{
