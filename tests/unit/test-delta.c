@@ -172,6 +172,23 @@ static int parse_u64(const char *s, uint64_t *v)
 /* Apply one line of records.txt / bad-writes.txt to the writer. */
 static unsigned doc_lines; /* DOC lines written by write_line() */
 
+/* A DOC line's "word:p1,p2,...": tok cut at the last colon, the positions
+ * (at most 256) into pos.  Returns their number. */
+static size_t word_positions(char *tok, uint16_t *pos)
+{
+	char *colon = strrchr(tok, ':'), *save = NULL;
+	size_t n = 0;
+
+	*colon = '\0';
+	for (char *t = strtok_r(colon + 1, ",", &save); t && n < 256; t = strtok_r(NULL, ",", &save)) {
+		uint64_t x;
+
+		parse_u64(t, &x);
+		pos[n++] = (uint16_t)x;
+	}
+	return n;
+}
+
 static int write_line(struct delta_writer *w, const char *line)
 {
 	char *copy = xstrdup(line), *save = NULL, *tok[4096];
@@ -206,53 +223,33 @@ static int write_line(struct delta_writer *w, const char *line)
 				ids[n++] = (uint32_t)x;
 			}
 		rc = delta_add_hrefs(w, (uint32_t)v[0], ids, n);
-	} else if (!strcmp(tok[0], "DOC") && nt >= 4 && (doc_lines++ & 1)) {
+	} else if (!strcmp(tok[0], "DOC") && nt >= 4) {
 		/* Every other DOC through delta_words (the crawl's way): the
 		 * frames must be the same. */
+		bool apart = doc_lines++ & 1;
 		struct delta_words d;
 
 		parse_u64(tok[3], &v[2]);
 		delta_words_init(&d);
+		if (!apart && delta_doc_begin(w, (uint32_t)v[0], (uint32_t)v[1], v[2]))
+			goto doc_out;
 		for (int i = 4; i < nt; i++) {
-			char *colon = strrchr(tok[i], ':'), *s2 = NULL;
 			uint16_t pos[256];
-			size_t n = 0;
-			*colon = '\0';
-			for (char *t = strtok_r(colon + 1, ",", &s2); t && n < 256;
-			     t = strtok_r(NULL, ",", &s2)) {
-				uint64_t x;
-				parse_u64(t, &x);
-				pos[n++] = (uint16_t)x;
-			}
-			if (delta_words_add(&d, tok[i], strlen(tok[i]), pos, n)) {
-				error("words: %s", d.err);
-				delta_words_free(&d);
-				goto out;
+			size_t n = word_positions(tok[i], pos);
+
+			if (apart ? delta_words_add(&d, tok[i], strlen(tok[i]), pos, n)
+				  : delta_doc_word(w, tok[i], strlen(tok[i]), pos, n)) {
+				if (apart)
+					error("words: %s", d.err);
+				else
+					delta_doc_abort(w);
+				goto doc_out;
 			}
 		}
-		rc = delta_add_words(w, (uint32_t)v[0], (uint32_t)v[1], v[2], &d);
+		rc = apart ? delta_add_words(w, (uint32_t)v[0], (uint32_t)v[1], v[2], &d)
+			   : delta_doc_end(w);
+doc_out:
 		delta_words_free(&d);
-	} else if (!strcmp(tok[0], "DOC") && nt >= 4) {
-		parse_u64(tok[3], &v[2]);
-		if (delta_doc_begin(w, (uint32_t)v[0], (uint32_t)v[1], v[2]))
-			goto out;
-		for (int i = 4; i < nt; i++) {
-			char *colon = strrchr(tok[i], ':'), *s2 = NULL;
-			uint16_t pos[256];
-			size_t n = 0;
-			*colon = '\0';
-			for (char *t = strtok_r(colon + 1, ",", &s2); t && n < 256;
-			     t = strtok_r(NULL, ",", &s2)) {
-				uint64_t x;
-				parse_u64(t, &x);
-				pos[n++] = (uint16_t)x;
-			}
-			if (delta_doc_word(w, tok[i], strlen(tok[i]), pos, n)) {
-				delta_doc_abort(w);
-				goto out;
-			}
-		}
-		rc = delta_doc_end(w);
 	}
 out:
 	free(copy);
