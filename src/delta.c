@@ -594,9 +594,8 @@ int delta_doc_end(struct delta_writer *w)
 
 	if (!w->doc_open)
 		return error("%s: delta_doc_end without delta_doc_begin", w->path);
-	w->doc_open = false;
 	rc = write_words(w, w->doc_url, w->doc_site, w->doc_time, &w->doc);
-	delta_doc_abort(w);
+	delta_doc_abort(w);           /* closes the DOC */
 	return rc;
 }
 
