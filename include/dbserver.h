@@ -24,4 +24,9 @@ int dbserver_stop(const char *data_dir);
 /* 1 if the embedded server of data_dir answers, 0 if not. */
 int dbserver_running(const char *data_dir);
 
+/* CPU seconds (user + system) the embedded server of data_dir has used
+ * since it started, from /proc; -1 when unknown (not running, not ours, no
+ * /proc).  For the crawl's report of where its CPU went. */
+double dbserver_cpu_seconds(const char *data_dir);
+
 #endif

@@ -32,6 +32,7 @@
 #include "conf.h"
 #include "crawl.h"
 #include "db.h"
+#include "dbserver.h"
 #include "delta.h"
 #include "fetch.h"
 #include "html.h"
@@ -3125,6 +3126,17 @@ static void tick(struct crawl *cr)
 	cr->o->hooks->tick(cr->o->hooks->arg, cr->t, &l, &cr->adv);
 }
 
+/* CPU seconds (user + system) of RUSAGE_THREAD or RUSAGE_SELF so far. */
+static double cpu_seconds(int who)
+{
+	struct rusage ru;
+
+	if (getrusage(who, &ru))
+		return 0;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
 static void sleep_briefly(double s)
 {
 	struct timespec ts = { 0, (long)(s * 1e9) };
@@ -3151,7 +3163,8 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	struct buf err = BUF_INIT(1024);
 	struct delta_seg *segs = NULL;
 	size_t nsegs = 0;
-	double started = now_monotonic();
+	double started = now_monotonic(), started_cpu = cpu_seconds(RUSAGE_SELF);
+	double started_db_cpu = !c->db.set ? dbserver_cpu_seconds(c->data_dir) : -1;
 	int rc = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -3297,13 +3310,18 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	     (unsigned long long)t->dropped, (unsigned long long)t->links_new,
 	     (double)t->bytes / 1e6, now_monotonic() - started);
 	{
-		struct rusage ru;
+		/* The embedded database's share: only a lone crawling rank
+		 * has it to itself. */
+		bool alone = !o->hooks || cr.adv.crawlers <= 1;
+		double db_cpu = alone && started_db_cpu >= 0 ? dbserver_cpu_seconds(c->data_dir) : -1;
+		char dbs[64] = "";
 
-		if (getrusage(RUSAGE_THREAD, &ru) == 0)
-			info("rank %d loop thread: %.2f s CPU in %.2f s", o->rank,
-			     (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-			     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6,
-			     now_monotonic() - started);
+		if (db_cpu >= started_db_cpu && started_db_cpu >= 0)
+			snprintf(dbs, sizeof(dbs), ", its embedded database %.2f s",
+				 db_cpu - started_db_cpu);
+		info("rank %d CPU in the crawl: %.2f s in the loop thread, %.2f s in the process "
+		     "(all threads)%s, in %.2f s", o->rank, cpu_seconds(RUSAGE_THREAD),
+		     cpu_seconds(RUSAGE_SELF) - started_cpu, dbs, now_monotonic() - started);
 	}
 	info("rank %d waits: database %.2f s claims, %.2f s link inserts, %.2f s stores "
 	     "(%.2f s in the store thread, %.2f s waited for), %.2f s clone lookups; "

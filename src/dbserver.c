@@ -661,3 +661,37 @@ int dbserver_running(const char *data_dir)
 	free(sock);
 	return up;
 }
+
+double dbserver_cpu_seconds(const char *data_dir)
+{
+	struct paths p;
+	char path[64], buf[1024];
+	unsigned long long ut, st;
+	double v = -1;
+	pid_t pid;
+	FILE *f;
+	size_t n;
+	char *rp;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	paths_init(&p, data_dir);
+	pid = read_pid(p.pidfile);
+	if (pid <= 0 || hz <= 0 || !is_our_server(pid, &p))
+		goto out;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	f = fopen(path, "r");
+	if (!f)
+		goto out;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* After "pid (comm) ": state, then 10 fields before utime, stime
+	 * (fields 14 and 15 of proc(5)); comm may hold spaces, not ')' last. */
+	rp = strrchr(buf, ')');
+	if (rp && sscanf(rp + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &ut, &st) == 2)
+		v = (double)(ut + st) / (double)hz;
+out:
+	paths_free(&p);
+	return v;
+}

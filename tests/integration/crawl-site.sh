@@ -67,6 +67,8 @@ crawl run1b
 tap_is "$rc" 0 "full crawl: exit 0"
 tap_ok "$(num_below "$elapsed" 60)" "full crawl within 60 s (${elapsed} s)"
 tap_ok "$(grep -q 'inserted 0 new URL' "$T/run1b.log" && echo 1)" "seeding again inserts nothing new"
+tap_ok "$(grep -qE 'CPU in the crawl: [0-9.]+ s in the loop thread, [0-9.]+ s in the process \(all threads\), in [0-9.]+ s$' "$T/run1b.log" && echo 1)" \
+	"the crawl reports its CPU (no embedded database to report: DBAddr)"
 cat "$T/run1a.access" "$T/run1b.access" >"$T/run1.access"
 cat "$T/run1a.log" "$T/run1b.log" >"$T/run1.log"
 

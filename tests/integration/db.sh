@@ -505,6 +505,12 @@ tap_is "$rc" 0 "a crawl run on the embedded server exits 0"
 tap_ok "$(has 'inserted 4 new URL')" "... and seeds 2 Server URLs + 2 robots.txt"
 run -S "$E/c.conf"
 tap_ok "$([ "$rc" = 0 ] && has '^ +0 +4 +4 Not indexed yet$')" "-S shows the 4 URLs"
+# A crawl (its sites refuse connections): the report of where its CPU went
+# names the embedded server's share.
+out=$(mpi_no_leak_check timeout 180 "$idx" "$E/c.conf" 2>&1); rc=$?
+tap_is "$rc" 0 "a crawl on the embedded server exits 0"
+tap_ok "$(has 'CPU in the crawl: [0-9.]+ s in the loop thread, [0-9.]+ s in the process \(all threads\), its embedded database [0-9.]+ s, in [0-9.]+ s$')" \
+	"... and reports the CPU of its threads and of the embedded database in the crawl"
 
 kill -9 "$pid1"
 for _ in $(seq 100); do [ -n "$(gone "$pid1")" ] && break; sleep 0.1; done
