@@ -209,25 +209,37 @@ static pid_t read_pid(const char *pidfile)
 	return (pid_t)v;
 }
 
-/* Running, and not a zombie waiting for a parent that does not reap. */
-static bool alive(pid_t pid)
+/* The fields of /proc/PID/stat after "pid (comm)", read into buf: from
+ * the space before the state on (comm may hold spaces and parentheses, so
+ * the last ')' ends it).  NULL when there is no such file. */
+static const char *proc_stat(pid_t pid, char *buf, size_t size)
 {
-	char path[64], buf[512];
+	char path[64];
 	FILE *f;
 	size_t n;
 	char *rp;
 
-	if (pid <= 0 || (kill(pid, 0) < 0 && errno != EPERM))
-		return false;
 	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
 	f = fopen(path, "r");
 	if (!f)
-		return true;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
+		return NULL;
+	n = fread(buf, 1, size - 1, f);
 	fclose(f);
 	buf[n] = '\0';
 	rp = strrchr(buf, ')');
-	return !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
+	return rp ? rp + 1 : NULL;
+}
+
+/* Running, and not a zombie waiting for a parent that does not reap. */
+static bool alive(pid_t pid)
+{
+	char buf[512];
+	const char *st;
+
+	if (pid <= 0 || (kill(pid, 0) < 0 && errno != EPERM))
+		return false;
+	st = proc_stat(pid, buf, sizeof(buf));
+	return !(st && st[0] == ' ' && (st[1] == 'Z' || st[1] == 'X'));
 }
 
 /* Is pid the mariadbd of this data directory?  Guards against a pid file
@@ -665,33 +677,21 @@ int dbserver_running(const char *data_dir)
 double dbserver_cpu_seconds(const char *data_dir)
 {
 	struct paths p;
-	char path[64], buf[1024];
-	unsigned long long ut, st;
+	char buf[1024];
+	const char *st;
+	unsigned long long ut, sy;
 	double v = -1;
 	pid_t pid;
-	FILE *f;
-	size_t n;
-	char *rp;
 	long hz = sysconf(_SC_CLK_TCK);
 
 	paths_init(&p, data_dir);
 	pid = read_pid(p.pidfile);
-	if (pid <= 0 || hz <= 0 || !is_our_server(pid, &p))
-		goto out;
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	f = fopen(path, "r");
-	if (!f)
-		goto out;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* After "pid (comm) ": state, then 10 fields before utime, stime
-	 * (fields 14 and 15 of proc(5)); comm may hold spaces, not ')' last. */
-	rp = strrchr(buf, ')');
-	if (rp && sscanf(rp + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-			 &ut, &st) == 2)
-		v = (double)(ut + st) / (double)hz;
-out:
+	/* State, then 10 fields before utime and stime (fields 14 and 15 of
+	 * proc(5)). */
+	if (pid > 0 && hz > 0 && is_our_server(pid, &p) &&
+	    (st = proc_stat(pid, buf, sizeof(buf))) &&
+	    sscanf(st, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &sy) == 2)
+		v = (double)(ut + sy) / (double)hz;
 	paths_free(&p);
 	return v;
 }
