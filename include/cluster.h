@@ -10,7 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* MPI_Init_thread(FUNNELED).  Returns 0 or -1. */
+/* MPI_Init_thread(FUNNELED) when an MPI launcher started the process;
+ * alone, rank 0 of 1 without MPI (the collectives below then take their
+ * one-rank forms).  Returns 0 or -1. */
 int cluster_init(int *argc, char ***argv);
 void cluster_finalize(void);
 int cluster_rank(void);
