@@ -1327,10 +1327,7 @@ static void word_sort(const struct word_ent **v, size_t n)
 	}
 }
 
-/* Sort the positions of every word and make them unique (saturated
- * positions repeat), at most DELTA_MAX_WORD_POSITIONS; list the words in
- * the order of a DOC record (here, on an analysis thread, rather than in
- * delta_doc_end() on the crawl loop). */
+/* Reverse v[0..n) in place. */
 static void reverse_u16(uint16_t *v, size_t n)
 {
 	for (size_t i = 0, j = n; i + 1 < j; i++, j--) {
@@ -1345,7 +1342,8 @@ static void reverse_u16(uint16_t *v, size_t n)
  * in the order html_foreach_text() visits them (title, description,
  * keywords, body): descending by the section bits.  When every run lies
  * wholly above the next, the runs in reverse order are sorted: reverse the
- * whole, then each run back (no comparison sort).  Else qsort(). */
+ * whole, then each run back (no comparison sort).  Else qsort().  Most
+ * words are in order already (in one section): one pass, nothing moved. */
 static void positions_sort(uint16_t *pos, size_t n)
 {
 	size_t cut[SECTION_COUNT + 1], ncut = 0;
@@ -1359,6 +1357,8 @@ static void positions_sort(uint16_t *pos, size_t n)
 			goto fallback;
 		cut[ncut++] = m;
 	}
+	if (!ncut)
+		return;
 	cut[ncut] = n;
 	for (size_t k = 0; k < ncut; k++) {
 		size_t from = k ? cut[k - 1] : 0;
@@ -1381,6 +1381,10 @@ fallback:
 	qsort(pos, n, sizeof(*pos), cmp_u16);
 }
 
+/* Sort the positions of every word and make them unique (saturated
+ * positions repeat), at most DELTA_MAX_WORD_POSITIONS; list the words in
+ * the order of a DOC record (here, on an analysis thread, rather than in
+ * the delta writer on the crawl loop). */
 static void words_finish(struct word_tab *w)
 {
 	if (w->n > w->sorted_cap) {
@@ -1392,15 +1396,10 @@ static void words_finish(struct word_tab *w)
 	word_sort(w->sorted, w->n);
 	for (size_t i = 0; i < w->n; i++) {
 		struct word_ent *e = &w->ents[i];
-		size_t k = 0, m = 1;
+		size_t k = 0;
 
-		/* Ascending within a section, the sections one after the other
-		 * (title first, body last): most words are in order already. */
-		while (m < e->n && e->pos[m - 1] <= e->pos[m])
-			m++;
-		if (m < e->n)
-			positions_sort(e->pos, e->n);
-		for (m = 0; m < e->n; m++)
+		positions_sort(e->pos, e->n);
+		for (size_t m = 0; m < e->n; m++)
 			if (!k || e->pos[k - 1] != e->pos[m])
 				e->pos[k++] = e->pos[m];
 		e->n = (uint32_t)(k > DELTA_MAX_WORD_POSITIONS ? DELTA_MAX_WORD_POSITIONS : k);
