@@ -97,6 +97,14 @@ for np in 2 3 4; do
 done
 tap_ok "$([ "$same" = 1 ] && [ "$(wc -l <"$T/solo.idx")" -gt 1000 ] && echo 1)" \
 	"crawl + merge with -np 2, 3, 4 give the index of -np 1, posting for posting by URL ($(wc -l <"$T/solo.idx") postings); --check passes"
+# Without mpirun the process does not initialise MPI at all (cluster_init():
+# no launcher in its environment): the same crawl and index as -np 1.
+conf lone
+mpi_no_leak_check timeout 300 "$idx" "$T/lone.conf" >"$T/lone.out" 2>"$T/lone.log"
+tap_is "$?" 0 "alone, without mpirun: exit 0"
+index_by_url lone >"$T/lone.idx"
+tap_ok "$(cmp -s "$T/solo.idx" "$T/lone.idx" && "$idx" --check "$T/lone.conf" >/dev/null 2>&1 && echo 1)" \
+	"alone, without mpirun (no MPI): the index of -np 1, posting for posting by URL; --check passes"
 tap_ok "$(grep -q 'nothing is due and no rank is busy' "$T/trio.log" && echo 1)" "the master decides the end"
 tap_is "$(grep -cE '^ +[12] +[0-9]+ ' "$T/trio.out")" 2 "the summary has a row per crawling rank"
 tap_ok "$(awk '$1 == 1 && $2 > 0 { a = 1 } $1 == 2 && $2 > 0 { b = 1 } END { print a && b }' "$T/trio.out")" \
