@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <isa-l/igzip_lib.h>
 
 #include "buf.h"
 #include "caps.h"
@@ -34,6 +33,7 @@
 #include "db.h"
 #include "dbserver.h"
 #include "delta.h"
+#include "docblob.h"
 #include "fetch.h"
 #include "html.h"
 #include "log.h"
@@ -251,7 +251,7 @@ struct analysis {
 	size_t nwords;               /* distinct words */
 	uint64_t total;              /* words with repeats */
 	bool words_bad;              /* delta_words_add() refused one: dw.err */
-	void *z;                     /* compress_text() of the UTF-8 text */
+	void *z;                     /* docblob_compress() of the UTF-8 text */
 	size_t zlen;
 };
 
@@ -260,7 +260,7 @@ struct analysis {
 struct analyser {
 	struct linkcache lc;         /* links admitted before */
 	struct buf utf8;             /* the body converted to UTF-8 */
-	uint8_t *zbuf;               /* ISA-L's level 1 state (ZBUF_SIZE) */
+	uint8_t *zbuf;               /* docblob_compress()'s scratch (DOCBLOB_SCRATCH) */
 	struct refset refs;          /* references handled on this page */
 	struct word_tab words;       /* the page's words: encoded into the slot's
 	                              * analysis, then reset (hot in this thread's
@@ -1406,46 +1406,6 @@ static void words_finish(struct word_tab *w)
 	}
 }
 
-/* 4-byte LE length + zlib data (ASPseek's urlwordsNN.words), by ISA-L's
- * igzip at level 1: twice as fast as libdeflate at level 1 (which was
- * twice as fast as zlib) for rows about 6 % larger (doc/PERFORMANCE.md);
- * every reader still inflates it with zlib's uncompress().  If the
- * compressed form does not fit (never seen: igzip falls back to stored
- * blocks), the text is stored raw (length 0xFFFFFFFF, as ASPseek).  zbuf
- * is the caller's scratch of ZBUF_SIZE bytes. */
-#define ZBUF_SIZE ISAL_DEF_LVL1_DEFAULT
-static void *compress_text(uint8_t *zbuf, const char *s, size_t len, size_t *out_len)
-{
-	size_t bound = len + len / 16 + 64;
-	unsigned char *p = xmalloc(bound + 4);
-	struct isal_zstream z;
-	uint32_t n = 0xFFFFFFFFu;
-
-	isal_deflate_stateless_init(&z);
-	z.level = 1;
-	z.level_buf = zbuf;
-	z.level_buf_size = ZBUF_SIZE;
-	z.gzip_flag = IGZIP_ZLIB;
-	z.end_of_stream = 1;
-	z.flush = NO_FLUSH;
-	z.next_in = (uint8_t *)(uintptr_t)s;
-	z.avail_in = (uint32_t)len;
-	z.next_out = p + 4;
-	z.avail_out = (uint32_t)bound;
-	if (isal_deflate_stateless(&z) == COMP_OK) {
-		n = (uint32_t)len;
-		*out_len = z.total_out + 4;
-	} else {
-		memcpy(p + 4, s, len);
-		*out_len = len + 4;
-	}
-	p[0] = (unsigned char)n;
-	p[1] = (unsigned char)(n >> 8);
-	p[2] = (unsigned char)(n >> 16);
-	p[3] = (unsigned char)(n >> 24);
-	return p;
-}
-
 /* ---- robots.txt ---------------------------------------------------------------- */
 
 static void submit(struct crawl *cr, struct job *j);
@@ -2126,7 +2086,7 @@ static void analyser_init(struct analyser *an)
 	memset(an, 0, sizeof(*an));
 	linkcache_init(&an->lc);
 	buf_init(&an->utf8, (size_t)MAX_DOC_BYTES * 2);
-	an->zbuf = xmalloc(ZBUF_SIZE);
+	an->zbuf = xmalloc(DOCBLOB_SCRATCH);
 }
 
 static void analyser_free(struct analyser *an)
@@ -2283,7 +2243,7 @@ static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool
 	a->cols.txt = col_dup(doc.txt, MAX_TXT_LEN);
 	a->cols.keywords = col_dup(doc.keywords, MAX_KEYWORDS_LEN);
 	a->cols.description = col_dup(doc.description, MAX_DESCRIPTION_LEN);
-	a->z = compress_text(an->zbuf, buf_str(utf8), utf8->len, &a->zlen);
+	a->z = docblob_compress(an->zbuf, buf_str(utf8), utf8->len, &a->zlen);
 	if (!a->noindex) {
 		/* Clones keep no words either, but which page is a clone is
 		 * known only at the commit. */
