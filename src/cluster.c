@@ -54,6 +54,7 @@ int cluster_init(int *argc, char ***argv)
 		my_rank = 0;
 		n_ranks = 1;
 		log_set_rank(0);
+		debug("no MPI launcher in the environment: rank 0 of 1, MPI not started");
 		return 0;
 	}
 	if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
@@ -63,6 +64,7 @@ int cluster_init(int *argc, char ***argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &n_ranks);
 	log_set_rank(my_rank);
+	debug("started by an MPI launcher: rank %d of %d", my_rank, n_ranks);
 	return 0;
 }
 

@@ -105,6 +105,16 @@ tap_is "$?" 0 "alone, without mpirun: exit 0"
 index_by_url lone >"$T/lone.idx"
 tap_ok "$(cmp -s "$T/solo.idx" "$T/lone.idx" && "$idx" --check "$T/lone.conf" >/dev/null 2>&1 && echo 1)" \
 	"alone, without mpirun (no MPI): the index of -np 1, posting for posting by URL; --check passes"
+# Which way cluster_init() went, from its own debug line (-v): a merge (-D)
+# alone, then the same under mpirun -np 1.
+mpi_no_leak_check timeout 120 "$idx" -v -D "$T/lone.conf" >/dev/null 2>"$T/lone-d.log"
+tap_ok "$(grep -q 'no MPI launcher in the environment: rank 0 of 1, MPI not started' "$T/lone-d.log" &&
+	! grep -q 'started by an MPI launcher' "$T/lone-d.log" && echo 1)" \
+	"alone, without mpirun: MPI is not started (-v says so)"
+mpi_no_leak_check timeout 120 "$MPIRUN" -np 1 "$idx" -v -D "$T/lone.conf" >/dev/null 2>"$T/lone-d1.log"
+tap_ok "$(grep -q 'started by an MPI launcher: rank 0 of 1' "$T/lone-d1.log" &&
+	! grep -q 'no MPI launcher' "$T/lone-d1.log" && echo 1)" \
+	"under mpirun -np 1: MPI is started (-v says so)"
 tap_ok "$(grep -q 'nothing is due and no rank is busy' "$T/trio.log" && echo 1)" "the master decides the end"
 tap_is "$(grep -cE '^ +[12] +[0-9]+ ' "$T/trio.out")" 2 "the summary has a row per crawling rank"
 tap_ok "$(awk '$1 == 1 && $2 > 0 { a = 1 } $1 == 2 && $2 > 0 { b = 1 } END { print a && b }' "$T/trio.out")" \
