@@ -1882,8 +1882,22 @@ int storage_check(const char *gen_dir, struct buf *report)
 
 /* --- urlstates: bounded merge memory --- */
 
-void storage_release(const struct storage *s)
+/* The mappings are not changed, only their pages dropped. */
+void storage_release_part(const struct storage *s, unsigned part)
 {
-	if (s) /* the mappings are not changed, only their pages dropped */
-		each_map((struct storage *)s, map_release);
+	struct part *p;
+
+	if (!s || part >= STORAGE_PARTITIONS)
+		return;
+	p = (struct part *)&s->part[part];
+	map_release(&p->ind);
+	map_release(&p->sites);
+	map_release(&p->urls);
+	map_release(&p->words);
+}
+
+void storage_release_docinfo(const struct storage *s)
+{
+	if (s)
+		map_release((struct map *)&s->doc);
 }

@@ -402,11 +402,16 @@ int main(void)
 	{
 		long before = rss_file_kib(), after;
 
-		storage_release(s);
+		for (unsigned part = 0; part < STORAGE_PARTITIONS; part++)
+			storage_release_part(s, part);
+		storage_release_docinfo(s);
+		storage_release_part(s, STORAGE_PARTITIONS); /* out of range: nothing */
+		storage_release_part(NULL, 0);
+		storage_release_docinfo(NULL);
 		after = rss_file_kib();
-		ok(before > 0 && after < before, "storage_release drops the mapped pages read "
-		   "(RssFile %ld -> %ld KiB)", before, after);
-		is_int(compare(s), 0, "after storage_release the reader still gives back the model");
+		ok(before > 0 && after < before, "storage_release_part/_docinfo drop the mapped pages "
+		   "read (RssFile %ld -> %ld KiB)", before, after);
+		is_int(compare(s), 0, "after the release the reader still gives back the model");
 	}
 	{
 		uint64_t docs = 0, sum2 = 0;
