@@ -318,7 +318,6 @@ static int merger_open(struct merger *m, const struct kind *k, char **paths, siz
 		m->r[i].fp = fopen(paths[i], "rb");
 		if (!m->r[i].fp)
 			return error_errno("merge: cannot open %s", paths[i]);
-		setvbuf(m->r[i].fp, NULL, _IOFBF, 1 << 16);
 		m->r[i].rec = xmalloc(k->max);
 		if (run_next(k, &m->r[i]) < 0)
 			return -1;
@@ -492,7 +491,6 @@ static int sorter_reduce(struct sorter *s)
 			free(path);
 			return error_errno("merge: cannot create a run");
 		}
-		setvbuf(out.fp, NULL, _IOFBF, 1 << 16);
 		rc = merge_files(s->k, s->runs, k, write_rec, &out);
 		if (fclose(out.fp) != 0)
 			rc = -1;
@@ -553,8 +551,6 @@ static int xfer_open(char **paths, FILE **f)
 		f[r] = fopen(paths[r], "wb");
 		if (!f[r])
 			rc = error_errno("merge: cannot create %s", paths[r]);
-		else
-			setvbuf(f[r], NULL, _IOFBF, 1 << 16);
 	}
 	return rc;
 }
