@@ -84,14 +84,18 @@ int cluster_size(void) { return n_ranks; }
  * MPI_Test (no progress thread), so for bulk transfers (`eager`) the tests
  * run between sched_yield()s for up to 200 ms before sleeping: sleeping from
  * the start stalled PageRank's 8 MB exchange 4x (bench/pagerank) and the
- * merge's file exchange 3.5x (bench/merge).  Waits that may last seconds
- * (agreement, crawl coordination) sleep from the start, 1 ms growing to
- * 20 ms; eager ones sleep 50 us growing to 1 ms after their 200 ms.
- * st may be NULL.  Returns 0, or -1 when MPI reports an error. */
+ * merge's file exchange 3.5x (bench/merge).  The other waits (agreements
+ * and small collectives at phase boundaries, which may last seconds when a
+ * rank is still busy) test between sched_yield()s for 5 ms,
+ * then sleep 1 ms growing to 20 ms: sleeping from the start cost every
+ * agreement 10-40 ms even when the ranks came within a millisecond of each
+ * other (both asleep when the other arrived), about 0.5 s of an empty
+ * `-np 2` merge; eager waits sleep 50 us growing to 1 ms after their
+ * 200 ms.  st may be NULL.  Returns 0, or -1 when MPI reports an error. */
 static int poll_wait(int n, MPI_Request *req, MPI_Status *st, bool eager)
 {
 	long ns = eager ? 50000 : 1000000, max_ns = eager ? 1000000 : 20000000;
-	double t0 = eager ? now_monotonic() : 0;
+	double t0 = now_monotonic(), spin = eager ? 0.200 : 0.005;
 	int done = 0;
 
 	for (;;) {
@@ -99,7 +103,7 @@ static int poll_wait(int n, MPI_Request *req, MPI_Status *st, bool eager)
 			return -1;
 		if (done)
 			return 0;
-		if (eager && now_monotonic() - t0 < 0.200) {
+		if (now_monotonic() - t0 < spin) {
 			sched_yield();
 			continue;
 		}
