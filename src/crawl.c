@@ -16,7 +16,6 @@
 
 #include <curl/curl.h>
 #include <errno.h>
-#include <nettle/md5.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -358,18 +357,6 @@ static uint64_t hash64(const char *s, size_t n)
 		h *= 1099511628211ull;
 	}
 	return h;
-}
-
-static void md5_hex(const void *data, size_t len, char out[33])
-{
-	struct md5_ctx ctx;
-	uint8_t d[MD5_DIGEST_SIZE];
-
-	md5_init(&ctx);
-	md5_update(&ctx, len, data);
-	md5_digest(&ctx, sizeof(d), d);
-	for (int i = 0; i < MD5_DIGEST_SIZE; i++)
-		snprintf(out + 2 * i, 3, "%02x", d[i]);
 }
 
 /* Copy s into a column of at most max bytes, cut on a UTF-8 boundary;
@@ -2171,7 +2158,7 @@ static void analyse_page(const struct conf *c, const struct tokenizer *tok, bool
 			 sizeof(a->mt));
 	}
 	html = is_html_type(a->mt);
-	md5_hex(body, blen, a->crc);
+	docblob_md5(body, blen, a->crc);
 	a->blen = blen;
 	if (!html && !is_text_type(a->mt)) {
 		a->kind = AN_TYPE;

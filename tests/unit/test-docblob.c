@@ -1,6 +1,7 @@
 /* test-docblob.c - the stored copy of a document: what docblob_compress()
  * writes, excerpt_inflate() (searchd's and s.cgi's reader) reads back whole,
- * for texts from empty to MAX_DOC_BYTES, compressible or not. */
+ * for texts from empty to MAX_DOC_BYTES, compressible or not; and the crc,
+ * docblob_md5(), against RFC 1321's test suite. */
 #include "config.h"
 
 #include <stdint.h>
@@ -59,6 +60,25 @@ int main(void)
 	static const char html[] = "<html><head><title>Caf\xc3\xa9</title></head>"
 				   "<body><p>words &amp; more words</p></body></html>";
 
+	{
+		/* RFC 1321, appendix A.5. */
+		static const char *const vec[][2] = {
+			{ "", "d41d8cd98f00b204e9800998ecf8427e" },
+			{ "a", "0cc175b9c0f1b6a831c399e269772661" },
+			{ "abc", "900150983cd24fb0d6963f7d28e17f72" },
+			{ "message digest", "f96b697d7cb7938d525a2f31aaf161d0" },
+			{ "abcdefghijklmnopqrstuvwxyz", "c3fcd3d76192e4007dfb496cca67e13b" },
+			{ "12345678901234567890123456789012345678901234567890123456789012345678901234567890",
+			  "57edf4a22be3c955ac49da2e2107b67a" },
+		};
+		char crc[33];
+
+		for (size_t i = 0; i < sizeof(vec) / sizeof(vec[0]); i++) {
+			memset(crc, 'x', sizeof(crc));
+			docblob_md5(vec[i][0], strlen(vec[i][0]), crc);
+			is_str(crc, vec[i][1], "docblob_md5(\"%.16s\")", vec[i][0]);
+		}
+	}
 	round_trip(scratch, "empty", "", 0);
 	round_trip(scratch, "one byte", "x", 1);
 	round_trip(scratch, "a small page", html, sizeof(html) - 1);
