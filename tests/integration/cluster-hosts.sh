@@ -121,15 +121,13 @@ rc=$?
 # runs Open MPI without its hwloc run-time control (OMPI_MCA_rtc=^hwloc),
 # whose remote daemon (orted, Open MPI 4.1.4) otherwise segfaults in
 # hwloc_shmem_topology_write() in 4 of 25 launches here, before any rank
-# starts.
-# Open MPI's launcher sometimes fails to connect its daemons over the veth
-# bridge on a loaded machine ("ORTE does not know how to route a message"),
-# before any mpseek-index starts.  That is not mpseek's failure: launch once
-# more then (a rerun is also how mpseek resumes).  A failure after a rank
-# started is not retried.
+# starts; mpirun then reports "ORTE does not know how to route a message" to
+# the dead daemon.  Should the launcher still fail before any mpseek-index
+# starts, launch once more (a rerun is also how mpseek resumes).  A failure
+# after a rank started is not retried.
 if [ "$rc" != 0 ] && ! grep -q 'mpseek-index\[' "$T/multi.log"; then
 	tap_diag "the launcher failed before any rank started (exit $rc): launching again"
-	tail -n 5 "$T/multi.log" | sed 's/^/#   /'
+	{ head -n 8 "$T/multi.log"; echo ...; tail -n 5 "$T/multi.log"; } | sed 's/^/#   /'
 	multi
 	rc=$?
 fi
