@@ -26,6 +26,7 @@
 #include "binfile.h"
 #include "buf.h"
 #include "caps.h"
+#include "charset.h"
 #include "delta.h"
 #include "le.h"
 #include "log.h"
@@ -90,49 +91,6 @@ static int fail(struct buf *err, const char *fmt, ...)
 		log_vmsg(LOG_ERROR, fmt, ap);
 	va_end(ap);
 	return -1;
-}
-
-/* Strict UTF-8 (no overlong forms, surrogates or NUL): a word is a key of
- * the index and is echoed to users, so the log never carries anything else. */
-static bool utf8_ok(const unsigned char *s, size_t n)
-{
-	size_t i = 0;
-
-	/* Most words are ASCII: 1..0x7F, one test per byte. */
-	while (i < n && (unsigned)s[i] - 1u < 0x7Fu)
-		i++;
-	while (i < n) {
-		unsigned c = s[i];
-		uint32_t cp, min;
-		size_t k;
-
-		if (c == 0)
-			return false;
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			k = 1, cp = c & 0x1f, min = 0x80;
-		} else if ((c & 0xf0) == 0xe0) {
-			k = 2, cp = c & 0x0f, min = 0x800;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			k = 3, cp = c & 0x07, min = 0x10000;
-		} else {
-			return false;
-		}
-		if (n - i - 1 < k)
-			return false;
-		for (size_t j = 1; j <= k; j++) {
-			if ((s[i + j] & 0xc0) != 0x80)
-				return false;
-			cp = cp << 6 | (s[i + j] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += k + 1;
-	}
-	return true;
 }
 
 int delta_wordcmp(const void *a, size_t al, const void *b, size_t bl)
@@ -460,7 +418,7 @@ int delta_words_add(struct delta_words *d, const char *word, size_t len, const u
 
 	if (len < 1 || len > MAX_WORD_LEN)
 		return WORDS_FAIL(d, "word of %zu bytes (1..%d allowed)", len, MAX_WORD_LEN);
-	if (!utf8_ok(wb, len))
+	if (!utf8_valid((const char *)wb, len))
 		return WORDS_FAIL(d, "word is not UTF-8");
 	if (n < 1 || n > DELTA_MAX_WORD_POSITIONS)
 		return WORDS_FAIL(d, "word \"%.*s\" with %zu positions (1..%u)", (int)len, word, n,
@@ -962,7 +920,7 @@ static int decode_doc(struct delta_reader *r, uint64_t off, const unsigned char 
 				       wl, MAX_WORD_LEN);
 		if (left < wl + 2)
 			return corrupt(r, off, "DOC word %" PRIu32 " cut short", i);
-		if (!utf8_ok(q, wl))
+		if (!utf8_valid((const char *)q, wl))
 			return corrupt(r, off, "DOC word %" PRIu32 " is not UTF-8", i);
 		if (prev && delta_wordcmp(prev, prev_len, q, wl) >= 0)
 			return corrupt(r, off, "DOC word %" PRIu32 " \"%.*s\" out of order or repeated",

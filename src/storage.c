@@ -24,6 +24,7 @@
 #include "binfile.h"
 #include "buf.h"
 #include "caps.h"
+#include "charset.h"
 #include "delta.h"
 #include "le.h"
 #include "log.h"
@@ -1552,43 +1553,6 @@ static int check_map(struct checker *k, const char *gen_dir, const char *rel, en
 	return rc;
 }
 
-static bool utf8_ok(const unsigned char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned c = s[i];
-		uint32_t cp, min;
-		size_t m;
-
-		if (c == 0)
-			return false;
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			m = 1, cp = c & 0x1f, min = 0x80;
-		else if ((c & 0xf0) == 0xe0)
-			m = 2, cp = c & 0x0f, min = 0x800;
-		else if (c >= 0xf0 && c <= 0xf4)
-			m = 3, cp = c & 0x07, min = 0x10000;
-		else
-			return false;
-		if (n - i - 1 < m)
-			return false;
-		for (size_t j = 1; j <= m; j++) {
-			if ((s[i + j] & 0xc0) != 0x80)
-				return false;
-			cp = cp << 6 | (s[i + j] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += m + 1;
-	}
-	return true;
-}
-
 struct check_totals {
 	uint64_t words, live_words, postings;
 	bool complete;          /* every partition was walked to its end */
@@ -1617,7 +1581,7 @@ static bool check_words(struct checker *k, const struct part *p, unsigned pn)
 			good = false;
 			continue;
 		}
-		if (!utf8_ok(p->text + a, b - a))
+		if (!utf8_valid((const char *)p->text + a, b - a))
 			bad(k, (uint64_t)(p->text - p->words.base) + a, "word %u: not UTF-8", i);
 		else if (delta_partition((const char *)p->text + a, b - a) != pn)
 			bad(k, (uint64_t)(p->text - p->words.base) + a,

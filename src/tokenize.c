@@ -18,6 +18,7 @@
 
 #include "buf.h"
 #include "caps.h"
+#include "charset.h"
 #include "log.h"
 #include "tokenize.h"
 #include "util.h"
@@ -510,20 +511,6 @@ static int insert(struct tokenizer *t, const char *s, size_t len)
 	place(t->slots, t->nslots, t->pool.ptr, off);
 	t->count++;
 	return 0;
-}
-
-static bool utf8_valid(const char *s, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len) {
-		int32_t cp;
-		size_t n = decode((const uint8_t *)s + i, len - i, &cp);
-		if (cp < 0)
-			return false;
-		i += n;
-	}
-	return true;
 }
 
 /* Fold s into exactly one word and add it; on failure *why says why. */
