@@ -46,6 +46,32 @@ int write_all(int fd, const void *data, size_t n);
 /* fsync a directory, making its new or renamed entries durable.  0 or -1. */
 int fsync_dir(const char *dir);
 
+/* The value of an ASCII hex digit of either case, or -1. */
+static inline int hex_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* 32-bit FNV-1a of p[0..n).  Each step is a bijection of the state, so any
+ * one changed byte changes the sum.  It places words in delta partitions
+ * and checksums cached robots.txt rules: on-disk formats, so it never
+ * changes. */
+static inline uint32_t fnv1a32(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint32_t h = 2166136261u;
+
+	while (n--)
+		h = (h ^ *b++) * 16777619u;
+	return h;
+}
+
 #include "banned.h"
 
 #endif

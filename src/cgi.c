@@ -15,16 +15,6 @@
 #include "charset.h"
 #include "util.h"
 
-static int hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 /* Decode one form-urlencoded component into out (at least len bytes):
  * '+' is a space, %XX a byte, a '%' not followed by two hex digits stays as
  * it is (WHATWG percent-decode).  Returns the decoded length. */
@@ -36,10 +26,10 @@ static size_t form_decode(const char *s, size_t len, char *out)
 		unsigned char c = (unsigned char)s[i];
 		if (c == '+') {
 			out[n++] = ' ';
-		} else if (c == '%' && i + 2 < len && hexval((unsigned char)s[i + 1]) >= 0 &&
-			   hexval((unsigned char)s[i + 2]) >= 0) {
-			out[n++] = (char)(hexval((unsigned char)s[i + 1]) * 16 +
-					  hexval((unsigned char)s[i + 2]));
+		} else if (c == '%' && i + 2 < len && hex_value((unsigned char)s[i + 1]) >= 0 &&
+			   hex_value((unsigned char)s[i + 2]) >= 0) {
+			out[n++] = (char)(hex_value((unsigned char)s[i + 1]) * 16 +
+					  hex_value((unsigned char)s[i + 2]));
 			i += 2;
 		} else {
 			out[n++] = (char)c;

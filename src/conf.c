@@ -617,14 +617,6 @@ static int parse_hostport(const char *s, long defport, char **norm)
 	return 0;
 }
 
-static int hexval(char ch)
-{
-	if (is_digit(ch))
-		return ch - '0';
-	ch = lower(ch);
-	return ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
-}
-
 /* Percent-decode s[0..n) into a malloc'd string; NULL on a bad escape or %00. */
 static char *pct_decode(const char *s, size_t n)
 {
@@ -638,8 +630,8 @@ static char *pct_decode(const char *s, size_t n)
 				free(out);
 				return NULL;
 			}
-			hi = hexval(s[i + 1]);
-			lo = hexval(s[i + 2]);
+			hi = hex_value(s[i + 1]);
+			lo = hex_value(s[i + 2]);
 			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
 				free(out);
 				return NULL;

@@ -101,14 +101,7 @@ int delta_wordcmp(const void *a, size_t al, const void *b, size_t bl)
 
 unsigned delta_partition(const char *word, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)word;
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 16777619u;
-	}
-	return h % DELTA_PARTITIONS;
+	return fnv1a32(word, len) % DELTA_PARTITIONS;
 }
 
 static void header_pack(unsigned char *h, uint32_t rank, uint64_t created)

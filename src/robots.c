@@ -54,17 +54,6 @@ static bool is_ws(int c)
 	return c == ' ' || c == '\t' || c == '\v' || c == '\f';
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool is_unreserved(int c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -93,8 +82,8 @@ static size_t normalize(char *dst, const char *s, size_t n, bool is_path)
 		unsigned char c = (unsigned char)s[i];
 		int hi, lo;
 
-		if (c == '%' && i + 2 < n && (hi = hexval(s[i + 1])) >= 0 &&
-		    (lo = hexval(s[i + 2])) >= 0) {
+		if (c == '%' && i + 2 < n && (hi = hex_value(s[i + 1])) >= 0 &&
+		    (lo = hex_value(s[i + 2])) >= 0) {
 			int v = hi * 16 + lo;
 			if (is_unreserved(v)) {
 				dst[o++] = (char)v;
@@ -751,18 +740,6 @@ struct robots *robots_parse(const char *body, size_t len, const char *agent)
 _Static_assert(MAX_PATTERN <= 0xFFFF, "pattern length must fit the blob's u16");
 _Static_assert(MAX_URL_LEN <= 0xFFFF, "sitemap length must fit the blob's u16");
 
-/* FNV-1a: each step is a bijection of the state, so any single changed byte
- * changes the sum. */
-static uint32_t fnv1a(const unsigned char *p, size_t n)
-{
-	uint32_t h = 2166136261u;
-	while (n--) {
-		h ^= *p++;
-		h *= 16777619u;
-	}
-	return h;
-}
-
 int robots_serialize(const struct robots *r, struct buf *out)
 {
 	unsigned char *blob = NULL;
@@ -797,7 +774,7 @@ int robots_serialize(const struct robots *r, struct buf *out)
 		memcpy(blob + o + 2, r->sitemaps[i], n);
 		o += 2 + n;
 	}
-	le_put32(blob + o, fnv1a(blob, o));
+	le_put32(blob + o, fnv1a32(blob, o));
 	if (buf_add(out, blob, size) < 0)
 		goto out;
 	rc = 0;
@@ -823,7 +800,7 @@ static bool pattern_ok(const char *p, size_t n)
 		unsigned char c = (unsigned char)p[i];
 		if (c == '%') {
 			if (i + 2 >= n || !is_upper_hex(p[i + 1]) || !is_upper_hex(p[i + 2]) ||
-			    is_unreserved(hexval(p[i + 1]) * 16 + hexval(p[i + 2])))
+			    is_unreserved(hex_value(p[i + 1]) * 16 + hex_value(p[i + 2])))
 				return false;
 			i += 2;
 		} else if (must_escape(c) || (c == '$' && i + 1 < n)) {
@@ -847,7 +824,7 @@ struct robots *robots_deserialize(const void *data, size_t len)
 	if (!b || len < BLOB_MIN || memcmp(b, BLOB_MAGIC, 4) != 0 || b[4] != ROBOTS_BLOB_VERSION)
 		return NULL;
 	end = len - 4;
-	if (fnv1a(b, end) != le_get32(b + end))
+	if (fnv1a32(b, end) != le_get32(b + end))
 		return NULL;
 	flags = b[5];
 	warnings = b[6];

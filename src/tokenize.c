@@ -450,15 +450,6 @@ void tok_free(struct tokenizer *t)
 	free(t);
 }
 
-/* FNV-1a: the words are short and the set is small. */
-static uint32_t hash(const char *s, size_t len)
-{
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (uint8_t)s[i]) * 16777619u;
-	return h;
-}
-
 static bool lookup(const struct tokenizer *t, const char *s, size_t len)
 {
 	size_t mask, h;
@@ -466,7 +457,7 @@ static bool lookup(const struct tokenizer *t, const char *s, size_t len)
 	if (!t->count)
 		return false;
 	mask = t->nslots - 1;
-	for (h = hash(s, len) & mask; t->slots[h]; h = (h + 1) & mask) {
+	for (h = fnv1a32(s, len) & mask; t->slots[h]; h = (h + 1) & mask) {
 		const char *p = t->pool.ptr + t->slots[h] - 1;
 		if ((uint8_t)p[0] == len && !memcmp(p + 1, s, len))
 			return true;
@@ -476,7 +467,7 @@ static bool lookup(const struct tokenizer *t, const char *s, size_t len)
 
 static void place(uint32_t *slots, size_t nslots, const char *pool, uint32_t off)
 {
-	size_t h = hash(pool + off + 1, (uint8_t)pool[off]) & (nslots - 1);
+	size_t h = fnv1a32(pool + off + 1, (uint8_t)pool[off]) & (nslots - 1);
 
 	while (slots[h])
 		h = (h + 1) & (nslots - 1);

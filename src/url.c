@@ -73,17 +73,6 @@ static int is_digit(int c)
 	return c >= '0' && c <= '9';
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* RFC 3986 §2.3 */
 static int is_unreserved(int c)
 {
@@ -226,8 +215,8 @@ static int encode(struct buf *out, const char *p, size_t n, enum comp comp)
 		unsigned char c = (unsigned char)p[i];
 		int rc;
 
-		if (c == '%' && i + 2 < n && hexval(p[i + 1]) >= 0 && hexval(p[i + 2]) >= 0) {
-			unsigned v = (unsigned)(hexval(p[i + 1]) * 16 + hexval(p[i + 2]));
+		if (c == '%' && i + 2 < n && hex_value(p[i + 1]) >= 0 && hex_value(p[i + 2]) >= 0) {
+			unsigned v = (unsigned)(hex_value(p[i + 1]) * 16 + hex_value(p[i + 2]));
 			rc = is_unreserved((int)v) ? buf_addc(out, (char)v) : add_pct(out, v);
 			i += 2;
 		} else if (c == '%' || must_encode(c, comp)) {
@@ -535,11 +524,11 @@ static int norm_host(const char *p, size_t n, struct buf *out, const char **why)
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)p[i];
 		if (c == '%') {
-			if (i + 2 >= n || hexval(p[i + 1]) < 0 || hexval(p[i + 2]) < 0) {
+			if (i + 2 >= n || hex_value(p[i + 1]) < 0 || hex_value(p[i + 2]) < 0) {
 				fail(why, "bad percent-encoding in host");
 				goto out;
 			}
-			c = (unsigned char)(hexval(p[i + 1]) * 16 + hexval(p[i + 2]));
+			c = (unsigned char)(hex_value(p[i + 1]) * 16 + hex_value(p[i + 2]));
 			i += 2;
 		}
 		if (c >= 0x80) {

@@ -362,16 +362,6 @@ static void meta_line(char **f, size_t *len, int n, int lineno, void *arg)
 	   "meta \"%s\" -> noindex %s nofollow %s", f[0], f[1], f[2]);
 }
 
-static uint32_t fnv1a(const unsigned char *p, size_t n)
-{
-	uint32_t h = 2166136261u;
-	while (n--) {
-		h ^= *p++;
-		h *= 16777619u;
-	}
-	return h;
-}
-
 static void blob_line(char **f, size_t *len, int n, int lineno, void *arg)
 {
 	static unsigned char blob[65536];
@@ -391,7 +381,7 @@ static void blob_line(char **f, size_t *len, int n, int lineno, void *arg)
 			break;
 		blob[m++] = (unsigned char)v;
 	}
-	h = fnv1a(blob, m);
+	h = fnv1a32(blob, m);
 	blob[m++] = (unsigned char)h;
 	blob[m++] = (unsigned char)(h >> 8);
 	blob[m++] = (unsigned char)(h >> 16);
