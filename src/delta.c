@@ -73,26 +73,6 @@ static uint32_t crc(const unsigned char *p, size_t n)
 	return binfile_crc(p, n);
 }
 
-/* Message into err when the caller wants it, else the log; returns -1. */
-static int fail(struct buf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct buf *err, const char *fmt, ...)
-{
-	va_list ap, aq;
-	int lost = 1;
-
-	va_start(ap, fmt);
-	if (err) {
-		va_copy(aq, ap);
-		buf_reset(err);
-		lost = buf_vprintf(err, fmt, aq) < 0; /* over err's ceiling: log it */
-		va_end(aq);
-	}
-	if (lost)
-		log_vmsg(LOG_ERROR, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 int delta_wordcmp(const void *a, size_t al, const void *b, size_t bl)
 {
 	int c = memcmp(a, b, al < bl ? al : bl);
@@ -289,23 +269,23 @@ struct delta_writer *delta_open(const char *data_dir, int rank, struct buf *err)
 	int fd = -1;
 
 	if (rank < 0) {
-		fail(err, "delta_open: bad rank %d", rank);
+		error_into(err, "delta_open: bad rank %d", rank);
 		goto out;
 	}
 	dir = xasprintf("%s/deltas", data_dir);
 	if (mkdir(dir, 0755) == 0) {
 		if (fsync_dir(data_dir) < 0) {
-			fail(err, "cannot sync %s: %s", data_dir, strerror(errno));
+			error_into(err, "cannot sync %s: %s", data_dir, strerror(errno));
 			goto out;
 		}
 	} else if (errno != EEXIST) {
-		fail(err, "cannot create %s: %s", dir, strerror(errno));
+		error_into(err, "cannot create %s: %s", dir, strerror(errno));
 		goto out;
 	}
 	/* The next seq of this rank: one past the highest present. */
 	d = opendir(dir);
 	if (!d) {
-		fail(err, "cannot read %s: %s", dir, strerror(errno));
+		error_into(err, "cannot read %s: %s", dir, strerror(errno));
 		goto out;
 	}
 	while ((de = readdir(d))) {
@@ -316,7 +296,7 @@ struct delta_writer *delta_open(const char *data_dir, int rank, struct buf *err)
 	}
 	for (int tries = 0; fd < 0; tries++) {
 		if (seq == UINT32_MAX || tries == 1000) {
-			fail(err, "%s: no free segment name for rank %d", dir, rank);
+			error_into(err, "%s: no free segment name for rank %d", dir, rank);
 			goto out;
 		}
 		seq++;
@@ -324,14 +304,14 @@ struct delta_writer *delta_open(const char *data_dir, int rank, struct buf *err)
 		path = xasprintf("%s/r%d-%06" PRIu32 ".dlt", dir, rank, seq);
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
 		if (fd < 0 && errno != EEXIST) {
-			fail(err, "cannot create %s: %s", path, strerror(errno));
+			error_into(err, "cannot create %s: %s", path, strerror(errno));
 			goto out;
 		}
 	}
 	created = true;
 	header_pack(h, (uint32_t)rank, (uint64_t)now_wall());
 	if (write_all(fd, h, sizeof(h)) < 0 || fdatasync(fd) < 0 || fsync_dir(dir) < 0) {
-		fail(err, "cannot write the header of %s: %s", path, strerror(errno));
+		error_into(err, "cannot write the header of %s: %s", path, strerror(errno));
 		goto out;
 	}
 	w = xcalloc(1, sizeof(*w));
@@ -1097,7 +1077,7 @@ static int reader_start(struct delta_reader *r, struct buf *err)
 	if (r->size <= HDR_SIZE) {
 		p = r->size ? peek(r, 0, (size_t)r->size) : MAGIC;
 		if (!p)
-			return fail(err, "%s", buf_str(&r->msg));
+			return error_into(err, "%s", buf_str(&r->msg));
 		if (torn_header(p, (size_t)r->size)) {
 			set_msg(r, "%s: torn tail at offset 0: header cut short (%" PRIu64
 				   " bytes, incomplete)", r->name, r->size);
@@ -1106,20 +1086,22 @@ static int reader_start(struct delta_reader *r, struct buf *err)
 			return 0;
 		}
 		if (r->size < HDR_SIZE)
-			return fail(err, "%s: not a delta log (%" PRIu64 " bytes, bad magic)", r->name,
-				    r->size);
+			return error_into(err, "%s: not a delta log (%" PRIu64 " bytes, bad magic)",
+			                  r->name, r->size);
 	}
 	if (!(p = peek(r, 0, HDR_SIZE)))
-		return fail(err, "%s", buf_str(&r->msg));
+		return error_into(err, "%s", buf_str(&r->msg));
 	if (memcmp(p, MAGIC, sizeof(MAGIC)))
-		return fail(err, "%s: not a delta log (bad magic)", r->name);
+		return error_into(err, "%s: not a delta log (bad magic)", r->name);
 	version = le_get32(p + 8);
 	if (version != FORMAT_VERSION)
-		return fail(err, "%s: delta log format version %" PRIu32 " (this build reads %d)",
-			    r->name, version, FORMAT_VERSION);
+		return error_into(err,
+		                  "%s: delta log format version %" PRIu32 " (this build reads %d)",
+		                  r->name, version, FORMAT_VERSION);
 	if (crc(p, 24) != le_get32(p + 24))
-		return fail(err, "%s: header crc mismatch (stored %08" PRIx32 ", computed %08" PRIx32
-			    ")", r->name, le_get32(p + 24), crc(p, 24));
+		return error_into(
+		    err, "%s: header crc mismatch (stored %08" PRIx32 ", computed %08" PRIx32 ")",
+		    r->name, le_get32(p + 24), crc(p, 24));
 	r->rank = le_get32(p + 12);
 	r->created = le_get64(p + 16);
 	r->hdr_crc = le_get32(p + 24);
@@ -1135,11 +1117,11 @@ struct delta_reader *delta_reader_open(const char *path, struct buf *err)
 	r->name = xstrdup(path);
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
-		fail(err, "cannot open %s: %s", path, strerror(errno));
+		error_into(err, "cannot open %s: %s", path, strerror(errno));
 		goto fail;
 	}
 	if (fstat(r->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		fail(err, "%s: not a regular file", path);
+		error_into(err, "%s: not a regular file", path);
 		goto fail;
 	}
 	r->size = (uint64_t)st.st_size;
@@ -1195,7 +1177,7 @@ int delta_repair(const char *path, struct buf *err)
 	while ((k = delta_next(r, &rec)) > 0)
 		;
 	if (k < 0) {
-		fail(err, "%s", delta_reader_msg(r));
+		error_into(err, "%s", delta_reader_msg(r));
 		goto out;
 	}
 	if (r->torn < 0) {
@@ -1208,7 +1190,7 @@ int delta_repair(const char *path, struct buf *err)
 		if (slash)
 			*slash = '\0';
 		if (unlink(path) < 0) {
-			fail(err, "cannot remove %s: %s", path, strerror(errno));
+			error_into(err, "cannot remove %s: %s", path, strerror(errno));
 		} else {
 			fsync_dir(slash ? dir : ".");
 			warning("%s; removed", delta_reader_msg(r));
@@ -1219,8 +1201,8 @@ int delta_repair(const char *path, struct buf *err)
 	}
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, (off_t)r->good_end) < 0 || fsync(fd) < 0) {
-		fail(err, "cannot cut %s back to %" PRIu64 " bytes: %s", path, r->good_end,
-		     strerror(errno));
+		error_into(err, "cannot cut %s back to %" PRIu64 " bytes: %s", path, r->good_end,
+		           strerror(errno));
 		goto out;
 	}
 	warning("%s; cut back to %" PRIu64 " bytes", delta_reader_msg(r), r->good_end);
@@ -1277,7 +1259,7 @@ int delta_list(const char *data_dir, struct delta_seg **out, size_t *n, struct b
 		if (errno == ENOENT)
 			rc = 0;
 		else
-			fail(err, "cannot read %s: %s", dir, strerror(errno));
+			error_into(err, "cannot read %s: %s", dir, strerror(errno));
 		goto out;
 	}
 	while ((de = readdir(d))) {

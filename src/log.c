@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "caps.h"
 #include "log.h"
 #include "util.h"
@@ -123,6 +124,24 @@ int error(const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	log_vmsg(LOG_ERROR, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int error_into(struct buf *err, const char *fmt, ...)
+{
+	va_list ap, aq;
+	int lost = 1;
+
+	va_start(ap, fmt);
+	if (err) {
+		va_copy(aq, ap);
+		buf_reset(err);
+		lost = buf_vprintf(err, fmt, aq) < 0;
+		va_end(aq);
+	}
+	if (lost)
+		log_vmsg(LOG_ERROR, fmt, ap);
 	va_end(ap);
 	return -1;
 }

@@ -58,25 +58,6 @@ static const char MAGIC[F_TYPES][9] = { "MPSIND\0\1", "MPSSIT\0\1", "MPSURL\0\1"
 
 /* Little-endian packing: le.h. */
 
-static int fail(struct buf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct buf *err, const char *fmt, ...)
-{
-	va_list ap, aq;
-	int lost = 1;
-
-	va_start(ap, fmt);
-	if (err) {
-		va_copy(aq, ap);
-		buf_reset(err);
-		lost = buf_vprintf(err, fmt, aq) < 0;
-		va_end(aq);
-	}
-	if (lost)
-		log_vmsg(LOG_ERROR, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static int parse_gen_name(const char *name, bool tmp, uint64_t *gen);
 
 static int wordcmp(const unsigned char *a, size_t al, const unsigned char *b, size_t bl)
@@ -116,7 +97,7 @@ static int out_open(struct out *o, const char *path, enum ftype type, uint32_t p
 	o->path = xstrdup(path);
 	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (o->fd < 0 || write_all(o->fd, zero, HDR) < 0) {
-		fail(err, "%s: cannot create: %s", path, strerror(errno));
+		error_into(err, "%s: cannot create: %s", path, strerror(errno));
 		if (o->fd >= 0)
 			close(o->fd);
 		o->fd = -1;
@@ -183,7 +164,7 @@ static int out_close(struct out *o, struct buf *err)
 		o->failed = errno;
 	o->fd = -1;
 	if (o->failed)
-		rc = fail(err, "%s: cannot write: %s", o->path, strerror(o->failed));
+		rc = error_into(err, "%s: cannot write: %s", o->path, strerror(o->failed));
 out:
 	free(o->path);
 	o->path = NULL;
@@ -243,13 +224,13 @@ int storage_part_begin(const char *gen_dir, unsigned part, struct storage_part_w
 
 	*out = NULL;
 	if (part >= STORAGE_PARTITIONS)
-		return fail(err, "partition %u out of range", part);
+		return error_into(err, "partition %u out of range", part);
 	w = xcalloc(1, sizeof(*w));
 	w->part = part;
 	w->ind.fd = w->sites.fd = w->urls.fd = -1;
 	w->dir = xasprintf("%s/%02uw", gen_dir, part);
 	if (mkdir(w->dir, 0755) < 0 && errno != EEXIST) {
-		rc = fail(err, "%s: cannot create: %s", w->dir, strerror(errno));
+		rc = error_into(err, "%s: cannot create: %s", w->dir, strerror(errno));
 		goto out;
 	}
 	p = xasprintf("%s/ind", w->dir);
@@ -421,7 +402,7 @@ int storage_part_finish(struct storage_part_writer *w, struct buf *err)
 	out_flush(&w->sites);
 	out_flush(&w->urls);
 	if (w->failed) {
-		rc = fail(err, "%s: %s", w->dir, w->why);
+		rc = error_into(err, "%s: %s", w->dir, w->why);
 		goto out;
 	}
 	/* The dictionary: offsets by id, ids in byte order, the text. */
@@ -450,8 +431,9 @@ int storage_part_finish(struct storage_part_writer *w, struct buf *err)
 				     (const unsigned char *)w->text + w->off[y],
 				     w->off[y + 1] - w->off[y])) {
 				out_abort(&words);
-				rc = fail(err, "%s: word '%.*s' twice in the dictionary", w->dir,
-					  (int)(w->off[y + 1] - w->off[y]), w->text + w->off[y]);
+				rc = error_into(err, "%s: word '%.*s' twice in the dictionary",
+				                w->dir, (int)(w->off[y + 1] - w->off[y]),
+				                w->text + w->off[y]);
 				goto out;
 			}
 		}
@@ -467,7 +449,7 @@ int storage_part_finish(struct storage_part_writer *w, struct buf *err)
 	if (!rc)
 		rc = out_close(&w->urls, err);
 	if (!rc && fsync_dir(w->dir) < 0)
-		rc = fail(err, "%s: fsync: %s", w->dir, strerror(errno));
+		rc = error_into(err, "%s: fsync: %s", w->dir, strerror(errno));
 out:
 	free(order);
 	storage_part_abort(w);
@@ -564,7 +546,7 @@ int storage_docinfo_finish(struct storage_docinfo_writer *w, uint64_t *n_docs,
 	*max_url_id = w->next - 1;
 	rc = out_close(&w->o, err);
 	if (!rc && fsync_dir(w->dir) < 0)
-		rc = fail(err, "%s: fsync: %s", w->dir, strerror(errno));
+		rc = error_into(err, "%s: fsync: %s", w->dir, strerror(errno));
 	free(w->dir);
 	free(w);
 	return rc;
@@ -597,13 +579,13 @@ int storage_format_write(const char *gen_dir, const struct storage_format *f, st
 		   f->sum_len[1], f->sum_len[2], f->sum_len[3]);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || write_all(fd, b.ptr, b.len) < 0 || fsync(fd) < 0) {
-		rc = fail(err, "%s: cannot write: %s", tmp, strerror(errno));
+		rc = error_into(err, "%s: cannot write: %s", tmp, strerror(errno));
 		goto out;
 	}
 	close(fd);
 	fd = -1;
 	if (rename(tmp, path) < 0 || fsync_dir(gen_dir) < 0)
-		rc = fail(err, "%s: cannot rename: %s", path, strerror(errno));
+		rc = error_into(err, "%s: cannot rename: %s", path, strerror(errno));
 out:
 	if (fd >= 0)
 		close(fd);
@@ -682,17 +664,17 @@ int storage_format_read(const char *gen_dir, struct storage_format *f, struct bu
 
 	memset(f, 0, sizeof(*f));
 	if (read_small(path, text, sizeof(text) - 1, &len)) {
-		rc = fail(err, "%s: cannot read: %s", path, strerror(errno));
+		rc = error_into(err, "%s: cannot read: %s", path, strerror(errno));
 		goto out;
 	}
 	text[len] = '\0';
 	if (strlen(text) != len || format_field(&p, FORMAT_MAGIC, &ver, 1)) {
-		rc = fail(err, "%s: not a CompactStorage FORMAT file", path);
+		rc = error_into(err, "%s: not a CompactStorage FORMAT file", path);
 		goto out;
 	}
 	if (ver != STORAGE_FORMAT_VERSION) {
-		rc = fail(err, "%s: format version %" PRIu64 " (this build reads %d)", path, ver,
-			  STORAGE_FORMAT_VERSION);
+		rc = error_into(err, "%s: format version %" PRIu64 " (this build reads %d)", path,
+		                ver, STORAGE_FORMAT_VERSION);
 		goto out;
 	}
 	if (format_field(&p, "generation", &f->generation, 1) ||
@@ -704,7 +686,7 @@ int storage_format_read(const char *gen_dir, struct storage_format *f, struct bu
 	    mx > UINT32_MAX ||
 	    format_field(&p, "section_lengths", f->sum_len, STORAGE_SECTIONS) || *p ||
 	    f->live_words > f->words || f->n_docs > mx) {
-		rc = fail(err, "%s: malformed at byte %zu", path, (size_t)(p - text));
+		rc = error_into(err, "%s: malformed at byte %zu", path, (size_t)(p - text));
 		goto out;
 	}
 	f->max_url_id = (uint32_t)mx;
@@ -749,46 +731,47 @@ static int map_file(const char *path, enum ftype type, uint32_t part, struct map
 	memset(m, 0, sizeof(*m));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fail(err, "%s: cannot open: %s", path, strerror(errno));
+		return error_into(err, "%s: cannot open: %s", path, strerror(errno));
 	if (fstat(fd, &st) < 0) {
 		close(fd);
-		return fail(err, "%s: cannot stat: %s", path, strerror(errno));
+		return error_into(err, "%s: cannot stat: %s", path, strerror(errno));
 	}
 	if (st.st_size < HDR) {
 		close(fd);
-		return fail(err, "%s: offset 0: file of %lld bytes is shorter than its header", path,
-			    (long long)st.st_size);
+		return error_into(err,
+		                  "%s: offset 0: file of %lld bytes is shorter than its header",
+		                  path, (long long)st.st_size);
 	}
 	if ((uint64_t)st.st_size > SIZE_MAX / 2) {
 		close(fd);
-		return fail(err, "%s: too large", path);
+		return error_into(err, "%s: too large", path);
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED)
-		return fail(err, "%s: cannot map: %s", path, strerror(errno));
+		return error_into(err, "%s: cannot map: %s", path, strerror(errno));
 	m->base = p;
 	m->size = (size_t)st.st_size;
 	h = m->base;
 	if (memcmp(h, MAGIC[type], 8)) {
 		map_free(m);
-		return fail(err, "%s: offset 0: bad magic (not a CompactStorage %s file)", path,
-			    FNAME[type]);
+		return error_into(err, "%s: offset 0: bad magic (not a CompactStorage %s file)",
+		                  path, FNAME[type]);
 	}
 	if (le_get32(h + 28) != binfile_crc(h, 28)) {
 		map_free(m);
-		return fail(err, "%s: offset 28: header crc mismatch", path);
+		return error_into(err, "%s: offset 28: header crc mismatch", path);
 	}
 	if (le_get32(h + 8) != STORAGE_FORMAT_VERSION) {
 		uint32_t v = le_get32(h + 8);
 		map_free(m);
-		return fail(err, "%s: offset 8: format version %u (this build reads %d)", path, v,
-			    STORAGE_FORMAT_VERSION);
+		return error_into(err, "%s: offset 8: format version %u (this build reads %d)",
+		                  path, v, STORAGE_FORMAT_VERSION);
 	}
 	if (le_get32(h + 12) != part) {
 		uint32_t v = le_get32(h + 12);
 		map_free(m);
-		return fail(err, "%s: offset 12: partition %u, expected %u", path, v, part);
+		return error_into(err, "%s: offset 12: partition %u, expected %u", path, v, part);
 	}
 	m->count = le_get64(h + 16);
 	m->crc = le_get32(h + 24);
@@ -821,30 +804,35 @@ static int part_shape(const char *path_dir, struct part *p, struct buf *err)
 	uint64_t n = p->ind.count;
 
 	if (p->ind.len % IND_ENTRY || p->ind.len / IND_ENTRY != n)
-		return fail(err, "%s/ind: offset 16: %" PRIu64 " entries do not fill %zu bytes",
-			    path_dir, n, p->ind.len);
+		return error_into(err,
+		                  "%s/ind: offset 16: %" PRIu64 " entries do not fill %zu bytes",
+		                  path_dir, n, p->ind.len);
 	if (p->words.count != n)
-		return fail(err, "%s/words: offset 16: %" PRIu64 " words, ind has %" PRIu64,
-			    path_dir, p->words.count, n);
+		return error_into(err, "%s/words: offset 16: %" PRIu64 " words, ind has %" PRIu64,
+		                  path_dir, p->words.count, n);
 	if (n > (UINT32_MAX - 99) / STORAGE_PARTITIONS)
-		return fail(err, "%s/words: offset 16: %" PRIu64 " words is too many", path_dir, n);
+		return error_into(err, "%s/words: offset 16: %" PRIu64 " words is too many",
+		                  path_dir, n);
 	if (p->sites.len % SITE_ENTRY || p->sites.len / SITE_ENTRY != p->sites.count)
-		return fail(err, "%s/sites: offset 16: %" PRIu64 " entries do not fill %zu bytes",
-			    path_dir, p->sites.count, p->sites.len);
+		return error_into(err,
+		                  "%s/sites: offset 16: %" PRIu64 " entries do not fill %zu bytes",
+		                  path_dir, p->sites.count, p->sites.len);
 	if (p->sites.len > UINT32_MAX || p->urls.len > UINT32_MAX)
-		return fail(err, "%s: a file passes 4 GiB", path_dir);
+		return error_into(err, "%s: a file passes 4 GiB", path_dir);
 	if (p->words.len < 4 * (2 * n + 1))
-		return fail(err, "%s/words: offset %d: %" PRIu64 " words need %" PRIu64
-			    " bytes of tables, the file has %zu", path_dir, HDR, n, 4 * (2 * n + 1),
-			    p->words.len);
+		return error_into(err,
+		                  "%s/words: offset %d: %" PRIu64 " words need %" PRIu64
+		                  " bytes of tables, the file has %zu",
+		                  path_dir, HDR, n, 4 * (2 * n + 1), p->words.len);
 	p->n = (uint32_t)n;
 	p->offs = p->words.data;
 	p->sorted = p->words.data + 4 * (n + 1);
 	p->text = p->sorted + 4 * n;
 	p->text_len = p->words.len - 4 * (2 * n + 1);
 	if (le_get32(p->offs) != 0 || le_get32(p->offs + 4 * n) != p->text_len)
-		return fail(err, "%s/words: offset %d: text offsets do not span the text (%zu bytes)",
-			    path_dir, HDR, p->text_len);
+		return error_into(
+		    err, "%s/words: offset %d: text offsets do not span the text (%zu bytes)",
+		    path_dir, HDR, p->text_len);
 	return 0;
 }
 
@@ -887,9 +875,10 @@ int storage_open_dir(const char *gen_dir, struct storage **out, struct buf *err)
 		rc = map_file(path, F_DOCINFO, NO_PART, &s->doc, err);
 		if (!rc && (s->doc.len % DOC_ENTRY || s->doc.len / DOC_ENTRY != s->doc.count ||
 			    s->doc.count != (uint64_t)s->f.max_url_id + 1))
-			rc = fail(err, "%s: offset 16: %" PRIu64 " entries do not fill %zu bytes "
-				  "or disagree with FORMAT max_url_id %u", path, s->doc.count,
-				  s->doc.len, s->f.max_url_id);
+			rc = error_into(err,
+			                "%s: offset 16: %" PRIu64 " entries do not fill %zu bytes "
+			                "or disagree with FORMAT max_url_id %u",
+			                path, s->doc.count, s->doc.len, s->f.max_url_id);
 		free(path);
 	}
 	if (rc) {
@@ -911,7 +900,7 @@ int storage_open(const char *data_dir, struct storage **out, struct buf *err)
 	if (k < 0)
 		return -1;
 	if (k == 0)
-		return fail(err, "%s/index: no index generation yet (run a merge)", data_dir);
+		return error_into(err, "%s/index: no index generation yet (run a merge)", data_dir);
 	dir = storage_gen_path(data_dir, gen);
 	rc = storage_open_dir(dir, out, err);
 	free(dir);
@@ -1264,12 +1253,12 @@ int storage_current(const char *data_dir, uint64_t *gen, struct buf *err)
 		if (errno == ENOENT)
 			rc = 0;
 		else
-			rc = fail(err, "%s: %s", path, strerror(errno));
+			rc = error_into(err, "%s: %s", path, strerror(errno));
 		goto out;
 	}
 	target[n] = '\0';
 	if (parse_gen_name(target, false, gen))
-		rc = fail(err, "%s: points to '%s', not a generation", path, target);
+		rc = error_into(err, "%s: points to '%s', not a generation", path, target);
 out:
 	free(path);
 	return rc;
@@ -1319,7 +1308,7 @@ int storage_gen_cleanup(const char *data_dir, struct buf *err)
 	}
 	d = opendir(dir);
 	if (!d) {
-		rc = errno == ENOENT ? 0 : fail(err, "%s: %s", dir, strerror(errno));
+		rc = errno == ENOENT ? 0 : error_into(err, "%s: %s", dir, strerror(errno));
 		free(dir);
 		return rc;
 	}
@@ -1333,7 +1322,7 @@ int storage_gen_cleanup(const char *data_dir, struct buf *err)
 
 			info("removing %s (left by an interrupted merge)", p);
 			if (rm_tree(p) < 0)
-				rc = fail(err, "%s: cannot remove: %s", p, strerror(errno));
+				rc = error_into(err, "%s: cannot remove: %s", p, strerror(errno));
 			free(p);
 		}
 		if (!strcmp(e->d_name, "current.tmp")) {
@@ -1365,17 +1354,17 @@ int storage_gen_publish(const char *data_dir, uint64_t gen, struct buf *err)
 		goto out;
 	}
 	if (f.generation != gen) {
-		rc = fail(err, "%s: FORMAT says generation %" PRIu64, tmp, f.generation);
+		rc = error_into(err, "%s: FORMAT says generation %" PRIu64, tmp, f.generation);
 		goto out;
 	}
 	if (fsync_dir(tmp) < 0 || rename(tmp, final) < 0 || fsync_dir(dir) < 0) {
-		rc = fail(err, "%s: cannot rename to %s: %s", tmp, final, strerror(errno));
+		rc = error_into(err, "%s: cannot rename to %s: %s", tmp, final, strerror(errno));
 		goto out;
 	}
 	snprintf(target, sizeof(target), "gen-%08" PRIu64, gen);
 	unlink(link);
 	if (symlink(target, link) < 0 || rename(link, cur) < 0 || fsync_dir(dir) < 0) {
-		rc = fail(err, "%s: cannot switch to %s: %s", cur, target, strerror(errno));
+		rc = error_into(err, "%s: cannot switch to %s: %s", cur, target, strerror(errno));
 		goto out;
 	}
 	/* Keep the previous generation (searchd may still read it). */
@@ -1409,10 +1398,10 @@ static int link_tree(const char *src, const char *dst, struct buf *err)
 	int rc = 0;
 
 	if (!d)
-		return fail(err, "%s: %s", src, strerror(errno));
+		return error_into(err, "%s: %s", src, strerror(errno));
 	if (mkdir(dst, 0755) < 0 && errno != EEXIST) {
 		closedir(d);
-		return fail(err, "%s: cannot create: %s", dst, strerror(errno));
+		return error_into(err, "%s: cannot create: %s", dst, strerror(errno));
 	}
 	while (!rc && (e = readdir(d))) {
 		char *s, *t;
@@ -1423,17 +1412,17 @@ static int link_tree(const char *src, const char *dst, struct buf *err)
 		s = xasprintf("%s/%s", src, e->d_name);
 		t = xasprintf("%s/%s", dst, e->d_name);
 		if (lstat(s, &st) < 0)
-			rc = fail(err, "%s: %s", s, strerror(errno));
+			rc = error_into(err, "%s: %s", s, strerror(errno));
 		else if (S_ISDIR(st.st_mode))
 			rc = link_tree(s, t, err);
 		else if (S_ISREG(st.st_mode) && link(s, t) < 0)
-			rc = fail(err, "cannot link %s to %s: %s", s, t, strerror(errno));
+			rc = error_into(err, "cannot link %s to %s: %s", s, t, strerror(errno));
 		free(s);
 		free(t);
 	}
 	closedir(d);
 	if (!rc && fsync_dir(dst) < 0)
-		rc = fail(err, "%s: fsync: %s", dst, strerror(errno));
+		rc = error_into(err, "%s: fsync: %s", dst, strerror(errno));
 	return rc;
 }
 
@@ -1445,7 +1434,7 @@ int storage_gen_clone(const char *data_dir, uint64_t *gen, char **dir, struct bu
 
 	*dir = NULL;
 	if (k <= 0)
-		return k < 0 ? -1 : fail(err, "%s/index: no generation to copy", data_dir);
+		return k < 0 ? -1 : error_into(err, "%s/index: no generation to copy", data_dir);
 	src = storage_gen_path(data_dir, cur);
 	dst = xasprintf("%s/index/gen-%08" PRIu64 ".tmp", data_dir, cur + 1);
 	rm_tree(dst);
@@ -1470,13 +1459,13 @@ int storage_gen_link(const char *from, const char *to, const char *name, struct 
 
 	if (lstat(s, &st) < 0) {
 		if (errno != ENOENT)
-			rc = fail(err, "%s: %s", s, strerror(errno));
+			rc = error_into(err, "%s: %s", s, strerror(errno));
 	} else if (S_ISDIR(st.st_mode)) {
 		rc = link_tree(s, t, err);
 	} else {
 		unlink(t);
 		if (link(s, t) < 0)
-			rc = fail(err, "cannot link %s to %s: %s", s, t, strerror(errno));
+			rc = error_into(err, "cannot link %s to %s: %s", s, t, strerror(errno));
 	}
 	free(s);
 	free(t);

@@ -58,7 +58,7 @@ int main(void)
 		/* hex_value(): every byte, against strtol's reading. */
 		int wrong = 0;
 		for (int c = 0; c < 256; c++) {
-			char s[2] = { (char)c, 0 }, *end;
+			char s[2] = {(char)c, 0}, *end;
 			long v = c ? strtol(s, &end, 16) : 0;
 			int want = c && *end == '\0' && end != s ? (int)v : -1;
 			wrong += hex_value(c) != want;
@@ -72,11 +72,15 @@ int main(void)
 			const char *s;
 			uint32_t h;
 		} fnv[] = {
-			{ "", 0x811c9dc5u },      { "a", 0xe40c292cu },      { "b", 0xe70c2de5u },
-			{ "foobar", 0xbf9cf968u }, { "chongo was here!\n", 0xd49930d5u },
+		    {"", 0x811c9dc5u},
+		    {"a", 0xe40c292cu},
+		    {"b", 0xe70c2de5u},
+		    {"foobar", 0xbf9cf968u},
+		    {"chongo was here!\n", 0xd49930d5u},
 		};
 		for (size_t i = 0; i < ARRAY_SIZE(fnv); i++)
-			ok(fnv1a32(fnv[i].s, strlen(fnv[i].s)) == fnv[i].h, "fnv1a32(\"%s\") = %08x",
+			ok(fnv1a32(fnv[i].s, strlen(fnv[i].s)) == fnv[i].h,
+			   "fnv1a32(\"%s\") = %08x",
 			   fnv[i].s[0] == 'c' ? "chongo was here!\\n" : fnv[i].s, fnv[i].h);
 	}
 	return done_testing();

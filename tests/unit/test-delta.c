@@ -948,26 +948,27 @@ static void writer_misuse(void)
 				size_t len;
 				const char *what;
 			} refused[] = {
-				{ "a\0b", 3, "a NUL" },
-				{ "\xc0\xaf", 2, "an overlong '/'" },
-				{ "\xe0\x80\xaf", 3, "an overlong 3-byte form" },
-				{ "\xed\xa0\x80", 3, "a surrogate" },
-				{ "\xf4\x90\x80\x80", 4, "a code point above U+10FFFF" },
-				{ "ab\xe2\x82", 4, "a sequence cut by the word's end" },
-				{ "\x80z", 2, "a lone continuation byte" },
-				{ "caf\xc3", 4, "a lead byte at the end" },
+			    {"a\0b", 3, "a NUL"},
+			    {"\xc0\xaf", 2, "an overlong '/'"},
+			    {"\xe0\x80\xaf", 3, "an overlong 3-byte form"},
+			    {"\xed\xa0\x80", 3, "a surrogate"},
+			    {"\xf4\x90\x80\x80", 4, "a code point above U+10FFFF"},
+			    {"ab\xe2\x82", 4, "a sequence cut by the word's end"},
+			    {"\x80z", 2, "a lone continuation byte"},
+			    {"caf\xc3", 4, "a lead byte at the end"},
 			};
 			for (size_t k = 0; k < sizeof refused / sizeof *refused; k++)
-				is_int(delta_words_add(&d, refused[k].s, refused[k].len, pos, 1), -1,
-				       "words: %s refused", refused[k].what);
+				is_int(delta_words_add(&d, refused[k].s, refused[k].len, pos, 1),
+				       -1, "words: %s refused", refused[k].what);
 		}
 		is_int(delta_words_add(&d, "b", 1, bad, 2), -1, "words: positions not ascending");
 		ok(strstr(d.err, "not ascending (5 after 5)") != NULL, "  ... %s", d.err);
 		is_int((int)d.n, 0, "words: refused words are not added");
 		is_int(delta_words_add(&d, "zeta", 4, p3, 3), 0, "words: zeta");
 		is_int(delta_words_add(&d, "alpha", 5, pos, 2), 0, "words: alpha, out of order");
-		is_int(delta_words_add(&d, "\xc3\xa9t\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e", 12, pos, 1), 0,
-		       "words: 2-, 3- and 4-byte UTF-8 accepted");
+		is_int(delta_words_add(&d, "\xc3\xa9t\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e", 12, pos,
+		                       1),
+		       0, "words: 2-, 3- and 4-byte UTF-8 accepted");
 		w2 = delta_open(dir, 3, &err);
 		ok(w2 != NULL, "words: open rank 3");
 		is_int(delta_add_words(w2, 0, 1, 1, &d), -1, "words: url 0 refused");
@@ -990,7 +991,9 @@ static void writer_misuse(void)
 		for (size_t i = 0; i < n; i++)
 			if (segs[i].rank == 3)
 				o = read_all(delta_reader_open(segs[i].path, &err));
-		is_str(o.text, "DOC 22 4 9 alpha:1,2 zeta:1,2,3 \xc3\xa9t\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e:1\n",
+		is_str(o.text,
+		       "DOC 22 4 9 alpha:1,2 zeta:1,2,3 "
+		       "\xc3\xa9t\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e:1\n",
 		       "words: the log has the sorted DOC, the multibyte word read back");
 		readout_free(&o);
 		delta_list_free(segs, n);
