@@ -391,6 +391,8 @@ int delta_words_add(struct delta_words *d, const char *word, size_t len, const u
 
 	if (len < 1 || len > MAX_WORD_LEN)
 		return WORDS_FAIL(d, "word of %zu bytes (1..%d allowed)", len, MAX_WORD_LEN);
+	/* Strict UTF-8 (charset.c): a word is a key of the index and is
+	 * echoed to users, so the log never carries anything else. */
 	if (!utf8_valid((const char *)wb, len))
 		return WORDS_FAIL(d, "word is not UTF-8");
 	if (n < 1 || n > DELTA_MAX_WORD_POSITIONS)

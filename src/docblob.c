@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "docblob.h"
+#include "le.h"
 #include "util.h"
 
 const size_t DOCBLOB_SCRATCH = ISAL_DEF_LVL1_DEFAULT;
@@ -42,10 +43,7 @@ void *docblob_compress(uint8_t *scratch, const char *s, size_t len, size_t *out_
 		memcpy(p + 4, s, len);
 		*out_len = len + 4;
 	}
-	p[0] = (unsigned char)n;
-	p[1] = (unsigned char)(n >> 8);
-	p[2] = (unsigned char)(n >> 16);
-	p[3] = (unsigned char)(n >> 24);
+	le_put32(p, n);
 	return p;
 }
 
