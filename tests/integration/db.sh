@@ -287,7 +287,7 @@ tap_is "$total" 2005 "work queue of 2005 URLs"
 
 # EXPLAIN of the claim SELECT: the text comes from src/db.c itself, through
 # the preprocessor, with the placeholders filled in.
-sel=$({ sed -n '/BEGIN CLAIM SELECT/,/END CLAIM SELECT/p' "$srcdir/src/db.c"; echo CLAIM_SELECT; } |
+sel=$({ sed -n '/BEGIN CLAIM SELECT/,/END CLAIM SELECT/p' "$srcdir/src/store/db.c"; echo CLAIM_SELECT; } |
 	${dcc:-cc} -E -P -x c - | tr -d '\n' | sed 's/"[[:space:]]*"//g; s/^[[:space:]]*"//; s/"[[:space:]]*$//')
 tap_ok "$(grep -q 'FOR UPDATE SKIP LOCKED$' <<<"$sel" && echo 1)" "claim SELECT text extracted from src/db.c"
 now=$(date +%s)
