@@ -30,9 +30,9 @@
 #include "buf.h"
 #include "caps.h"
 #include "conf.h"
-#include "crawl.h"
 #include "db.h"
 #include "dbserver.h"
+#include "fetch.h"
 #include "log.h"
 #include "url.h"
 #include "util.h"
@@ -1065,7 +1065,7 @@ static int stats_by_status(struct db *db, FILE *out)
 	while (res && (row = mysql_fetch_row(res))) {
 		long long e = num(row[1]), t = num(row[2]);
 		fprintf(out, "%10lld %10lld %10lld %s\n", num(row[0]), e, t,
-			crawl_status_text((int)num(row[0])));
+			http_status_text((int)num(row[0])));
 		exp_sum += e;
 		tot_sum += t;
 	}
