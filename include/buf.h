@@ -40,4 +40,10 @@ const char *buf_str(const struct buf *b);
 /* Hand the content over to the caller (malloc'd, caller frees); b is reset. */
 char *buf_detach(struct buf *b, size_t *len);
 
+/* The message into err (replacing what it held) when the caller gives one,
+ * else, or when it does not fit err's ceiling, the log at LOG_ERROR; returns
+ * -1.  For functions whose callers decide whether a failure is an error
+ * (a reader's check reports it, a crawl logs it). */
+int error_into(struct buf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

@@ -8,8 +8,6 @@
 
 #include <stdarg.h>
 
-struct buf;
-
 enum log_level { LOG_ERROR = 0, LOG_WARN = 1, LOG_INFO = 2, LOG_DEBUG = 3 };
 
 /* Process-wide settings; call before threads start. rank < 0 = not under MPI. */
@@ -33,11 +31,6 @@ void log_vmsg(enum log_level level, const char *fmt, va_list ap);
 
 /* Log at LOG_ERROR and return -1. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* The message into err (replacing what it held) when the caller gives one,
- * else, or when it does not fit err's ceiling, the log at LOG_ERROR; returns
- * -1.  For functions whose callers decide whether a failure is an error
- * (a reader's check reports it, a crawl logs it). */
-int error_into(struct buf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Log at LOG_ERROR with ": strerror(errno)" appended, and return -1. */
 int error_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

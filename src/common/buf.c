@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "log.h"
 #include "util.h"
 
 void buf_init(struct buf *b, size_t max)
@@ -129,4 +130,22 @@ char *buf_detach(struct buf *b, size_t *len)
 	b->ptr = NULL;
 	b->len = b->alloc = 0;
 	return p;
+}
+
+int error_into(struct buf *err, const char *fmt, ...)
+{
+	va_list ap, aq;
+	int lost = 1;
+
+	va_start(ap, fmt);
+	if (err) {
+		va_copy(aq, ap);
+		buf_reset(err);
+		lost = buf_vprintf(err, fmt, aq) < 0;
+		va_end(aq);
+	}
+	if (lost)
+		log_vmsg(LOG_ERROR, fmt, ap);
+	va_end(ap);
+	return -1;
 }
