@@ -2,7 +2,7 @@
  *
  * Not ASPseek's native-endian structs (reference/aspseek.md §1.3): every
  * message is one frame, little-endian, fixed widths, versioned, with a size
- * cap, and one connection may carry several requests.  src/proto.c owns the
+ * cap, and one connection may carry several requests.  src/search/proto.c owns the
  * encoding, decoding and the client side; searchd.c owns the server side.
  * Byte layout: doc/PROTOCOL.md.
  *

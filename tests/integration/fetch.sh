@@ -1,5 +1,5 @@
 #!/bin/bash
-# fetch.sh - the fetcher (src/fetch.c, through tests/helper/fetch-tool)
+# fetch.sh - the fetcher (src/crawl/fetch.c, through tests/helper/fetch-tool)
 # against tests/servers/hostile.py on 127.0.0.1: redirects returned not
 # followed, status codes and Retry-After, timeouts of slow, silent and
 # endless servers, caps on big pages and decompression bombs with bounded
