@@ -1,5 +1,5 @@
-/* cgi.h - s.cgi: the CGI parameters (a pure parser, src/cgi.c) and the
- * request handler (src/cgi_page.c: ask searchd, render s.htm or JSON).
+/* cgi.h - s.cgi: the CGI parameters (a pure parser, src/web/cgi.c) and the
+ * request handler (src/web/cgi_page.c: ask searchd, render s.htm or JSON).
  *
  * The parser takes application/x-www-form-urlencoded bytes (a QUERY_STRING
  * or a POST body; WHATWG URL §5.1) and never fails on input: a pair without

@@ -69,7 +69,7 @@ int charset_prescan(const char *in, size_t len, char *out, size_t outsz);
  * Order: BOM; header; <meta> prescan (unless CHARSET_NO_META); libuchardet;
  * default; windows-1252.  A UTF-8 claim (header or meta) that the bytes
  * contradict is passed over; when header and meta disagree the detector
- * decides between them (field-notes §1.5).  Always succeeds. */
+ * decides between them (doc/HOSTILE-INPUT.md case 9).  Always succeeds. */
 void charset_detect(const char *in, size_t len, const char *http_charset,
 		    const char *default_charset, int flags, struct charset_info *info);
 

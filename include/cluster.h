@@ -18,7 +18,7 @@ void cluster_finalize(void);
 int cluster_rank(void);
 int cluster_size(void);
 /* Wait for all ranks, polling with short sleeps so a waiting rank does not
- * spin a core (field-notes §3: busy polling on 2 cores starves workers). */
+ * spin a core (doc/CLUSTER.md, "Waiting without spinning"). */
 void cluster_barrier(void);
 /* Rank 0's value of *v is given to every rank. */
 void cluster_bcast_int(int *v);

@@ -1,4 +1,4 @@
-/* excerpt.h - snippets and highlighting for search results (src/excerpt.c):
+/* excerpt.h - snippets and highlighting for search results (src/search/excerpt.c):
  * the stored text of a document (urlwordsNN.words, decompressed and turned
  * into plain text by html.c), the best passages with the query's words,
  * highlight spans on UTF-8 boundaries, and whole texts (titles, the cached

@@ -52,7 +52,7 @@ const char *http_status_text(int status);
  * ignored. */
 #define FETCH_MAX_HEADER_BYTES (64 * 1024)
 /* Upper bound for any pause of a host (Retry-After, back-off) and for a
- * host delay: one day (field-notes §1.1). */
+ * host delay: one day (doc/FETCH.md, "Host key and politeness"). */
 #define FETCH_MAX_PAUSE 86400.0
 /* Longest host key: "https://" + 255-byte host + ":65535" + NUL. */
 #define FETCH_HOST_KEY_LEN 300

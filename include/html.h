@@ -19,7 +19,7 @@
 #include "buf.h"
 #include "caps.h"
 
-/* ASPseek §5.2: the 2 section bits of a word position. */
+/* The 2 section bits of a word position, as ASPseek's (include/tokenize.h). */
 enum section { SECTION_BODY, SECTION_DESCRIPTION, SECTION_KEYWORDS, SECTION_TITLE };
 #define SECTION_COUNT 4
 

@@ -1,5 +1,5 @@
 /* pagerank.h - the link graph and the distributed PageRank of mpseek-index
- * (src/pagerank.c, linked into mpseek-index only: it talks MPI through
+ * (src/index/pagerank.c, linked into mpseek-index only: it talks MPI through
  * cluster.h).  Rules, formula and convergence: doc/PAGERANK.md; the files
  * it writes: ranks.h, citations.h.
  */

@@ -1,8 +1,8 @@
 /* proto.h - the searchd wire protocol, shared by searchd and s.cgi.
  *
- * Not ASPseek's native-endian structs (reference/aspseek.md §1.3): every
+ * Not ASPseek's native-endian structs (doc/PROTOCOL.md): every
  * message is one frame, little-endian, fixed widths, versioned, with a size
- * cap, and one connection may carry several requests.  src/proto.c owns the
+ * cap, and one connection may carry several requests.  src/search/proto.c owns the
  * encoding, decoding and the client side; searchd.c owns the server side.
  * Byte layout: doc/PROTOCOL.md.
  *
@@ -50,7 +50,7 @@ enum proto_type {
 
 enum proto_sort { PROTO_SORT_RATE = 0, PROTO_SORT_DATE = 1 };
 
-/* A search request: the CGI parameters searchd needs (aspseek.md §2.4). */
+/* A search request: the CGI parameters searchd needs (doc/CGI.md). */
 struct proto_search {
 	char *q;                 /* the query as typed, UTF-8 (PROTO_MAX_QUERY) */
 	uint32_t page;           /* np, 0-based */

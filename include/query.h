@@ -1,4 +1,4 @@
-/* query.h - the query language (ASPseek's, reference/aspseek.md §6.1) parsed
+/* query.h - the query language (ASPseek's, doc/SEARCH.md) parsed
  * into a tree.
  *
  * Syntax: juxtaposed terms AND, `AND`/`+` AND, `OR`/`|` OR (keywords in

@@ -112,7 +112,7 @@ enum robots_policy {
 };
 /* Flag for robots_status_policy()/robots_from_status(): treat 401 and 403 as
  * "disallow all" (the 1996 draft, some crawlers) instead of RFC 9309's
- * "unavailable = allow all" (field-notes §7 row 6 asks for the choice). */
+ * "unavailable = allow all" (doc/HOSTILE-INPUT.md case 6). */
 #define ROBOTS_STRICT_AUTH 0x1u
 
 enum robots_policy robots_status_policy(int http_status, unsigned flags);

@@ -1,6 +1,7 @@
 /* seen.h - the rank's seen-set: normalised URL -> url_id, in memory.
  *
- * Links the rank has met before cost no database query (seed 002 §5.4.4).
+ * Links the rank has met before cost no database query (doc/CRAWL.md,
+ * "Links and the seen-set").
  * Keyed by a 64-bit hash of the URL (a collision, about 2^-64 per pair,
  * would give a link the wrong id: accepted); at most `max` entries of 12
  * bytes; when full, new URLs are not remembered and simply go to the

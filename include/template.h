@@ -1,5 +1,5 @@
-/* template.h - the s.htm template engine (ASPseek's template language,
- * reference/aspseek.md §2.3; the language itself: doc/CGI.md, s.htm(5)).
+/* template.h - the s.htm template engine (ASPseek's template
+ * language; the language itself: doc/CGI.md, s.htm(5)).
  *
  * tpl_load() parses a template file once into named sections (a repeated
  * name gives variants, chosen with o=).  Each section is a list of nodes:

@@ -38,7 +38,7 @@
  *    exceed MAX_WORD_LEN bytes, always cut on a code point boundary.  The
  *    query side truncates the same way, so a long query word still matches.
  *
- * Positions (ASPseek §5.2): each section has its own counter starting at 0,
+ * Positions (as ASPseek 1.2's): each section has its own counter starting at 0,
  * and every word advances it, including stopwords and too-short words, so
  * phrase distances survive their removal ("many * ago").  The 16-bit value
  * is (section << 14) | position; positions past MAX_POSITION (16383, the 14

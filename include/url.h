@@ -51,7 +51,7 @@
  * dot segments may shrink a URL, but not by this much in any real page. */
 #define URL_MAX_INPUT (4 * MAX_URL_LEN)
 
-/* Spider-trap thresholds for url_trap_check() (field-notes §1.9). */
+/* Spider-trap thresholds for url_trap_check() (doc/HOSTILE-INPUT.md case 11). */
 #define URL_TRAP_MAX_DEPTH 16    /* path segments */
 #define URL_TRAP_MAX_REPEAT 3    /* a segment, or a run of segments, this many times in a row */
 #define URL_TRAP_CYCLE_SPAN 4    /* longest run of segments checked for cyclic repeats */
@@ -107,7 +107,7 @@ int url_request_target(const char *url, struct buf *out, const char **why);
 /* true when `url` is a valid URL of a site's /robots.txt (no query). */
 bool url_is_robots(const char *url);
 
-/* Spider-trap heuristics on one URL (field-notes §1.9): too deep a path, a
+/* Spider-trap heuristics on one URL (doc/HOSTILE-INPUT.md case 11): too deep a path, a
  * segment or a run of segments repeated URL_TRAP_MAX_REPEAT times in a row
  * ("/a/a/a/", "/a/b/a/b/a/b/"), an overlong segment or query, too many or
  * repeated query parameters.  Returns 0 when the URL looks fine, -1 when it

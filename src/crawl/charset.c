@@ -773,7 +773,7 @@ void charset_detect(const char *in, size_t len, const char *http_charset,
 	}
 
 	/* A BOM is part of the bytes and cannot be a server-wide default, so it
-	 * beats the header (WHATWG decode; field-notes §1.5). */
+	 * beats the header (the WHATWG Encoding Standard's "decode"). */
 	bom = detect_bom((const unsigned char *)in, len, &info->bom_len);
 	if (bom) {
 		if (h && h != bom)

@@ -27,7 +27,7 @@
 #define DEF_MAX_TRANSFERS   64
 #define DEF_CONNECT_TIMEOUT 15.0
 #define DEF_READ_TIMEOUT    90.0    /* ASPseek ReadTimeOut */
-#define DEF_LOW_SPEED       100L    /* bytes/s, brief + field-notes §2.5 */
+#define DEF_LOW_SPEED       100L    /* bytes/s; doc/FETCH.md "Caps" */
 #define DEF_TOTAL_FACTOR    3.0     /* total cap = 3 × ReadTimeOut */
 #define DEF_MAX_DOC         (1024 * 1024)
 #define DEF_DNS_TIMEOUT     3600L   /* AddressExpiry */
@@ -370,8 +370,9 @@ static void finish_local(struct fetcher *f, struct xfer *x, enum fetch_err err,
 }
 
 /* Return every queued request of h as FETCH_ERR_DEFERRED: the host will not
- * be due for longer than a claim should wait in memory (field-notes §1.13:
- * drop items that waited too long; the crawler reschedules them). */
+ * be due for longer than a claim should wait in memory: the crawler gives
+ * the claims back and reschedules them (doc/FETCH.md, "Host key and
+ * politeness"). */
 static void defer_queue(struct fetcher *f, struct host *h, double now)
 {
 	double in = h->due - now;
@@ -478,7 +479,7 @@ size_t fetcher_pending(const struct fetcher *f)
 
 /* The body arrives here already decoded (gzip, deflate, br, zstd), so the
  * cap counts what we store and a decompression bomb stops at max_size with
- * bounded memory; libcurl 7.88 cannot do this itself (field-notes §0, §2.5).
+ * bounded memory; libcurl 7.88 cannot do this itself (doc/FETCH.md "Caps").
  * Returning a short count makes libcurl abort with CURLE_WRITE_ERROR. */
 static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
 {
@@ -617,7 +618,7 @@ static int setup_easy(struct fetcher *f, struct xfer *x)
 	SETOPT(e, CURLOPT_PROTOCOLS_STR, "http,https");
 	SETOPT(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 	/* Each hop must pass robots, filters and the normaliser: the crawler
-	 * follows Location itself (field-notes §1.3, §2.5). */
+	 * follows Location itself (doc/HOSTILE-INPUT.md case 5). */
 	SETOPT(e, CURLOPT_FOLLOWLOCATION, 0L);
 	/* HTTP/1.1 only: no h2 multiplexing, one request per connection at a
 	 * time is exactly the politeness we promise. */
@@ -789,7 +790,7 @@ static uint64_t rng_next(struct fetcher *f)
 
 /* Politeness after a transfer: the clock restarts at its end; 429/503 and
  * network failures pause the host (Retry-After when given, else exponential
- * back-off with ±10% jitter, capped; field-notes §1.1, §7 row 7). */
+ * back-off with ±10% jitter, capped; doc/HOSTILE-INPUT.md case 7). */
 static void host_after(struct fetcher *f, struct host *h, const struct fetch_result *r, double now)
 {
 	bool slow_down = r->status == 429 || r->status == 503;
@@ -894,7 +895,8 @@ static size_t deliver(struct fetcher *f, fetch_done_fn cb, void *arg)
 
 /* Forget hosts that have been idle long enough that their clock cannot
  * matter; keep those with a caller-set delay or a pause unless the table is
- * huge (field-notes §7 row 27: per-host maps stay bounded). */
+ * huge: a long crawl meets ever more hosts, and the table must not grow with
+ * them (doc/FETCH.md, "Host key and politeness"). */
 static void sweep_hosts(struct fetcher *f, double now)
 {
 	if (now < f->next_sweep)
@@ -1099,8 +1101,8 @@ struct fetcher *fetcher_new(const struct fetch_opts *opts)
 		error("fetch: libcurl %s is too old (7.85.0 or later needed)", vi->version);
 		goto fail;
 	}
-	/* One DNS cache for every transfer of the rank (seed 002 §5.1: the
-	 * crawler's own DNS service).  One thread: no lock callbacks needed. */
+	/* One DNS cache for every transfer of the rank (doc/FETCH.md, "DNS and
+	 * addresses").  One thread: no lock callbacks needed. */
 	if (!(f->share = curl_share_init()) ||
 	    curl_share_setopt(f->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) != CURLSHE_OK) {
 		error("fetch: cannot create the shared DNS cache");

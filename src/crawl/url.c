@@ -48,7 +48,7 @@ struct norm {
 };
 
 /* Query parameters that only carry a session or a click id: the same page
- * under another name (field-notes §1.8). Names compare case-insensitively;
+ * under another name (doc/HOSTILE-INPUT.md case 10). Names compare case-insensitively;
  * "sid" is not here: too many sites use it for article ids. */
 static const char *const drop_params[] = {
     "jsessionid", "phpsessid", "sessionid", "session_id", "cfid",
@@ -1003,7 +1003,7 @@ static int seg_eq(struct span a, struct span b)
 	return a.n == b.n && memcmp(a.p, b.p, a.n) == 0;
 }
 
-/* Trap rules on the path of a normal form (field-notes §1.9). */
+/* Trap rules on the path of a normal form (doc/HOSTILE-INPUT.md case 11). */
 static int trap_path(const char *p, size_t n, const char **why)
 {
 	struct span seg[URL_TRAP_MAX_DEPTH + 1];

@@ -2,7 +2,8 @@
  *
  * Collective waits are built from non-blocking calls polled with sleeps:
  * Open MPI's blocking calls busy-poll, which on a 2-core machine takes the
- * CPU away from the ranks that fetch (field-notes §3).
+ * CPU away from the ranks that fetch (doc/CLUSTER.md, "Waiting without
+ * spinning").
  */
 #include "config.h"
 
@@ -80,7 +81,8 @@ int cluster_size(void) { return n_ranks; }
 
 /* Complete n requests by polling: Open MPI's blocking waits busy-poll,
  * which on a 2-core machine takes the CPU from the ranks that fetch
- * (field-notes §3).  A non-blocking operation moves its data only inside
+ * (doc/CLUSTER.md, "Waiting without spinning").  A non-blocking operation
+ * moves its data only inside
  * MPI_Test (no progress thread), so for bulk transfers (`eager`) the tests
  * run between sched_yield()s for up to 200 ms before sleeping: sleeping from
  * the start stalled PageRank's 8 MB exchange 4x (bench/pagerank) and the

@@ -1,4 +1,4 @@
-/* fetch-tool.c - the fetcher (src/fetch.c) as a stdin → stdout filter.
+/* fetch-tool.c - the fetcher (src/crawl/fetch.c) as a stdin → stdout filter.
  *
  * Usage: fetch-tool [-n max_transfers] [-d min_delay] [-a secs] [-v] < lines
  * Each input line is `URL [key=value ...]` with keys

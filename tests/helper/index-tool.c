@@ -1,5 +1,5 @@
 /* index-tool.c - the brute-force oracle of the merge tests: tokenize stored
- * document texts the way the crawler does (src/crawl.c: html_parse or
+ * document texts the way the crawler does (src/crawl/crawl.c: html_parse or
  * html_parse_text, html_foreach_text, tok_run with the config's word lengths
  * and stopwords, positions sorted and unique, capped at 65535 per word).
  *

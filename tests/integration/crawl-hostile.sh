@@ -1,7 +1,7 @@
 #!/bin/bash
 # crawl-hostile.sh - mpseek-index crawls tests/servers/hostile.py: one run
 # over 31 sites (virtual hosts NAME.localhost of one server process, each a
-# Server of its own), one case each (field-notes §7 rows 1-7, 11, 12, 13):
+# Server of its own), one case each (doc/HOSTILE-INPUT.md cases 1-7, 11-13):
 # oversize bodies with and without Content-Length, endless bodies, gzip and
 # deflate bombs (bounded RSS), slow, silent and trickling servers, DNS and
 # connect failures, redirect chains, loops and odd Locations, 404/410/500
@@ -122,7 +122,7 @@ missing=$(awk -F'\t' '$3 >= 100 && $3 < 600 { print $2 "\t" $3 }' "$T/urlword.ts
 	log_mentions "$T/run1.log" "$url" | grep -qE "(^|[^0-9])$s([^0-9]|$)" || echo "$url $s"; done)
 check "a log line with the URL and the status for every response" "$missing" ""
 
-# ---- row 1: oversize bodies, endless body (MaxDocSize 100000)
+# ---- case 1: oversize bodies, endless body (MaxDocSize 100000)
 for p in /big/300000 '/big/300000?close=1' '/big/300000?chunked=1' /endless; do
 	url=$(u big "$p")
 	check "$p: stored with status 200" "$(st "$url")" "200 0"
@@ -139,7 +139,7 @@ check "/big/100000 (exactly MaxDocSize): 200, not truncated" \
 	"$(st "$(u big /big/100000)") $(logged "$(u big /big/100000)" truncated)" "200 0 "
 check "the site goes on after the big pages: /target 200" "$(st "$(u big /target)")" "200 0"
 
-# ---- row 2: decompression bombs
+# ---- case 2: decompression bombs
 for p in /gzip-bomb /deflate-bomb; do
 	url=$(u bombs "$p")
 	check "$p (10 GiB decoded): stored with status 200" "$(st "$url")" "200 0"
@@ -149,7 +149,7 @@ for p in /gzip-bomb /deflate-bomb; do
 done
 check "/gzip/small: decoded and indexed" "$(st "$(u bombs /gzip/small)") $(doc "$(u bombs /gzip/small)" 4 | grep -c 'compressed hello')" "200 0 1"
 
-# ---- rows 3, 4: slow, silent, trickling, unresolvable, refused (ReadTimeOut 3)
+# ---- cases 3, 4: slow, silent, trickling, unresolvable, refused (ReadTimeOut 3)
 for v in "slow-body /slow" "slow-headers /slow/headers" "trickle /trickle?bps=400" "silent /silent?s=120"; do
 	set -- $v
 	url=$(u "$1" "$2")
@@ -162,7 +162,7 @@ check "refused port: 611" "$(st http://127.0.0.1:1/)" "611 0"
 tr_end=$(awk -F'\t' -v h="trickle.localhost:$P" '$4 == h && $6 ~ /^\/trickle/ { print $2 - $1 }' "$T/run1.req")
 checkok "the trickle is ended by the total time cap ($tr_end s)" "$(num_below "$tr_end" 15)"
 
-# ---- row 5: redirects (RedirectLoopLimit 5)
+# ---- case 5: redirects (RedirectLoopLimit 5)
 R() { u redirects "$1"; }
 id() { f "$(R "$1")" 1; }
 check "chain of 3: 302s with redir, end 200" \
@@ -201,7 +201,7 @@ check "DeleteBad no: 404 and 410 kept" "$(st "$(u statuses-keep /status/404)"), 
 check "500 is stored as 500" "$(f "$(u statuses /status/500)" 3)" 500
 check "statuses: /target 200" "$(st "$(u statuses /target)")" "200 0"
 
-# ---- row 7: 429 and 503 with Retry-After pause the host; the rest waits
+# ---- case 7: 429 and 503 with Retry-After pause the host; the rest waits
 for h in busy429 busy503; do
 	code=${h#busy}
 	check "$h: / is $code, kept, due again only after Retry-After (1 h)" \
@@ -214,7 +214,7 @@ for h in busy429 busy503; do
 		"614 later 1"
 done
 
-# ---- row 6: robots.txt variants (MaxHops 1: the probe page and its links)
+# ---- case 6: robots.txt variants (MaxHops 1: the probe page and its links)
 # rv VARIANT PATH: "status deleted" of PATH on robots-VARIANT.
 rv() { st "$(u "robots-$1" "$2")"; }
 check "robots 404: everything allowed" "$(rv 404 /private/p.html), $(rv 404 /site/p1.html)" "200 0, 200 0"
@@ -250,7 +250,7 @@ gaps=$(awk -F'\t' -v h="robots-delay-0.2.localhost:$P" '$4 == h' "$T/run1.req" |
 checkok "Crawl-delay 0.2: gaps between requests >= 0.2 s ($gaps)" \
 	"$(echo "$gaps" | awk '{ for (i = 1; i <= NF; i++) if ($i < 0.195) bad = 1 } END { if (!bad && NF >= 3) print 1 }')"
 
-# ---- row 11: spider traps (MaxHops 10)
+# ---- case 11: spider traps (MaxHops 10)
 n=$(awk -F'\t' -v h="traps-cal.localhost:$P" '$4 == h && $6 ~ /^\/cal/' "$T/run1.req" | wc -l)
 checkok "calendar ?y=N+1: stopped by MaxHops ($n fetches)" "$([ "$n" -ge $((TRAPHOPS - 1)) ] && [ "$n" -le $((TRAPHOPS + 1)) ] && echo 1)"
 n=$(awk -F'\t' -v h="traps-calendar.localhost:$P" '$4 == h && $6 ~ /^\/calendar/' "$T/run1.req" | wc -l)
@@ -262,13 +262,13 @@ check "self-appending relative link: /loop/a/a/a/ is not fetched (602 or not sto
 n=$(awk -F'\t' -v h="traps-soft404.localhost:$P" '$4 == h && $6 ~ /^\/soft404/' "$T/run1.req" | wc -l)
 checkok "soft-404 site: stopped by MaxHops ($n fetches)" "$([ "$n" -ge $((TRAPHOPS - 1)) ] && [ "$n" -le $((TRAPHOPS + 1)) ] && echo 1)"
 
-# ---- row 12: the same page under five URLs
+# ---- case 12: the same page under five URLs
 origins=$(for x in a b c d e; do f "$(u dups /dup/$x)" 6; done | sort | tr -d '\n')
 crcs=$(for x in a b c d e; do f "$(u dups /dup/$x)" 7; done | sort -u | grep -c .)
 check "five copies: one origin, four clones, one MD5, all 200" \
 	"$origins $crcs $(for x in a b c d e; do f "$(u dups /dup/$x)" 3; done | sort -u | tr -d '\n')" "00001 1 200"
 
-# ---- row 13: conditional GET on the recrawl of one site
+# ---- case 13: conditional GET on the recrawl of one site
 for p in /lastmod /lastmod/weak /lastmod/future /etag/changing; do
 	check "$p: 200 on the first crawl" "$(st "$(u cond "$p")")" "200 0"
 done

@@ -1,11 +1,11 @@
 #!/bin/bash
-# fetch.sh - the fetcher (src/fetch.c, through tests/helper/fetch-tool)
+# fetch.sh - the fetcher (src/crawl/fetch.c, through tests/helper/fetch-tool)
 # against tests/servers/hostile.py on 127.0.0.1: redirects returned not
 # followed, status codes and Retry-After, timeouts of slow, silent and
 # endless servers, caps on big pages and decompression bombs with bounded
 # RSS, conditional GET, HEAD, per-host politeness from the server's log,
 # parallel hosts, the global cap, refused schemes, DNS failures and
-# cancellation (field-notes §7 rows 1-13).
+# cancellation (doc/HOSTILE-INPUT.md cases 1-5, 7 and 13).
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 tool="$builddir/tests/helper/fetch-tool"
@@ -96,7 +96,7 @@ EOF
 tap_is "$rc" 0 "fetch-tool exits 0"
 tap_is "$(wc -l <"$tmp/out")" 40 "one result line per URL"
 
-# Redirects come back with their Location, never followed (field-notes §1.3).
+# Redirects come back with their Location, never followed (case 5).
 tap_is "$(col "$(u r1 /redirect/chain/3)" 2)" 302 "redirect chain: 302 returned"
 tap_is "$(col "$(u r1 /redirect/chain/3)" 7)" /redirect/chain/2 "redirect chain: Location, not followed"
 tap_is "$(col "$(u r2 /redirect/loop)" 7)" /redirect/loop-b "redirect loop: first hop only"
@@ -111,7 +111,7 @@ for c in 301 307 308; do
 	tap_is "$(col "$(u r$n /redirect/code/$c)" 2) $(col "$(u r$n /redirect/code/$c)" 7)" "$c /target" "$c returned with Location"
 done
 
-# Status codes and Retry-After (ASPseek §7.4; field-notes §7 row 7).
+# Status codes and Retry-After (doc/CRAWL.md step 4; case 7).
 tap_is "$(col "$(u s1 /status/404)" 2) $(col "$(u s1 /status/404)" 3)" "404 none" "404 is a response, not an error"
 tap_is "$(col "$(u s2 /status/410)" 2)" 410 "410"
 tap_is "$(col "$(u s3 /status/500)" 2)" 500 "500"
@@ -121,7 +121,7 @@ tap_ok "$(between "$(col "$(u s6 /retry-after/date/100)" 8)" 95 101)" \
 	"Retry-After as HTTP-date: $(col "$(u s6 /retry-after/date/100)" 8) s"
 tap_is "$(col "$(u s7 /status/503?ra=soon)" 8)" -1 "garbage Retry-After is absent"
 
-# Conditional GET (field-notes §1.7, §7 row 13).
+# Conditional GET (case 13).
 tap_is "$(col "$(u c1 /lastmod)" 2)" 304 "If-Modified-Since -> 304"
 tap_is "$(col "$(u c2 /lastmod)" 2) $(col "$(u c2 /lastmod)" 4)" "304 0" "If-None-Match -> 304, no body"
 tap_is "$(col "$(u c3 /lastmod)" 2)" 200 "other ETag -> 200"
@@ -129,7 +129,7 @@ tap_is "$(col "$(u c4 /lastmod)" 2)" 200 "older If-Modified-Since -> 200"
 tap_is "$(col "$(u h1 /lastmod)" 2) $(col "$(u h1 /lastmod)" 4)" "200 0" "HEAD: status, no body"
 tap_is "$(col "$(u h1 /lastmod)" 6)" "text/html; charset=utf-8" "HEAD: Content-Type with charset"
 
-# Byte caps with and without Content-Length (field-notes §7 row 1, row 3).
+# Byte caps with and without Content-Length (cases 1 and 3).
 for v in "b1 /big/3000000" "b2 /big/3000000?chunked=1" "b3 /big/3000000?close=1"; do
 	set -- $v
 	tap_is "$(col "$(u $1 $2)" 2) $(col "$(u $1 $2)" 3) $(col "$(u $1 $2)" 4) $(col "$(u $1 $2)" 5)" \
@@ -162,7 +162,7 @@ tap_is "$(col 'javascript:alert(1)' 3)" url "javascript: refused"
 tap_is "$(col http://no-such-host.invalid/ 2) $(col http://no-such-host.invalid/ 3)" "0 dns" "unresolvable host: dns"
 tap_is "$(col http://127.0.0.1:1/ 2) $(col http://127.0.0.1:1/ 3)" "0 connect" "refused port: connect"
 
-# ---- 2. slow, silent, endless-slow: timeouts in parallel (row 3, row 4)
+# ---- 2. slow, silent, endless-slow: timeouts in parallel (cases 3, 4)
 fetch <<EOF
 $(u t1 /slow) timeout=2
 $(u t2 /silent) timeout=2
@@ -179,7 +179,7 @@ tap_is "$(col "$(u t4 /trickle?bps=400)" 3)" timeout "trickle above the low-spee
 tap_ok "$(between "$(col "$(u t4 /trickle?bps=400)" 9)" 2800 4000)" \
 	"trickle: ended by the total cap 3 x 1 s ($(col "$(u t4 /trickle?bps=400)" 9) ms)"
 
-# ---- 3. decompression bombs: cap on decoded bytes, bounded memory (row 2)
+# ---- 3. decompression bombs: cap on decoded bytes, bounded memory (case 2)
 cap=20000000
 echo "$(u g1 /gzip-bomb) maxsize=$cap" >"$tmp/in"
 if [ -x /usr/bin/time ]; then

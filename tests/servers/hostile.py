@@ -2,8 +2,8 @@
 """hostile.py - a misbehaving web server for mpseek's fetch and crawl tests.
 
 Python 3 standard library only.  Listens on 127.0.0.1, logs every request,
-and serves well-behaved pages next to every hostile case of field-notes §7
-rows 1-13.  Started by tests/integration/*.sh; reused by the crawler tests.
+and serves well-behaved pages next to every hostile case of
+doc/HOSTILE-INPUT.md (cases 1-13).  Started by tests/integration/*.sh; reused by the crawler tests.
 
 Usage:
   hostile.py [--bind 127.0.0.1] [--port 0] [--ports N] [--port-file FILE]

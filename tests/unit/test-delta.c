@@ -100,7 +100,7 @@ static char *take_log(void)
 	return s ? s : xstrdup("");
 }
 
-/* ---- the format, written independently of src/delta.c -------------------- */
+/* ---- the format, written independently of src/store/delta.c -------------- */
 
 static void le32(unsigned char *p, uint32_t v)
 {

@@ -292,7 +292,7 @@ static void edge_cases(void)
 	buf_addc(&big, 'x');
 	ok(url_normalize(buf_str(&big), &out, &why) == -1 && strstr(why, "too long"),
 	   "input that grows past MAX_URL_LEN when encoded is refused");
-	/* the field-notes 10 kB URL */
+	/* the 10 kB URL of doc/HOSTILE-INPUT.md case 10 */
 	buf_reset(&big);
 	buf_adds(&big, "http://e.com/");
 	while (big.len < 10240)

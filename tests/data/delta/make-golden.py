@@ -3,7 +3,7 @@
 doc/FORMATS.md ("Delta log") and nothing else, into golden-v1.dlt.
 
 An independent implementation of the format: test-delta reads the result
-with src/delta.c and compares the writer's own output with it record by
+with src/store/delta.c and compares the writer's own output with it record by
 record.  Rerun only when the format version changes:
     python3 make-golden.py records.txt golden-v1.dlt
 """
