@@ -10,6 +10,7 @@
 #define MPSEEK_CRAWL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct conf;
@@ -89,7 +90,10 @@ struct crawl_hooks {
 int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	      struct crawl_totals *t);
 
-/* Set by the signal handler crawl_run() installs; exposed for tests. */
-extern volatile int crawl_stop_requested;
+/* Ask the crawl to stop, as SIGTERM/SIGINT do: async-signal-safe, so the
+ * handlers crawl_run() and cluster.c install call it. */
+void crawl_request_stop(void);
+/* Has a stop been asked for (crawl_request_stop())?  It stays asked. */
+bool crawl_stop_requested(void);
 
 #endif

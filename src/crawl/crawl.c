@@ -42,8 +42,6 @@
 #include "url.h"
 #include "util.h"
 
-volatile int crawl_stop_requested;
-
 /* Outcomes stored per transaction, and how long one may wait. */
 #define PENDING_MAX 64
 #define PENDING_MAX_AGE 2.0
@@ -2799,7 +2797,7 @@ static void on_done(struct fetch_result *r, void *arg)
 static void on_signal(int sig)
 {
 	UNUSED(sig);
-	crawl_stop_requested = 1;
+	crawl_request_stop();
 }
 
 /* ---- claims: a few sites at a time ------------------------------------------------ */
@@ -2897,7 +2895,7 @@ static bool refill_due(const struct crawl *cr)
 {
 	double now = now_monotonic();
 
-	if (cr->leaving || cr->failed || crawl_stop_requested || cr->adv.cmd == CRAWL_STOP)
+	if (cr->leaving || cr->failed || crawl_stop_requested() || cr->adv.cmd == CRAWL_STOP)
 		return false;
 	for (size_t i = 0; i < cr->nheld; i++) {
 		const struct held *h = &cr->held[i];
@@ -3021,7 +3019,7 @@ static void fill_load(const struct crawl *cr, struct crawl_load *l)
 	l->claim_seconds = cr->claim_seconds;
 	l->store_seconds = cr->store_seconds;
 	l->idle = !cr->in_hand && !cr->npend && !(cr->st && cr->st->n) && !fetcher_pending(cr->f);
-	l->stopping = crawl_stop_requested != 0;
+	l->stopping = crawl_stop_requested();
 }
 
 /* Tell the coordinator where the rank stands; its answer lands in cr->adv. */
@@ -3136,7 +3134,7 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	     cr.st ? "a store thread" : "stores in the loop");
 	cr.adv.claim_limit = -1;
 	cr.adv.due = -1;
-	while (!crawl_stop_requested && !cr.failed) {
+	while (!crawl_stop_requested() && !cr.failed) {
 		tick(&cr);
 		if (cr.adv.cmd == CRAWL_STOP)
 			break;
@@ -3182,9 +3180,9 @@ int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 			flush(&cr);
 	}
 	cr.leaving = true;
-	if (cr.adv.cmd == CRAWL_STOP && !crawl_stop_requested)
+	if (cr.adv.cmd == CRAWL_STOP && !crawl_stop_requested())
 		info("stop requested by the master: releasing the URLs in hand");
-	if (crawl_stop_requested)
+	if (crawl_stop_requested())
 		info("signal received: stopping, releasing the URLs in hand");
 	/* Nothing new starts; the transfers in flight get a moment to finish:
 	 * a page already on its way is stored now rather than fetched again by
