@@ -4,7 +4,8 @@
  * next_index_time, redir, origin and deleted flag its urlword row gets, what
  * urlwordsNN holds, which links are admitted and what goes to the rank's
  * delta log.  The stages themselves live in fetch.c, robots.c, charset.c,
- * html.c, tokenize.c, url.c, delta.c and db.c.  See doc/CRAWL.md.
+ * html.c, tokenize.c, url.c, delta.c and db.c; the rooms of the loop in
+ * src/crawl/crawl*.c (their order in src/crawl/crawl_int.h).  See doc/CRAWL.md.
  */
 #ifndef MPSEEK_CRAWL_H
 #define MPSEEK_CRAWL_H
