@@ -4,12 +4,14 @@
  * next_index_time, redir, origin and deleted flag its urlword row gets, what
  * urlwordsNN holds, which links are admitted and what goes to the rank's
  * delta log.  The stages themselves live in fetch.c, robots.c, charset.c,
- * html.c, tokenize.c, url.c, delta.c and db.c.  See doc/CRAWL.md.
+ * html.c, tokenize.c, url.c, delta.c and db.c; the rooms of the loop in
+ * src/crawl/crawl*.c (their order in src/crawl/crawl_int.h).  See doc/CRAWL.md.
  */
 #ifndef MPSEEK_CRAWL_H
 #define MPSEEK_CRAWL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct conf;
@@ -89,7 +91,10 @@ struct crawl_hooks {
 int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	      struct crawl_totals *t);
 
-/* Set by the signal handler crawl_run() installs; exposed for tests. */
-extern volatile int crawl_stop_requested;
+/* Ask the crawl to stop, as SIGTERM/SIGINT do: async-signal-safe, so the
+ * handlers crawl_run() and cluster.c install call it. */
+void crawl_request_stop(void);
+/* Has a stop been asked for (crawl_request_stop())?  It stays asked. */
+bool crawl_stop_requested(void);
 
 #endif

@@ -513,7 +513,7 @@ static void on_stop_signal(int sig)
 {
 	UNUSED(sig);
 	stop_signal = 1;
-	crawl_stop_requested = 1;
+	crawl_request_stop();
 }
 
 static void sleep_s(double s)
@@ -827,7 +827,7 @@ static int run_worker(const struct conf *c, struct db *db, const struct crawl_op
 	v[R_FINAL] = 1;
 	v[R_RC] = rc;
 	v[R_IDLE] = 1;
-	v[R_STOPPING] = crawl_stop_requested;
+	v[R_STOPPING] = crawl_stop_requested();
 	MPI_Send(v, R_N, MPI_INT64_T, 0, TAG_REPORT, MPI_COMM_WORLD);
 	return rc;
 }

@@ -1,0 +1,285 @@
+/* crawl_threads.c - the analysis threads: page bodies analysed off the loop thread.
+ *
+ * Owns the slots that results wait in, the threads that run analyse_page()
+ * on them, and the order of their commits (per site, in arrival order).
+ * Not the analysis (crawl_analyse.c) nor the commit (crawl_commit.c); the
+ * store thread is crawl_store.c's.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "fetch.h"
+#include "log.h"
+#include "util.h"
+#include "crawl_int.h"
+
+/* With IndexThreads N > 0 the crawl loop stays the only user of the fetcher,
+ * the database, the delta log, the seen-set and the pending batch; N threads
+ * run analyse_page() on the bodies.  Every result of the fetcher takes a
+ * free slot, numbered in the order it arrived, and each site's slots are
+ * committed in that order (slot_committable()), so the outcome of a site's
+ * crawl is the one of the inline crawl (IndexThreads 0) whatever the
+ * threads' timing.  At most PIPE_SLOTS_PER_THREAD * N results wait: 8, not
+ * 4, so that while one thread is on a 1 MB index page (tens of ms) the
+ * others find pages to analyse and the loop keeps taking results (16 gave
+ * nothing more, doc/PERFORMANCE.md). */
+#define PIPE_SLOTS_PER_THREAD 8
+
+enum slot_state {
+	SLOT_FREE,                   /* unused */
+	SLOT_QUEUED,                 /* waiting for an analysis thread */
+	SLOT_WORKING,                /* being analysed */
+	SLOT_READY,                  /* ready to commit */
+	SLOT_COMMITTING,             /* being committed by the loop */
+};
+
+struct slot {
+	enum slot_state state;
+	uint64_t seq;                /* arrival order */
+	uintptr_t lane;              /* its site (job.site): committed in order per lane */
+	struct fetch_result r;       /* a copy: its strings and body are the slot's */
+	bool analyse;                /* r has a body for analyse_page() */
+	struct analysis a;
+};
+
+struct pipeline {
+	pthread_mutex_t mu;
+	pthread_cond_t work;         /* a slot was queued, or quit */
+	pthread_cond_t ready;        /* a slot became ready */
+	pthread_t *threads;
+	size_t nthreads;
+	struct slot *slots;          /* nslots, nused not SLOT_FREE */
+	size_t nslots, nused;
+	uint64_t next_seq;
+	bool quit;
+	/* read-only for the threads */
+	const struct conf *c;
+	const struct tokenizer *tok;
+	bool force;
+	struct fetcher *f;
+};
+
+/* Keep result r past its callback: copy its strings, take its body. */
+static void result_keep(struct fetch_result *dst, struct fetch_result *r)
+{
+	*dst = *r;
+	dst->url = xstrdup_or_null(r->url);
+	dst->host_key = xstrdup_or_null(r->host_key);
+	dst->reason = xstrdup_or_null(r->reason);
+	dst->content_type = xstrdup_or_null(r->content_type);
+	dst->last_modified = xstrdup_or_null(r->last_modified);
+	dst->etag = xstrdup_or_null(r->etag);
+	dst->location = xstrdup_or_null(r->location);
+	dst->content_encoding = xstrdup_or_null(r->content_encoding);
+	/* The body moves: the fetcher frees an empty buffer. */
+	buf_init(&r->body, r->body.max);
+}
+
+static void result_drop(struct fetch_result *r)
+{
+	free((char *)r->url);
+	free((char *)r->host_key);
+	free((char *)r->reason);
+	free((char *)r->content_type);
+	free((char *)r->last_modified);
+	free((char *)r->etag);
+	free((char *)r->location);
+	free((char *)r->content_encoding);
+	buf_free(&r->body);
+	memset(r, 0, sizeof(*r));
+}
+
+/* May ready slot s be committed: no slot of its site came before it?  (Its
+ * site's pages are committed in the order they arrived, so that the outcome
+ * is that of IndexThreads 0; the sites' orders interleave as the threads'
+ * timing has it, as the hosts' transfers always did.)  pl->mu held. */
+static bool slot_committable(const struct pipeline *pl, const struct slot *s)
+{
+	for (size_t i = 0; i < pl->nslots; i++) {
+		const struct slot *x = &pl->slots[i];
+
+		if (x->state != SLOT_FREE && x->lane == s->lane && x->seq < s->seq)
+			return false;
+	}
+	return true;
+}
+
+static void *analysis_thread(void *arg)
+{
+	struct pipeline *pl = arg;
+	struct analyser an;
+
+	pthread_setname_np(pthread_self(), "mpseek-analyse"); /* for top and perf */
+	analyser_init(&an);
+	pthread_mutex_lock(&pl->mu);
+	for (;;) {
+		struct slot *s = NULL;
+		bool wake;
+
+		/* The oldest page waiting: the loop commits in arrival order
+		 * per site. */
+		for (size_t i = 0; i < pl->nslots; i++) {
+			struct slot *x = &pl->slots[i];
+
+			if (x->state == SLOT_QUEUED && (!s || x->seq < s->seq))
+				s = x;
+		}
+		if (!s) {
+			if (pl->quit)
+				break;
+			pthread_cond_wait(&pl->work, &pl->mu);
+			continue;
+		}
+		s->state = SLOT_WORKING;
+		pthread_mutex_unlock(&pl->mu);
+		analyse_page(pl->c, pl->tok, pl->force, s->r.user, &s->r, &s->a, &an);
+		pthread_mutex_lock(&pl->mu);
+		s->state = SLOT_READY;
+		/* The loop can commit it if it is its site's oldest: wake it
+		 * for that. */
+		wake = slot_committable(pl, s);
+		pthread_cond_broadcast(&pl->ready);
+		if (wake)
+			fetcher_wakeup(pl->f);
+	}
+	pthread_mutex_unlock(&pl->mu);
+	analyser_free(&an);
+	return NULL;
+}
+
+/* Start n analysis threads.  Returns NULL after logging when they cannot
+ * be started. */
+struct pipeline *pipeline_new(struct crawl *cr, size_t n)
+{
+	struct pipeline *pl = xcalloc(1, sizeof(*pl));
+
+	pthread_mutex_init(&pl->mu, NULL);
+	pthread_cond_init(&pl->work, NULL);
+	pthread_cond_init(&pl->ready, NULL);
+	pl->c = cr->c;
+	pl->tok = cr->tok;
+	pl->force = cr->o->force;
+	pl->f = cr->f;
+	pl->nslots = PIPE_SLOTS_PER_THREAD * n;
+	pl->slots = xcalloc(pl->nslots, sizeof(*pl->slots));
+	for (size_t i = 0; i < pl->nslots; i++)
+		analysis_init(&pl->slots[i].a);
+	pl->threads = xcalloc(n, sizeof(*pl->threads));
+	for (; pl->nthreads < n; pl->nthreads++) {
+		int e = pthread_create(&pl->threads[pl->nthreads], NULL, analysis_thread, pl);
+
+		if (e) {
+			error("cannot start an analysis thread: %s", strerror(e));
+			pipeline_free(pl);
+			return NULL;
+		}
+	}
+	return pl;
+}
+
+/* Commit the slots that are ready, each site's oldest first, until at most
+ * `left` are in use; wait for analyses when more are.  left = SIZE_MAX
+ * commits what is ready without waiting.  A site's page in analysis holds
+ * back only that site's later pages: a 1 MB index page of one site (tens of
+ * ms) no longer holds every site's links back, and with them the claims
+ * that keep the other hosts busy. */
+void pipeline_commit(struct crawl *cr, size_t left)
+{
+	struct pipeline *pl = cr->pl;
+
+	pthread_mutex_lock(&pl->mu);
+	while (pl->nused) {
+		struct slot *s = NULL;
+
+		for (size_t i = 0; i < pl->nslots; i++) {
+			struct slot *x = &pl->slots[i];
+
+			if (x->state == SLOT_READY && (!s || x->seq < s->seq) &&
+			    slot_committable(pl, x))
+				s = x;
+		}
+		if (!s) {
+			if (pl->nused <= left)
+				break;
+			pthread_cond_wait(&pl->ready, &pl->mu);
+			continue;
+		}
+		/* The threads never touch it: commit it unlocked. */
+		s->state = SLOT_COMMITTING;
+		pthread_mutex_unlock(&pl->mu);
+		result_commit(cr, &s->r, s->analyse ? &s->a : NULL);
+		result_drop(&s->r);
+		analysis_clear(&s->a);
+		/* A commit takes database round trips: the hosts whose
+		 * transfers ended meanwhile get their next requests now, and
+		 * a site whose pages are (nearly) all fetched gets more now,
+		 * not after every slot is committed (when all are in use this
+		 * runs inside a delivery, for as long as pages keep coming). */
+		if (claims_refill_due(cr))
+			claims_refill(cr, false);
+		fetcher_kick(cr->f);
+		pthread_mutex_lock(&pl->mu);
+		s->state = SLOT_FREE;
+		pl->nused--;
+	}
+	pthread_mutex_unlock(&pl->mu);
+}
+
+/* Commit every slot (the fetcher has nothing more for now). */
+void pipeline_drain(struct crawl *cr)
+{
+	if (cr->pl)
+		pipeline_commit(cr, 0);
+}
+
+/* Take result r into a free slot (the fetcher's callback). */
+void pipeline_add(struct crawl *cr, struct fetch_result *r)
+{
+	struct pipeline *pl = cr->pl;
+	struct job *j = r->user;
+	struct slot *s;
+
+	if (pl->nused == pl->nslots)
+		pipeline_commit(cr, pl->nslots - 1);
+	job_params(cr->c, j);        /* j->p, read by the thread */
+	pthread_mutex_lock(&pl->mu);
+	for (s = pl->slots; s->state != SLOT_FREE; s++)
+		;
+	result_keep(&s->r, r);
+	s->analyse = r->err != FETCH_ERR_ABORTED && needs_analysis(j, r);
+	s->seq = pl->next_seq++;
+	s->lane = (uintptr_t)j->site;
+	s->state = s->analyse ? SLOT_QUEUED : SLOT_READY;
+	pl->nused++;
+	if (s->analyse)
+		pthread_cond_signal(&pl->work);
+	pthread_mutex_unlock(&pl->mu);
+}
+
+/* Stop the threads (every slot is free: pipeline_drain()). */
+void pipeline_free(struct pipeline *pl)
+{
+	if (!pl)
+		return;
+	pthread_mutex_lock(&pl->mu);
+	pl->quit = true;
+	pthread_cond_broadcast(&pl->work);
+	pthread_mutex_unlock(&pl->mu);
+	for (size_t i = 0; i < pl->nthreads; i++)
+		pthread_join(pl->threads[i], NULL);
+	for (size_t i = 0; i < pl->nslots; i++) {
+		result_drop(&pl->slots[i].r);
+		analysis_free(&pl->slots[i].a);
+	}
+	pthread_cond_destroy(&pl->work);
+	pthread_cond_destroy(&pl->ready);
+	pthread_mutex_destroy(&pl->mu);
+	free(pl->threads);
+	free(pl->slots);
+	free(pl);
+}
