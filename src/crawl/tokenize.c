@@ -290,6 +290,123 @@ static void cut(const struct tokenizer *t, char *s, size_t len, struct word *w)
 	w->nchars = nchars;
 }
 
+/* The fast path, for the word at s[i] that starts with an ASCII letter or
+ * digit: scan and fold it in one pass (ascii_word is 0 past ASCII) into out,
+ * a tok_doc's scratch with room for max_len + 16 bytes, keeping max_len
+ * bytes.  True with *end past the word if it is pure ASCII; false if a
+ * non-ASCII character continues it (a letter, an accent, an ignorable),
+ * which leaves the word to fold_word(). */
+static inline bool ascii_word_fast(const struct tokenizer *t, char *out, const uint8_t *s,
+				   size_t len, size_t i, size_t *end, struct word *w)
+{
+	size_t j = i, m, lim, max = (size_t)t->max_len;
+	unsigned char c;
+	enum cclass cls;
+	int32_t cp;
+	bool ends;
+
+	lim = len - i > max ? i + max : len;
+#ifdef __SSE2__
+	/* 16 at a time while they lie before len: all 16 go to out (room for
+	 * max + 16), the word ends at the first byte that is not a letter or
+	 * digit; j may pass lim. */
+	while (j < lim && j + 16 <= len) {
+		__m128i folded;
+		unsigned nonword = ~ascii_word_lanes(
+			_mm_loadu_si128((const __m128i *)(const void *)(s + j)), &folded) & 0xFFFFu;
+
+		_mm_storeu_si128((__m128i *)(void *)(out + (j - i)), folded);
+		if (nonword) {
+			j += (size_t)__builtin_ctz(nonword);
+			break;
+		}
+		j += 16;
+	}
+#endif
+	for (; j < lim && (c = ascii_word[s[j]]); j++)
+		out[j - i] = (char)c;
+	m = (j < lim ? j : lim) - i;
+	while (j < len && ascii_word[s[j]])
+		j++;
+	ends = j == len || s[j] < 0x80;
+	if (!ends) {
+		/* A non-ASCII character after the letters sends the word down
+		 * the general path only if it continues it. */
+		decode(s + j, len - j, &cp);
+		cls = cp < 0 ? C_SEP : classify(cp);
+		ends = cls == C_SEP || cls == C_ONE || cls == C_VT;
+	}
+	if (!ends)
+		return false;
+	out[m] = '\0';
+	w->truncated = j - i > max;
+	w->s = out;
+	w->len = w->nchars = m;
+	w->one = false;
+	*end = j;
+	return true;
+}
+
+/* The general path, for the character at s[*ip]: collect the run it starts,
+ * code point by code point folded and decomposed into cps (a tok_doc's
+ * scratch of TOK_SCRATCH code points), then compose it and cut it to size.
+ * Advances *ip past what it read (a separator, a stray mark or ignorable, or
+ * the run); returns false when that left no word. */
+static inline bool fold_word(const struct tokenizer *t, int32_t *cps, const uint8_t *s,
+			     size_t len, size_t *ip, struct word *w)
+{
+	size_t i = *ip, step, n, nraw;
+	enum cclass cls, kind;
+	int32_t cp;
+	bool raw_cut;
+
+	step = decode(s + i, len - i, &cp);
+	cls = cp < 0 ? C_SEP : classify(cp);
+	if (cls == C_SEP || cls == C_IGN || cls == C_MARK) {
+		/* A mark with no letter before it has nothing to stay with. */
+		*ip = i + step;
+		return false;
+	}
+	kind = cls == C_WORD ? C_WORD : C_ONE;
+	w->one = kind == C_ONE;
+	w->truncated = false;
+	n = fold_cp(cp, cps, TOK_SCRATCH);
+	nraw = 1;
+	for (i += step; i < len; i += step) {
+		size_t need;
+		step = decode(s + i, len - i, &cp);
+		cls = cp < 0 ? C_SEP : classify(cp);
+		if (cls == C_IGN)
+			continue;
+		if (cls == C_SEP || cls == C_ONE || (cls == C_WORD && kind == C_ONE) ||
+		    (cls == C_VT && kind == C_WORD))
+			break;
+		/* C_MARK, C_VT after a one-character letter, C_WORD in a word. */
+		if (nraw >= TOK_MAX_RAW) {
+			w->truncated = true;
+			continue;
+		}
+		need = fold_cp(cp, cps + n, TOK_SCRATCH - n);
+		if (need > TOK_SCRATCH - n) {
+			/* Only pathological runs of marks get here; the word is
+			 * cut anyway. */
+			nraw = TOK_MAX_RAW;
+			w->truncated = true;
+			continue;
+		}
+		n += need;
+		nraw++;
+	}
+	*ip = i;
+	n = finish(cps, n);
+	if (n == 0)
+		return false;
+	raw_cut = w->truncated;
+	cut(t, (char *)cps, n, w);
+	w->truncated = w->truncated || raw_cut;
+	return true;
+}
+
 /* Find the next word of s[*ip..len), fold it into d's scratch and advance
  * *ip past it.  Returns false at the end of the text. */
 static bool next_word(const struct tokenizer *t, struct tok_doc *d, const uint8_t *s, size_t len,
@@ -299,16 +416,7 @@ static bool next_word(const struct tokenizer *t, struct tok_doc *d, const uint8_
 	int32_t *cps = d->scratch;
 
 	while (i < len) {
-		size_t start = i, step, n, nraw;
-		enum cclass cls, kind;
-		int32_t cp;
-
 		if (s[i] < 0x80) {
-			char *out = (char *)cps;
-			size_t j = i, m, lim, max = (size_t)t->max_len;
-			unsigned char c;
-			bool ends;
-
 			if (!ascii_word[s[i]]) {
 				/* ASCII separators: skipped in one go. */
 				do
@@ -316,102 +424,13 @@ static bool next_word(const struct tokenizer *t, struct tok_doc *d, const uint8_
 				while (i < len && s[i] < 0x80 && !ascii_word[s[i]]);
 				continue;
 			}
-			/* Scan and fold in one pass (ascii_word is 0 past
-			 * ASCII), keeping max bytes; kept if the word ends here. */
-			lim = len - i > max ? i + max : len;
-#ifdef __SSE2__
-			/* 16 at a time while they lie before len: all 16 go to
-			 * out (room for max + 16), the word ends at the first
-			 * byte that is not a letter or digit; j may pass lim. */
-			while (j < lim && j + 16 <= len) {
-				__m128i folded;
-				unsigned nonword = ~ascii_word_lanes(
-					_mm_loadu_si128((const __m128i *)(const void *)(s + j)),
-					&folded) & 0xFFFFu;
-
-				_mm_storeu_si128((__m128i *)(void *)(out + (j - i)), folded);
-				if (nonword) {
-					j += (size_t)__builtin_ctz(nonword);
-					break;
-				}
-				j += 16;
-			}
-#endif
-			for (; j < lim && (c = ascii_word[s[j]]); j++)
-				out[j - i] = (char)c;
-			m = (j < lim ? j : lim) - i;
-			while (j < len && ascii_word[s[j]])
-				j++;
-			ends = j == len || s[j] < 0x80;
-			if (!ends) {
-				/* A non-ASCII character after the letters sends
-				 * the word down the general path only if it
-				 * continues it (a letter, an accent, an ignorable). */
-				decode(s + j, len - j, &cp);
-				cls = cp < 0 ? C_SEP : classify(cp);
-				ends = cls == C_SEP || cls == C_ONE || cls == C_VT;
-			}
-			if (ends) {
-				/* The fast path: a pure ASCII word. */
-				out[m] = '\0';
-				w->truncated = j - i > max;
-				w->s = out;
-				w->len = w->nchars = m;
-				w->one = false;
-				*ip = j;
+			if (ascii_word_fast(t, (char *)cps, s, len, i, ip, w))
 				return true;
-			}
 		}
-		step = decode(s + i, len - i, &cp);
-		cls = cp < 0 ? C_SEP : classify(cp);
-		if (cls == C_SEP || cls == C_IGN || cls == C_MARK) {
-			/* A mark with no letter before it has nothing to stay with. */
-			i += step;
-			continue;
+		if (fold_word(t, cps, s, len, &i, w)) {
+			*ip = i;
+			return true;
 		}
-
-		/* The general path: collect the run's code points, folded and
-		 * decomposed, then compose them. */
-		kind = cls == C_WORD ? C_WORD : C_ONE;
-		w->one = kind == C_ONE;
-		w->truncated = false;
-		n = fold_cp(cp, cps, TOK_SCRATCH);
-		nraw = 1;
-		for (i = start + step; i < len; i += step) {
-			size_t need;
-			step = decode(s + i, len - i, &cp);
-			cls = cp < 0 ? C_SEP : classify(cp);
-			if (cls == C_IGN)
-				continue;
-			if (cls == C_SEP || cls == C_ONE || (cls == C_WORD && kind == C_ONE) ||
-			    (cls == C_VT && kind == C_WORD))
-				break;
-			/* C_MARK, C_VT after a one-character letter, C_WORD in a word. */
-			if (nraw >= TOK_MAX_RAW) {
-				w->truncated = true;
-				continue;
-			}
-			need = fold_cp(cp, cps + n, TOK_SCRATCH - n);
-			if (need > TOK_SCRATCH - n) {
-				/* Only pathological runs of marks get here;
-				 * the word is cut anyway. */
-				nraw = TOK_MAX_RAW;
-				w->truncated = true;
-				continue;
-			}
-			n += need;
-			nraw++;
-		}
-		*ip = i;
-		n = finish(cps, n);
-		if (n == 0)
-			continue;
-		{
-			bool raw_cut = w->truncated;
-			cut(t, (char *)cps, n, w);
-			w->truncated = w->truncated || raw_cut;
-		}
-		return true;
 	}
 	*ip = i;
 	return false;

@@ -620,98 +620,93 @@ static void norm_free(struct norm *nm)
 	buf_free(&nm->frag);
 }
 
-/* Build the normal form of the absolute reference r into nm. */
-static int normalize_ref(const struct ref *r, struct norm *nm, const char **why)
+/* The scheme of r, lowercase, into nm->s (also when it is not crawlable:
+ * the caller reports the scheme seen); *dflt is its default port. */
+static int norm_scheme(const struct ref *r, struct norm *nm, int *dflt, const char **why)
 {
-	struct buf t1 = BUF_INIT(WORK_MAX), t2 = BUF_INIT(WORK_MAX);
-	struct span a, host, port = {NULL, 0};
-	const char *at;
 	size_t i;
-	int rc = -1, https, dflt;
+	int https;
 
-	buf_reset(&nm->s);
-	nm->query_off = nm->query_len = 0;
-	nm->has_userinfo = nm->has_frag = 0;
-	if (!r->scheme.p) {
-		fail(why, "not an absolute URL");
-		goto out;
-	}
+	if (!r->scheme.p)
+		return fail(why, "not an absolute URL");
 	for (i = 0; i < r->scheme.n; i++)
-		if (buf_addc(&nm->s, lower(r->scheme.p[i]))) {
-			fail(why, "URL too long");
-			goto out;
-		}
+		if (buf_addc(&nm->s, lower(r->scheme.p[i])))
+			return fail(why, "URL too long");
 	https = span_is(r->scheme, "https");
 	if (!https && !span_is(r->scheme, "http")) {
-		rc = URL_NOT_CRAWLABLE;
 		fail(why, "scheme not crawlable");
-		goto out;
+		return URL_NOT_CRAWLABLE;
 	}
-	dflt = https ? 443 : 80;
-	if (!r->auth.p) {
-		fail(why, "missing host");
-		goto out;
-	}
+	*dflt = https ? 443 : 80;
+	return 0;
+}
+
+/* "://", the host and a port other than dflt into nm->s; the userinfo
+ * aside in nm->userinfo. */
+static int norm_authority(const struct ref *r, struct norm *nm, int dflt, const char **why)
+{
+	struct span a, host, port = {NULL, 0};
+	const char *at;
+
+	if (!r->auth.p)
+		return fail(why, "missing host");
 	/* authority = [ userinfo "@" ] host [ ":" port ] (§3.2); the last '@'
 	 * ends the userinfo, as browsers read it. */
 	a = r->auth;
 	at = a.n ? memrchr(a.p, '@', a.n) : NULL;
 	if (at) {
 		nm->has_userinfo = 1;
-		if (buf_add(&nm->userinfo, a.p, (size_t)(at - a.p))) {
-			fail(why, "URL too long");
-			goto out;
-		}
+		if (buf_add(&nm->userinfo, a.p, (size_t)(at - a.p)))
+			return fail(why, "URL too long");
 		a.n -= (size_t)(at + 1 - a.p);
 		a.p = at + 1;
 	}
 	host = a;
 	if (a.n && a.p[0] == '[') {
 		const char *rb = memchr(a.p, ']', a.n);
-		if (!rb) {
-			fail(why, "bad IPv6 literal");
-			goto out;
-		}
+		if (!rb)
+			return fail(why, "bad IPv6 literal");
 		host.n = (size_t)(rb + 1 - a.p);
-		if (host.n < a.n && a.p[host.n] != ':') {
-			fail(why, "bad IPv6 literal");
-			goto out;
-		}
+		if (host.n < a.n && a.p[host.n] != ':')
+			return fail(why, "bad IPv6 literal");
 	} else {
 		const char *colon = memchr(a.p, ':', a.n);
 		host.n = colon ? (size_t)(colon - a.p) : a.n;
 	}
 	if (host.n < a.n)
 		port = (struct span){a.p + host.n + 1, a.n - host.n - 1};
-	if (buf_adds(&nm->s, "://")) {
-		fail(why, "URL too long");
-		goto out;
-	}
+	if (buf_adds(&nm->s, "://"))
+		return fail(why, "URL too long");
 	nm->host_off = nm->s.len;
 	if (norm_host(host.p, host.n, &nm->s, why))
-		goto out;
+		return -1;
 	nm->host_len = nm->s.len - nm->host_off;
 	if (parse_port(port, dflt, &nm->port, why))
-		goto out;
-	if (nm->port != dflt && buf_printf(&nm->s, ":%d", nm->port)) {
-		fail(why, "URL too long");
-		goto out;
-	}
-	if (nm->s.len + 1 > MAX_SITE_LEN) {
-		fail(why, "host too long");
-		goto out;
-	}
+		return -1;
+	if (nm->port != dflt && buf_printf(&nm->s, ":%d", nm->port))
+		return fail(why, "URL too long");
+	if (nm->s.len + 1 > MAX_SITE_LEN)
+		return fail(why, "host too long");
+	return 0;
+}
+
+/* The path, the filtered query into nm->s and the fragment aside in
+ * nm->frag.  Fails only when the URL grows too long. */
+static int norm_path_query(const struct ref *r, struct norm *nm, const char **why)
+{
+	struct buf t1 = BUF_INIT(WORK_MAX), t2 = BUF_INIT(WORK_MAX);
+	int rc = -1;
 
 	/* Path: §6.2.2.2 encoding first, so "%2E" segments count as dots
 	 * (as browsers read them), then §5.2.4; the empty path is "/" (§6.2.3). */
 	nm->path_off = nm->s.len;
 	if (encode(&t1, r->path.p, r->path.n, C_PATH))
-		goto toolong;
+		goto out;
 	strip_path_session(&t1);
 	if (remove_dots(buf_str(&t1), t1.len, &t2))
-		goto toolong;
+		goto out;
 	if (buf_add(&nm->s, t2.len ? t2.ptr : "/", t2.len ? t2.len : 1))
-		goto toolong;
+		goto out;
 	nm->path_len = nm->s.len - nm->path_off;
 
 	if (r->query.p) {
@@ -719,31 +714,45 @@ static int normalize_ref(const struct ref *r, struct norm *nm, const char **why)
 		buf_reset(&t2);
 		if (encode(&t1, r->query.p, r->query.n, C_QUERY) ||
 		    filter_query(&t2, buf_str(&t1), t1.len))
-			goto toolong;
+			goto out;
 		if (t2.len) {
 			if (buf_addc(&nm->s, '?'))
-				goto toolong;
+				goto out;
 			nm->query_off = nm->s.len;
 			nm->query_len = t2.len;
 			if (buf_add(&nm->s, t2.ptr, t2.len))
-				goto toolong;
+				goto out;
 		}
 	}
 	if (r->frag.p) {
 		nm->has_frag = 1;
 		if (encode(&nm->frag, r->frag.p, r->frag.n, C_FRAG))
-			goto toolong;
+			goto out;
 	}
 	if (nm->s.len > MAX_URL_LEN)
-		goto toolong;
+		goto out;
 	rc = 0;
-	goto out;
-toolong:
-	fail(why, "URL too long");
 out:
 	buf_free(&t1);
 	buf_free(&t2);
-	return rc;
+	return rc ? fail(why, "URL too long") : 0;
+}
+
+/* Build the normal form of the absolute reference r into nm: scheme,
+ * authority, then path, query and fragment. */
+static int normalize_ref(const struct ref *r, struct norm *nm, const char **why)
+{
+	int rc, dflt;
+
+	buf_reset(&nm->s);
+	nm->query_off = nm->query_len = 0;
+	nm->has_userinfo = nm->has_frag = 0;
+	rc = norm_scheme(r, nm, &dflt, why);
+	if (rc)
+		return rc;
+	if (norm_authority(r, nm, dflt, why))
+		return -1;
+	return norm_path_query(r, nm, why);
 }
 
 /* Normalise absolute URL s into nm (initialised by the caller). */

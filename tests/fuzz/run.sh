@@ -19,7 +19,8 @@ if ! command -v clang >/dev/null || [ -z "$targets" ]; then
 	echo "1..0 # SKIP clang or fuzz targets missing"
 	exit 0
 fi
-if [ ! -f "$bld/config.h" ] || [ ! -f "$bld/src/store/schema_sql.c" ]; then
+if [ ! -f "$bld/config.h" ] || [ ! -f "$bld/src/store/schema_sql.c" ] ||
+	[ ! -f "$bld/src/crawl/html_entities.c" ]; then
 	echo "1..0 # SKIP no configured build in $bld"
 	exit 0
 fi
@@ -31,11 +32,11 @@ flags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sa
 flags="$flags -I$top/include -I$bld $(pkg-config --cflags $pkgs)"
 libs="$(pkg-config --libs $pkgs) -lm"
 # Every source but the main()s and the MPI side of mpseek-index; the schema
-# is the build's generated copy (an in-tree build also has one in src/store,
-# left out so that it is not linked twice).
-lib_srcs=$(find "$top/src" -name '*.c' ! -path '*/src/bin/*' ! -name schema_sql.c |
-	grep -vE '/(cluster|merge|pagerank)\.c$' | sort)
-lib_srcs="$lib_srcs $bld/src/store/schema_sql.c"
+# and the HTML entity table are the build's generated copies (an in-tree
+# build also has them in src/, left out so that they are not linked twice).
+lib_srcs=$(find "$top/src" -name '*.c' ! -path '*/src/bin/*' ! -name schema_sql.c \
+	! -name html_entities.c | grep -vE '/(cluster|merge|pagerank)\.c$' | sort)
+lib_srcs="$lib_srcs $bld/src/store/schema_sql.c $bld/src/crawl/html_entities.c"
 
 # Library objects once (without -fsanitize=fuzzer's main), then one link per target.
 mkdir -p "$work/obj"
