@@ -342,8 +342,6 @@ int db_space_sites(struct db *db, const uint32_t *space_ids, size_t n,
 long db_site_origins(struct db *db, unsigned site_id, size_t max,
 		     void (*fn)(void *arg, unsigned url_id, const char *crc), void *arg);
 
-#endif
-
 /* --- searchd: the query log (table stat, ASPseek's ADD_STAT) -------------- */
 
 #define DB_STAT_ADDR 128          /* stat.addr, stat.proxy (ascii) */
@@ -363,3 +361,5 @@ struct db_stat {
 };
 /* Insert n (at most DB_STAT_BATCH) rows in one statement.  Returns 0 or -1. */
 int db_stat_add(struct db *db, const struct db_stat *rows, size_t n);
+
+#endif

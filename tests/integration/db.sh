@@ -1,5 +1,5 @@
 #!/bin/bash
-# db.sh - the database layer (src/db.c, src/dbserver.c) end to end.
+# db.sh - the database layer (src/store/db*.c, src/store/dbserver.c) end to end.
 #
 # Against a private MariaDB server (lib.sh's mdb_start, independent of the
 # code under test): the schema is created once and rechecked idempotently; a
@@ -18,8 +18,8 @@
 # stops it; a too-long socket path is refused by name; and the same works
 # for an ordinary user when the tests run as root.
 #
-# The claim tests drive src/db.c through a small C program compiled here
-# against libmpseek.a (no mpseek program exposes claims yet).
+# The claim tests drive src/store/db_claim.c through a small C program
+# compiled here against libmpseek.a (no mpseek program exposes claims yet).
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 idx="$builddir/mpseek-index"
@@ -285,11 +285,11 @@ mdb_sql "UPDATE urlword SET index_status = 0, status = 0, next_index_time = 0, l
 total=$(mdb_sql "SELECT COUNT(*) FROM urlword" mpa)
 tap_is "$total" 2005 "work queue of 2005 URLs"
 
-# EXPLAIN of the claim SELECT: the text comes from src/db.c itself, through
-# the preprocessor, with the placeholders filled in.
-sel=$({ sed -n '/BEGIN CLAIM SELECT/,/END CLAIM SELECT/p' "$srcdir/src/store/db.c"; echo CLAIM_SELECT; } |
+# EXPLAIN of the claim SELECT: the text comes from src/store/db_claim.c
+# itself, through the preprocessor, with the placeholders filled in.
+sel=$({ sed -n '/BEGIN CLAIM SELECT/,/END CLAIM SELECT/p' "$srcdir/src/store/db_claim.c"; echo CLAIM_SELECT; } |
 	${dcc:-cc} -E -P -x c - | tr -d '\n' | sed 's/"[[:space:]]*"//g; s/^[[:space:]]*"//; s/"[[:space:]]*$//')
-tap_ok "$(grep -q 'FOR UPDATE SKIP LOCKED$' <<<"$sel" && echo 1)" "claim SELECT text extracted from src/db.c"
+tap_ok "$(grep -q 'FOR UPDATE SKIP LOCKED$' <<<"$sel" && echo 1)" "claim SELECT text extracted from src/store/db_claim.c"
 now=$(date +%s)
 q=$(awk -v now="$now" '{ n = split($0, p, "?"); v[1] = now; v[2] = 3; v[3] = now; v[4] = 100;
 	s = p[1]; for (i = 2; i <= n; i++) s = s v[i - 1] p[i]; print s }' <<<"$sel")
