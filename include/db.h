@@ -20,11 +20,14 @@ struct db;
 /* The schema version this build reads and writes (row in table `mpseek_meta`). */
 #define DB_SCHEMA_VERSION 1
 
-/* Connect as configured: DBAddr, or the embedded server's socket under
- * DataDir when no DBAddr is set (the server must already be running: see
- * dbserver_ensure()).  Retries with back-off for up to `wait_seconds`.
- * Returns 0 and a handle (free with db_close()) or -1 after logging why. */
-int db_open(const struct conf *c, double wait_seconds, struct db **out);
+/* Connect as configured: DBAddr, or when no DBAddr is set the embedded
+ * server on unix socket `embedded_socket` (borrowed for the call; the caller
+ * gets it from dbserver_socket_path(), and the server must already be
+ * running: see dbserver_ensure()).  Retries with back-off for up to
+ * `wait_seconds`.  Returns 0 and a handle (free with db_close()) or -1 after
+ * logging why. */
+int db_open(const struct conf *c, const char *embedded_socket, double wait_seconds,
+	    struct db **out);
 void db_close(struct db *db);
 
 /* Check the schema version.  With create=true an empty database gets the

@@ -32,7 +32,6 @@
 #include "conf.h"
 #include "db.h"
 #include "db_int.h"
-#include "dbserver.h"
 #include "fetch.h"
 #include "log.h"
 #include "util.h"
@@ -317,12 +316,14 @@ static struct db *db_new_socket(const char *socket_path, const char *name)
 	return db;
 }
 
-int db_open(const struct conf *c, double wait_seconds, struct db **out)
+int db_open(const struct conf *c, const char *embedded_socket, double wait_seconds,
+	    struct db **out)
 {
 	struct db *db;
-	char *sock = NULL;
 
 	*out = NULL;
+	if (!c->db.set && !embedded_socket)
+		return error("no DBAddr and no socket of an embedded server to connect to");
 	if (lib_acquire())
 		return -1;
 	if (c->db.set) {
@@ -341,11 +342,9 @@ int db_open(const struct conf *c, double wait_seconds, struct db **out)
 			db->where = xasprintf("%s:%u", db->host, db->port ? db->port : 3306);
 		db->hint = "is the server running, and is DBAddr right?";
 	} else {
-		sock = dbserver_socket_path(c->data_dir);
-		db = db_new_socket(sock, "mpseek");
+		db = db_new_socket(embedded_socket, "mpseek");
 		db->hint = "is the server running? start it with mpseek-index --db-start";
 	}
-	free(sock);
 	db->wait = wait_seconds;
 	db->create_db = true;
 	if (connect_retry(db)) {

@@ -121,6 +121,7 @@ cat >"$T/claim-driver.c" <<'EOC'
 #include "buf.h"
 #include "conf.h"
 #include "db.h"
+#include "dbserver.h"
 #include "log.h"
 #include "util.h"
 
@@ -150,6 +151,7 @@ int main(int argc, char **argv)
 	struct db *db = NULL;
 	struct buf err = BUF_INIT(4096);
 	struct db_url *u = NULL;
+	char *sock = NULL;
 	int rc = 1, n, rank;
 	long lease;
 
@@ -160,7 +162,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", buf_str(&err));
 		goto out;
 	}
-	if (db_open(c, 30, &db) || db_schema_check(db, false))
+	sock = dbserver_socket_path(c->data_dir); /* used when there is no DBAddr */
+	if (db_open(c, sock, 30, &db) || db_schema_check(db, false))
 		goto out;
 	if (!strcmp(argv[2], "explain")) {
 		rc = db_explain_claim(db, stdout) ? 1 : 0;
@@ -257,6 +260,7 @@ int main(int argc, char **argv)
 	}
 out:
 	free(u);
+	free(sock);
 	db_close(db);
 	conf_free(c);
 	buf_free(&err);
