@@ -79,8 +79,8 @@ CREATE TABLE IF NOT EXISTS urlword (
 	UNIQUE KEY url_hash (url_hash),
 	-- The claim query: WHERE deleted = 0 AND next_index_time <= now
 	-- ORDER BY next_index_time, url_id LIMIT n reads this index in order,
-	-- without a filesort (a filesort would lock every row it scans,
-	-- field-notes §4).
+	-- without a filesort (a filesort would read, and so lock, every due
+	-- row first: doc/DATABASE.md, "The claim query's plan").
 	KEY claim (deleted, next_index_time, url_id),
 	-- More URLs of a site the rank already holds (site-affine claims).
 	KEY site_claim (site_id, deleted, next_index_time),
