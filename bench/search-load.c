@@ -35,6 +35,7 @@
 #include "buf.h"
 #include "conf.h"
 #include "db.h"
+#include "dbserver.h"
 #include "log.h"
 #include "proto.h"
 #include "search.h"
@@ -130,13 +131,21 @@ struct session {
 
 static int session_open(const struct target *t, struct session *s, struct buf *err)
 {
+	char *sock; /* the embedded server's, used when there is no DBAddr */
+	int rc;
+
 	s->fd = -1;
 	s->db = NULL;
 	if (t->addr) {
 		s->fd = proto_connect(t->addr, TIMEOUT_MS, err);
 		return s->fd < 0 ? -1 : 0;
 	}
-	if (!t->no_db && db_open(t->c, 10, &s->db)) {
+	if (t->no_db)
+		return 0;
+	sock = dbserver_socket_path(t->c->data_dir);
+	rc = db_open(t->c, sock, 10, &s->db);
+	free(sock);
+	if (rc) {
 		buf_reset(err);
 		buf_adds(err, "cannot connect to the database");
 		return -1;

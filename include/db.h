@@ -20,11 +20,14 @@ struct db;
 /* The schema version this build reads and writes (row in table `mpseek_meta`). */
 #define DB_SCHEMA_VERSION 1
 
-/* Connect as configured: DBAddr, or the embedded server's socket under
- * DataDir when no DBAddr is set (the server must already be running: see
- * dbserver_ensure()).  Retries with back-off for up to `wait_seconds`.
- * Returns 0 and a handle (free with db_close()) or -1 after logging why. */
-int db_open(const struct conf *c, double wait_seconds, struct db **out);
+/* Connect as configured: DBAddr, or when no DBAddr is set the embedded
+ * server on unix socket `embedded_socket` (borrowed for the call; the caller
+ * gets it from dbserver_socket_path(), and the server must already be
+ * running: see dbserver_ensure()).  Retries with back-off for up to
+ * `wait_seconds`.  Returns 0 and a handle (free with db_close()) or -1 after
+ * logging why. */
+int db_open(const struct conf *c, const char *embedded_socket, double wait_seconds,
+	    struct db **out);
 void db_close(struct db *db);
 
 /* Check the schema version.  With create=true an empty database gets the
@@ -342,8 +345,6 @@ int db_space_sites(struct db *db, const uint32_t *space_ids, size_t n,
 long db_site_origins(struct db *db, unsigned site_id, size_t max,
 		     void (*fn)(void *arg, unsigned url_id, const char *crc), void *arg);
 
-#endif
-
 /* --- searchd: the query log (table stat, ASPseek's ADD_STAT) -------------- */
 
 #define DB_STAT_ADDR 128          /* stat.addr, stat.proxy (ascii) */
@@ -363,3 +364,5 @@ struct db_stat {
 };
 /* Insert n (at most DB_STAT_BATCH) rows in one statement.  Returns 0 or -1. */
 int db_stat_add(struct db *db, const struct db_stat *rows, size_t n);
+
+#endif

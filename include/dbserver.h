@@ -6,7 +6,8 @@
 #ifndef MPSEEK_DBSERVER_H
 #define MPSEEK_DBSERVER_H
 
-/* Path of the embedded server's socket for data_dir (malloc'd; caller frees). */
+/* Path of the embedded server's socket for data_dir (malloc'd; caller frees):
+ * what a program passes to db_open() for a config without DBAddr. */
 char *dbserver_socket_path(const char *data_dir);
 
 /* Make sure the embedded server for data_dir runs: create the MariaDB data

@@ -1,5 +1,5 @@
--- schema.sql - mpseek's tables, schema version 1 (doc/DATABASE.md), after
--- ASPseek 1.2's etc/sql/mysql/tables.sql.in, on InnoDB.
+-- schema.sql - mpseek's tables, schema version 1 (SPEC §3.1), after ASPseek's
+-- etc/sql/mysql/tables.sql (reference/aspseek.md §4), on InnoDB.
 --
 -- The programs carry this file compiled in (sql/embed.awk) and apply it to an
 -- empty database; sql/README says how to apply it by hand.  Rules the
@@ -33,7 +33,7 @@ CREATE TABLE IF NOT EXISTS mpseek_meta (
 -- One row per known site, key "scheme://host[:port]/" (lowercase, port only
 -- when not the default).  claim_rank/lease_until are the site lease of the
 -- cluster crawl: while a rank holds an unexpired lease no other rank claims
--- URLs of the site, so politeness holds across ranks (doc/CLUSTER.md).
+-- URLs of the site, so politeness holds across ranks (SPEC §4 step 2).
 CREATE TABLE IF NOT EXISTS sites (
 	site_id int unsigned NOT NULL AUTO_INCREMENT,
 	site varbinary(255) NOT NULL,
@@ -79,8 +79,8 @@ CREATE TABLE IF NOT EXISTS urlword (
 	UNIQUE KEY url_hash (url_hash),
 	-- The claim query: WHERE deleted = 0 AND next_index_time <= now
 	-- ORDER BY next_index_time, url_id LIMIT n reads this index in order,
-	-- without a filesort (a filesort would lock every row it scans:
-	-- doc/DATABASE.md, "The claim query's plan").
+	-- without a filesort (a filesort would read, and so lock, every due
+	-- row first: doc/DATABASE.md, "The claim query's plan").
 	KEY claim (deleted, next_index_time, url_id),
 	-- More URLs of a site the rank already holds (site-affine claims).
 	KEY site_claim (site_id, deleted, next_index_time),

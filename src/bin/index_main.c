@@ -179,6 +179,16 @@ static const char *db_name(const struct conf *c)
 	return c->db.set ? c->db.name : "mpseek";
 }
 
+/* A connection as configured: DBAddr, or the embedded server of DataDir. */
+static int open_db(const struct conf *c, double wait_seconds, struct db **db)
+{
+	char *sock = dbserver_socket_path(c->data_dir);
+	int rc = db_open(c, sock, wait_seconds, db);
+
+	free(sock);
+	return rc;
+}
+
 struct print_ctx {
 	struct ranks *r;
 	long n;
@@ -243,7 +253,7 @@ static int run_local(const struct options *o, const struct conf *c)
 
 		/* wordurl is checked too when the database answers. */
 		if ((c->db.set || dbserver_running(c->data_dir)) &&
-		    (db_open(c, 10, &db) || db_schema_check(db, false))) {
+		    (open_db(c, 10, &db) || db_schema_check(db, false))) {
 			db_close(db);
 			db = NULL;
 		}
@@ -259,7 +269,7 @@ static int run_local(const struct options *o, const struct conf *c)
 		if (!c->db.set && !dbserver_running(c->data_dir))
 			return error("the embedded database of %s is not running (start it with "
 				     "mpseek-index --db-start)", c->data_dir);
-		if (db_open(c, 10, &db) || db_schema_check(db, false))
+		if (open_db(c, 10, &db) || db_schema_check(db, false))
 			goto out;
 		rc = db_print_stats(db, stdout);
 		break;
@@ -267,7 +277,7 @@ static int run_local(const struct options *o, const struct conf *c)
 		if (!c->db.set && !dbserver_running(c->data_dir))
 			return error("the embedded database of %s is not running (start it with "
 				     "mpseek-index --db-start)", c->data_dir);
-		if (db_open(c, 10, &db) || db_schema_check(db, false))
+		if (open_db(c, 10, &db) || db_schema_check(db, false))
 			goto out;
 		rc = print_ranks(o, c, db);
 		break;
@@ -366,7 +376,7 @@ static int job_setup(const struct options *o, const struct conf *c, struct db **
 	bool crawl_off = o->verb == VERB_MERGE || o->ranks_only;
 	int rc = 0, n;
 
-	if (db_open(c, 30, db))
+	if (open_db(c, 30, db))
 		rc = -1;
 	if (cluster_rank() == 0 && !rc) {
 		rc = db_schema_check(*db, true);

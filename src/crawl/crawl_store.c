@@ -16,6 +16,7 @@
 
 #include "buf.h"
 #include "conf.h"
+#include "dbserver.h"
 #include "delta.h"
 #include "fetch.h"
 #include "log.h"
@@ -403,12 +404,16 @@ static void *store_thread(void *arg)
 struct storer *storer_new(struct crawl *cr)
 {
 	struct storer *st = xcalloc(1, sizeof(*st));
+	char *sock; /* the embedded server's, used when there is no DBAddr */
 	int e;
 
 	pthread_mutex_init(&st->mu, NULL);
 	pthread_cond_init(&st->cv, NULL);
 	st->rank = cr->o->rank;
-	if (db_open(cr->c, 10, &st->db)) {
+	sock = dbserver_socket_path(cr->c->data_dir);
+	e = db_open(cr->c, sock, 10, &st->db);
+	free(sock);
+	if (e) {
 		storer_free(st);
 		return NULL;
 	}

@@ -1162,7 +1162,8 @@ static int start_threads(struct server *s)
 	 * reconnects inside each call): about one query's time limit. */
 	double db_wait = c->query_time_limit > 10000 ? 10.0
 			 : c->query_time_limit < 1000 ? 1.0 : (double)c->query_time_limit / 1000.0;
-	int k;
+	char *sock; /* the embedded server's, used when there is no DBAddr */
+	int k, rc = 0;
 
 	s->n_workers = (size_t)c->max_threads;
 	s->max_jobs = s->n_workers * SEARCHD_QUEUE_PER_THREAD;
@@ -1172,11 +1173,15 @@ static int start_threads(struct server *s)
 	 * library's start-up is not thread-safe), then handed to the workers:
 	 * MaxThreads + 1 of them.  searchd may start before the first crawl:
 	 * the schema is created (or its version checked) as mpseek-index does. */
-	if (db_open(c, 30, &s->st_db) || db_schema_check(s->st_db, true))
+	sock = dbserver_socket_path(c->data_dir);
+	if (db_open(c, sock, 30, &s->st_db) || db_schema_check(s->st_db, true))
+		rc = -1;
+	for (size_t i = 0; !rc && i < s->n_workers; i++)
+		if (db_open(c, sock, db_wait, &s->dbs[i]))
+			rc = -1;
+	free(sock);
+	if (rc)
 		return -1;
-	for (size_t i = 0; i < s->n_workers; i++)
-		if (db_open(c, db_wait, &s->dbs[i]))
-			return -1;
 	for (size_t i = 0; i < s->n_workers; i++) {
 		struct worker *w = xcalloc(1, sizeof(*w));
 

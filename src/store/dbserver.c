@@ -4,8 +4,9 @@
  * its socket and stopped through its pid file.
  *
  * Process management only: whether the server answers, and creating the
- * database, go through db.c (the only file with SQL).  Uses fork/exec, so it
- * runs before MPI_Init.  Layout under DataDir:
+ * database, go through db.c (the only file with SQL), which in turn knows
+ * nothing of this file: the programs pass dbserver_socket_path() to
+ * db_open().  Uses fork/exec, so it runs before MPI_Init.  Layout under DataDir:
  *   mysql/                 the MariaDB data directory
  *   mysql/mysqld.sock      its unix socket
  *   mysql/mariadbd.pid     its pid file

@@ -36,6 +36,7 @@
 #include "buf.h"
 #include "conf.h"
 #include "db.h"
+#include "dbserver.h"
 #include "log.h"
 #include "proto.h"
 #include "search.h"
@@ -136,6 +137,7 @@ int main(int argc, char **argv)
 	struct tokenizer *tok = NULL;
 	struct search_index *ix = NULL;
 	struct db *db = NULL;
+	char *sock = NULL; /* the embedded server's, used when there is no DBAddr */
 	const char *sconf = NULL, *gen_dir = NULL;
 	bool verbose = false, cached = false, expired = false, bench = false;
 	long repeat = 0;
@@ -197,7 +199,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "search-tool: %s\n", buf_str(&err));
 		goto out;
 	}
-	if (!gen_dir && db_open(c, 10, &db))
+	sock = dbserver_socket_path(c->data_dir);
+	if (!gen_dir && db_open(c, sock, 10, &db))
 		goto out;
 	{
 		struct search_env env = { sc ? sc : c, tok, db, expired ? now_monotonic() - 1 : 0 };
@@ -302,6 +305,7 @@ int main(int argc, char **argv)
 	}
 out:
 	db_close(db);
+	free(sock);
 	search_index_unref(ix);
 	tok_free(tok);
 	conf_free(c);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# db.sh - the database layer (src/store/db.c, src/store/dbserver.c) end to end.
+# db.sh - the database layer (src/store/db*.c, src/store/dbserver.c) end to end.
 #
 # Against a private MariaDB server (lib.sh's mdb_start, independent of the
 # code under test): the schema is created once and rechecked idempotently; a
@@ -18,8 +18,8 @@
 # stops it; a too-long socket path is refused by name; and the same works
 # for an ordinary user when the tests run as root.
 #
-# The claim tests drive src/store/db.c through a small C program compiled here
-# against libmpseek.a (no mpseek program exposes claims yet).
+# The claim tests drive src/store/db_claim.c through a small C program
+# compiled here against libmpseek.a (no mpseek program exposes claims yet).
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 idx="$builddir/mpseek-index"
@@ -121,6 +121,7 @@ cat >"$T/claim-driver.c" <<'EOC'
 #include "buf.h"
 #include "conf.h"
 #include "db.h"
+#include "dbserver.h"
 #include "log.h"
 #include "util.h"
 
@@ -150,6 +151,7 @@ int main(int argc, char **argv)
 	struct db *db = NULL;
 	struct buf err = BUF_INIT(4096);
 	struct db_url *u = NULL;
+	char *sock = NULL;
 	int rc = 1, n, rank;
 	long lease;
 
@@ -160,7 +162,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", buf_str(&err));
 		goto out;
 	}
-	if (db_open(c, 30, &db) || db_schema_check(db, false))
+	sock = dbserver_socket_path(c->data_dir); /* used when there is no DBAddr */
+	if (db_open(c, sock, 30, &db) || db_schema_check(db, false))
 		goto out;
 	if (!strcmp(argv[2], "explain")) {
 		rc = db_explain_claim(db, stdout) ? 1 : 0;
@@ -257,6 +260,7 @@ int main(int argc, char **argv)
 	}
 out:
 	free(u);
+	free(sock);
 	db_close(db);
 	conf_free(c);
 	buf_free(&err);
@@ -285,11 +289,11 @@ mdb_sql "UPDATE urlword SET index_status = 0, status = 0, next_index_time = 0, l
 total=$(mdb_sql "SELECT COUNT(*) FROM urlword" mpa)
 tap_is "$total" 2005 "work queue of 2005 URLs"
 
-# EXPLAIN of the claim SELECT: the text comes from src/store/db.c itself, through
-# the preprocessor, with the placeholders filled in.
-sel=$({ sed -n '/BEGIN CLAIM SELECT/,/END CLAIM SELECT/p' "$srcdir/src/store/db.c"; echo CLAIM_SELECT; } |
+# EXPLAIN of the claim SELECT: the text comes from src/store/db_claim.c
+# itself, through the preprocessor, with the placeholders filled in.
+sel=$({ sed -n '/BEGIN CLAIM SELECT/,/END CLAIM SELECT/p' "$srcdir/src/store/db_claim.c"; echo CLAIM_SELECT; } |
 	${dcc:-cc} -E -P -x c - | tr -d '\n' | sed 's/"[[:space:]]*"//g; s/^[[:space:]]*"//; s/"[[:space:]]*$//')
-tap_ok "$(grep -q 'FOR UPDATE SKIP LOCKED$' <<<"$sel" && echo 1)" "claim SELECT text extracted from src/db.c"
+tap_ok "$(grep -q 'FOR UPDATE SKIP LOCKED$' <<<"$sel" && echo 1)" "claim SELECT text extracted from src/store/db_claim.c"
 now=$(date +%s)
 q=$(awk -v now="$now" '{ n = split($0, p, "?"); v[1] = now; v[2] = 3; v[3] = now; v[4] = 100;
 	s = p[1]; for (i = 2; i <= n; i++) s = s v[i - 1] p[i]; print s }' <<<"$sel")

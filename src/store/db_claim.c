@@ -1,0 +1,379 @@
+/* db_claim.c - the work queue of the cluster crawl (include/db.h, "the work
+ * queue"): the claim SELECT, URL and site leases, giving claims back, the
+ * master's site picks and queue counts, and `-a`.  What a claimed URL turns
+ * into is stored by db_store.c; connecting and retrying are db.c's.
+ */
+#include "config.h"
+
+#include <mysql.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "buf.h"
+#include "db.h"
+#include "db_int.h"
+#include "log.h"
+#include "util.h"
+
+/* The claim SELECT.  tests/integration/db.sh runs EXPLAIN on the very same
+ * text: it feeds the lines from BEGIN to END through the C preprocessor, so
+ * keep them free of other macros.  STRAIGHT_JOIN and FORCE INDEX pin the
+ * plan: urlword is read through `claim` in ORDER BY order, and each row's
+ * site is looked up by primary key.  A filesort would have to read, and so
+ * lock, every due row before it returns the first, leaving nothing for a
+ * second claimer; on a small table the optimiser prefers one all the same
+ * (doc/DATABASE.md, "The claim query's plan").
+ * Parameters: now, rank, now, limit. */
+/* BEGIN CLAIM SELECT */
+/* The columns a claim hands to the fetcher (struct db_url, in this order). */
+#define CLAIM_COLUMNS "u.url_id, u.site_id, u.status, u.hops, u.origin, u.tag, u.referrer," \
+	" u.last_index_time, u.url, u.crc, u.last_modified, u.etag"
+#define CLAIM_SELECT \
+	"SELECT STRAIGHT_JOIN " CLAIM_COLUMNS \
+	" FROM urlword u FORCE INDEX (claim)" \
+	" JOIN sites s ON s.site_id = u.site_id" \
+	" WHERE u.deleted = 0 AND u.next_index_time <= ?" \
+	" AND (s.claim_rank = -1 OR s.claim_rank = ? OR s.lease_until <= ?)" \
+	" ORDER BY u.next_index_time, u.url_id LIMIT ?" \
+	" FOR UPDATE SKIP LOCKED"
+/* END CLAIM SELECT */
+
+/* The site-affine claim: the same through `site_claim` for one site.
+ * Parameters: site_id, now, rank, now, limit. */
+#define CLAIM_SITE_SELECT \
+	"SELECT STRAIGHT_JOIN " CLAIM_COLUMNS \
+	" FROM urlword u FORCE INDEX (site_claim)" \
+	" JOIN sites s ON s.site_id = u.site_id" \
+	" WHERE u.site_id = ? AND u.deleted = 0 AND u.next_index_time <= ?" \
+	" AND (s.claim_rank = -1 OR s.claim_rank = ? OR s.lease_until <= ?)" \
+	" ORDER BY u.next_index_time, u.url_id LIMIT ?" \
+	" FOR UPDATE SKIP LOCKED"
+
+const char st_sql_claim[] = CLAIM_SELECT;
+const char st_sql_claim_site[] = CLAIM_SITE_SELECT;
+const char st_sql_take_site[] =
+	"UPDATE sites SET claim_rank = ?, lease_until = ? WHERE site_id = ?";
+const char st_sql_release_urls[] =
+	"UPDATE urlword SET index_status = IF(last_index_time = 0, 0, 1),"
+	" claim_rank = -1, lease_until = 0, next_index_time = ?"
+	" WHERE index_status = 2 AND claim_rank = ?";
+const char st_sql_release_sites[] = "UPDATE sites SET claim_rank = -1, lease_until = 0"
+	" WHERE claim_rank = ?";
+const char st_sql_release_site[] = "UPDATE sites SET claim_rank = -1, lease_until = 0"
+	" WHERE site_id = ? AND claim_rank = ?";
+const char st_sql_explain_claim[] = "EXPLAIN " CLAIM_SELECT;
+
+/* --- claiming URLs and their sites ----------------------------------------- */
+
+struct claim_ctx {
+	int rank, n;
+	unsigned site_id;        /* 0 = any site */
+	long lease;
+	struct db_url *out;
+	int got;
+};
+
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int claim_body(struct db *db, void *arg)
+{
+	struct claim_ctx *c = arg;
+	MYSQL_BIND par[5], res[12];
+	struct outstr os[4];
+	struct db_url row;
+	unsigned now = (unsigned)time(NULL), until, lit = 0, *sites = NULL;
+	int lim = c->n, rank = c->rank, tag = 0, k = 0, ns = 0, rc, f;
+	enum st id = c->site_id ? ST_CLAIM_SITE : ST_CLAIM;
+
+	c->got = 0;
+	until = now + (unsigned)c->lease;
+	if (c->site_id)
+		bind_uint(&par[k++], &c->site_id);
+	bind_uint(&par[k++], &now);
+	bind_int(&par[k++], &rank);
+	bind_uint(&par[k++], &now);
+	bind_int(&par[k++], &lim);
+
+	memset(&row, 0, sizeof(row));
+	bind_uint(&res[0], &row.url_id);
+	bind_uint(&res[1], &row.site_id);
+	bind_int(&res[2], &row.status);
+	bind_int(&res[3], &row.hops);
+	bind_int(&res[4], &row.origin);
+	bind_int(&res[5], &tag);
+	bind_uint(&res[6], &row.referrer);
+	bind_uint(&res[7], &lit);
+	bind_outstr(&res[8], row.url, sizeof(row.url), &os[0]);
+	bind_outstr(&res[9], row.crc, sizeof(row.crc), &os[1]);
+	bind_outstr(&res[10], row.last_modified, sizeof(row.last_modified), &os[2]);
+	bind_outstr(&res[11], row.etag, sizeof(row.etag), &os[3]);
+
+	rc = st_exec(db, id, par, res);
+	if (rc)
+		return rc;
+	while (c->got < c->n &&
+	       ((f = mysql_stmt_fetch(db->st[id])) == 0 || f == MYSQL_DATA_TRUNCATED)) {
+		finish_outstr(row.url, sizeof(row.url), &os[0]);
+		finish_outstr(row.crc, sizeof(row.crc), &os[1]);
+		finish_outstr(row.last_modified, sizeof(row.last_modified), &os[2]);
+		finish_outstr(row.etag, sizeof(row.etag), &os[3]);
+		row.tag = tag;
+		row.last_index_time = (long)lit;
+		c->out[c->got++] = row;
+	}
+	mysql_stmt_free_result(db->st[id]);
+
+	/* Lease the sites (in ascending order, the order every rank locks in),
+	 * then the URLs. */
+	sites = xmalloc(sizeof(*sites) * (size_t)(c->got ? c->got : 1));
+	for (int i = 0; i < c->got; i++)
+		sites[i] = c->out[i].site_id;
+	qsort(sites, (size_t)c->got, sizeof(*sites), cmp_uint);
+	for (int i = 0; i < c->got; i++)
+		if (!ns || sites[ns - 1] != sites[i])
+			sites[ns++] = sites[i];
+	for (int i = 0; i < ns && !rc; i++) {
+		bind_int(&par[0], &rank);
+		bind_uint(&par[1], &until);
+		bind_uint(&par[2], &sites[i]);
+		rc = st_exec(db, ST_TAKE_SITE, par, NULL);
+	}
+	if (!rc && c->got) {
+		/* One statement for the batch (the rows are locked by the
+		 * SELECT ... FOR UPDATE above): ids are numbers, no escaping. */
+		struct buf sql = BUF_INIT((size_t)c->got * 12 + 256);
+
+		buf_printf(&sql, "UPDATE urlword SET index_status = 2, claim_rank = %d,"
+			   " lease_until = %u, next_index_time = %u WHERE url_id IN (",
+			   rank, until, until);
+		for (int i = 0; i < c->got; i++)
+			buf_printf(&sql, "%s%u", i ? "," : "", c->out[i].url_id);
+		if (buf_addc(&sql, ')'))
+			rc = error("claim: %d URLs do not fit one statement", c->got);
+		else
+			rc = sql_run(db, buf_str(&sql), NULL);
+		buf_free(&sql);
+	}
+	free(sites);
+	return rc;
+}
+
+static int claim(struct db *db, int rank, unsigned site_id, int n, long lease_seconds,
+		 struct db_url *out)
+{
+	struct claim_ctx c = { rank, n, site_id, lease_seconds, out, 0 };
+
+	if (n <= 0)
+		return 0;
+	if (rank < 0 || rank > 32767 || lease_seconds < 1 || lease_seconds > 30L * 86400)
+		return error("claim: bad rank %d or lease %ld s", rank, lease_seconds);
+	if (in_transaction(db, "claiming URLs", claim_body, &c))
+		return -1;
+	if (c.got)
+		debug("rank %d claimed %d URL(s) for %ld s", rank, c.got, lease_seconds);
+	return c.got;
+}
+
+int db_claim_urls(struct db *db, int rank, int n, long lease_seconds, struct db_url *out)
+{
+	return claim(db, rank, 0, n, lease_seconds, out);
+}
+
+int db_claim_site_urls(struct db *db, int rank, unsigned site_id, int n, long lease_seconds,
+		       struct db_url *out)
+{
+	if (!site_id)
+		return error("claim: site_id 0");
+	return claim(db, rank, site_id, n, lease_seconds, out);
+}
+
+/* --- giving claims back --------------------------------------------------- */
+
+struct release_ctx {
+	int rank;
+	long released;
+};
+
+static int release_body(struct db *db, void *arg)
+{
+	struct release_ctx *r = arg;
+	MYSQL_BIND par[2];
+	unsigned now = (unsigned)time(NULL);
+	int rc;
+
+	bind_uint(&par[0], &now);
+	bind_int(&par[1], &r->rank);
+	rc = st_exec(db, ST_RELEASE_URLS, par, NULL);
+	if (rc)
+		return rc;
+	r->released = (long)mysql_stmt_affected_rows(db->st[ST_RELEASE_URLS]);
+	bind_int(&par[0], &r->rank);
+	return st_exec(db, ST_RELEASE_SITES, par, NULL);
+}
+
+long db_release_claims(struct db *db, int rank)
+{
+	struct release_ctx r = { rank, 0 };
+
+	if (in_transaction(db, "releasing claims", release_body, &r))
+		return -1;
+	if (r.released)
+		info("rank %d released %ld claimed URL(s)", rank, r.released);
+	return r.released;
+}
+
+int db_release_site(struct db *db, int rank, unsigned site_id)
+{
+	MYSQL_BIND par[2];
+
+	bind_uint(&par[0], &site_id);
+	bind_int(&par[1], &rank);
+	/* One statement in autocommit: its own transaction, retried inside. */
+	return st_exec(db, ST_RELEASE_SITE, par, NULL) ? -1 : 0;
+}
+
+int db_explain_claim(struct db *db, FILE *out)
+{
+	static const char *const head[] = { "id", "select_type", "table", "type", "possible_keys",
+					    "key", "key_len", "ref", "rows", "Extra" };
+	char col[ARRAY_SIZE(head)][256];
+	struct outstr os[ARRAY_SIZE(head)];
+	MYSQL_BIND par[4], res[ARRAY_SIZE(head)];
+	unsigned now = (unsigned)time(NULL);
+	int rank = 0, lim = 100, f, rc;
+
+	bind_uint(&par[0], &now);
+	bind_int(&par[1], &rank);
+	bind_uint(&par[2], &now);
+	bind_int(&par[3], &lim);
+	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
+		bind_outstr(&res[i], col[i], sizeof(col[i]), &os[i]);
+	rc = st_exec(db, ST_EXPLAIN_CLAIM, par, res);
+	if (rc)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
+		fprintf(out, "%s%s", i ? "\t" : "", head[i]);
+	fputc('\n', out);
+	while ((f = mysql_stmt_fetch(db->st[ST_EXPLAIN_CLAIM])) == 0 || f == MYSQL_DATA_TRUNCATED) {
+		for (size_t i = 0; i < ARRAY_SIZE(head); i++) {
+			finish_outstr(col[i], sizeof(col[i]), &os[i]);
+			fprintf(out, "%s%s", i ? "\t" : "", os[i].is_null ? "NULL" : col[i]);
+		}
+		fputc('\n', out);
+	}
+	mysql_stmt_free_result(db->st[ST_EXPLAIN_CLAIM]);
+	return 0;
+}
+
+/* --- cluster: site-spread claims, the queue state for the master ---------- */
+
+/* Statements of this section carry no outside data: only numbers the
+ * program computed, printed with %d/%u. */
+
+int db_pick_sites(struct db *db, int rank, int n, unsigned *out)
+{
+	char sql[640];
+	unsigned now = (unsigned)time(NULL);
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	int got = 0;
+
+	if (n <= 0)
+		return 0;
+	/* The claim index in order: due URLs, oldest first, of sites nobody
+	 * holds (a free site has lease_until 0) or whose lease ran out; DISTINCT
+	 * ... LIMIT stops at n sites.  The rank's own unexpired leases are left
+	 * out by the same test: it knows its sites. */
+	UNUSED(rank);
+	snprintf(sql, sizeof(sql),
+		 "SELECT STRAIGHT_JOIN DISTINCT u.site_id FROM urlword u FORCE INDEX (claim)"
+		 " JOIN sites s ON s.site_id = u.site_id"
+		 " WHERE u.deleted = 0 AND u.next_index_time <= %u AND s.lease_until <= %u"
+		 " LIMIT %d", now, now, n);
+	if (sql_run(db, sql, &res))
+		return -1;
+	while (res && got < n && (row = mysql_fetch_row(res)))
+		if (row[0])
+			out[got++] = (unsigned)num(row[0]);
+	mysql_free_result(res);
+	return got;
+}
+
+int db_release_site_after(struct db *db, int rank, unsigned site_id, double after)
+{
+	char sql[256];
+	unsigned now = (unsigned)time(NULL);
+
+	if (after <= 0) {
+		snprintf(sql, sizeof(sql), "UPDATE sites SET claim_rank = -1, lease_until = 0"
+			 " WHERE site_id = %u AND claim_rank = %d", site_id, rank);
+	} else {
+		/* Keep the lease until the delay has passed, counted in whole
+		 * seconds from the start of this second: no rank starts on the
+		 * site before `after` seconds from now. */
+		unsigned until = now + 1u + (unsigned)(after > 86400 ? 86400 : after);
+
+		snprintf(sql, sizeof(sql), "UPDATE sites SET lease_until = %u"
+			 " WHERE site_id = %u AND claim_rank = %d", until, site_id, rank);
+	}
+	return sql_run(db, sql, NULL) ? -1 : 0;
+}
+
+long db_release_all_claims(struct db *db)
+{
+	char sql[256];
+	long n;
+	int rc;
+
+	snprintf(sql, sizeof(sql), "UPDATE urlword SET index_status = IF(last_index_time = 0, 0, 1),"
+		 " claim_rank = -1, lease_until = 0, next_index_time = %u WHERE index_status = 2",
+		 (unsigned)time(NULL));
+	rc = sql_run(db, sql, NULL);
+	if (rc)
+		return -1;
+	n = (long)mysql_affected_rows(db->my);
+	if (sql_run(db, "UPDATE sites SET claim_rank = -1, lease_until = 0 WHERE claim_rank <> -1",
+		    NULL))
+		return -1;
+	if (n)
+		info("released %ld URL(s) claimed by an earlier run", n);
+	return n;
+}
+
+int db_queue_state(struct db *db, struct db_queue *q)
+{
+	char sql[512];
+	long long v[3];
+	bool found;
+
+	/* One statement, so one read view: `due` and `claimed` are counted at
+	 * the same moment (a claim moves a URL from one to the other). */
+	snprintf(sql, sizeof(sql),
+		 "SELECT (SELECT COUNT(*) FROM urlword FORCE INDEX (claim)"
+		 "  WHERE deleted = 0 AND next_index_time <= %u),"
+		 " (SELECT COUNT(*) FROM urlword FORCE INDEX (claims) WHERE index_status = 2),"
+		 " (SELECT COUNT(*) FROM sites WHERE claim_rank <> -1 AND lease_until > %u)",
+		 (unsigned)time(NULL), (unsigned)time(NULL));
+	if (sql_row(db, sql, v, 3, &found))
+		return -1;
+	q->due = v[0];
+	q->claimed = v[1];
+	q->sites_leased = v[2];
+	return 0;
+}
+
+/* --- index -a: everything due now ----------------------------------------- */
+
+long db_expire_all(struct db *db)
+{
+	int rc = sql_run(db, "UPDATE urlword SET next_index_time = 0 WHERE index_status <> 2"
+			     " AND deleted = 0", NULL);
+
+	return rc ? -1 : (long)mysql_affected_rows(db->my);
+}

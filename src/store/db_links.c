@@ -1,0 +1,486 @@
+/* db_links.c - the link graph in the database (include/db.h): sites, the
+ * Server URLs a crawl starts from, the URLs of the links it finds, and the
+ * streamed reads PageRank builds its graph from.  What a fetched URL turns
+ * into (its row's fields, its document) is db_store.c's.
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <mysql.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "buf.h"
+#include "caps.h"
+#include "conf.h"
+#include "db.h"
+#include "db_int.h"
+#include "log.h"
+#include "url.h"
+#include "util.h"
+
+/* LAST_INSERT_ID(site_id) makes the id of an existing site the insert id,
+ * so one statement returns the site_id either way. */
+const char st_sql_site_add[] = "INSERT INTO sites (site) VALUES (?)"
+	" ON DUPLICATE KEY UPDATE site_id = LAST_INSERT_ID(site_id)";
+/* An existing URL is left alone: affected rows 1 = new, 0 = known. */
+const char st_sql_url_add[] =
+	"INSERT INTO urlword (site_id, url, hops, next_index_time, index_status)"
+	" VALUES (?, ?, 0, 0, 0) ON DUPLICATE KEY UPDATE url_id = url_id";
+
+/* --- sites and the Server URLs (seeding) ---------------------------------- */
+
+/* sites row for `site`; its id in *site_id. */
+static int add_site(struct db *db, const char *site, unsigned *site_id)
+{
+	MYSQL_BIND par[1];
+	unsigned long len;
+	int rc;
+
+	bind_str(&par[0], site, &len);
+	rc = st_exec(db, ST_SITE_ADD, par, NULL);
+	if (rc)
+		return rc;
+	*site_id = (unsigned)mysql_stmt_insert_id(db->st[ST_SITE_ADD]);
+	if (!*site_id)
+		return error("inserting site %s: no site_id", site);
+	return 0;
+}
+
+/* urlword row for `url` unless known; *added += 1 when it was new. */
+static int add_url(struct db *db, unsigned site_id, const char *url, int *added)
+{
+	MYSQL_BIND par[2];
+	unsigned long len;
+	int rc;
+
+	bind_uint(&par[0], &site_id);
+	bind_str(&par[1], url, &len);
+	rc = st_exec(db, ST_URL_ADD, par, NULL);
+	if (rc)
+		return rc;
+	if (mysql_stmt_affected_rows(db->st[ST_URL_ADD]) == 1) {
+		(*added)++;
+		debug("seeded %s", url);
+	}
+	return 0;
+}
+
+struct seed_ctx {
+	const struct conf *c;
+	int added;
+};
+
+static int seed_body(struct db *db, void *arg)
+{
+	struct seed_ctx *s = arg;
+	struct buf url = BUF_INIT(MAX_URL_LEN + 1), site = BUF_INIT(MAX_URL_LEN + 1),
+		   robots = BUF_INIT(MAX_URL_LEN + 1);
+	const char *why = NULL;
+	unsigned site_id;
+	int rc = 0;
+
+	s->added = 0;
+	for (size_t i = 0; i < s->c->n_servers && !rc; i++) {
+		const struct conf_server *sv = &s->c->servers[i];
+
+		/* The same normal form and site key as every URL the crawl finds,
+		 * so a Server URL is never stored twice under two spellings. */
+		if (url_normalize(sv->url, &url, &why) || url_site(buf_str(&url), &site, &why) ||
+		    (sv->p.robots && url_robots_url(buf_str(&url), &robots, &why))) {
+			rc = error("%s:%d: Server %s: %s", sv->file ? sv->file : s->c->path,
+				   sv->line, sv->url, why ? why : "not a URL mpseek can crawl");
+			break;
+		}
+		rc = add_site(db, buf_str(&site), &site_id);
+		/* robots.txt first: it gets the lower url_id, so a claim (ordered
+		 * by next_index_time, url_id) hands it out before the pages. */
+		if (!rc && sv->p.robots)
+			rc = add_url(db, site_id, buf_str(&robots), &s->added);
+		if (!rc)
+			rc = add_url(db, site_id, buf_str(&url), &s->added);
+	}
+	buf_free(&url);
+	buf_free(&site);
+	buf_free(&robots);
+	return rc;
+}
+
+int db_seed_servers(struct db *db, const struct conf *c)
+{
+	struct seed_ctx s = { c, 0 };
+
+	if (in_transaction(db, "inserting the Server URLs", seed_body, &s))
+		return -1;
+	return s.added;
+}
+
+/* --- the links the crawl finds ------------------------------------------- */
+
+int db_site_id(struct db *db, const char *site, unsigned *site_id)
+{
+	return add_site(db, site, site_id) ? -1 : 0;
+}
+
+struct links_ctx {
+	struct db_link *v;
+	size_t n;
+	long added;
+};
+
+/* Fill the url_id of the links that have none from urlword (one SELECT by
+ * url_hash).  Returns 0, -1 or DB_AGAIN. */
+static int links_lookup(struct db *db, struct links_ctx *lc, struct buf *sql)
+{
+	MYSQL_RES *res = NULL;
+	MYSQL_ROW row;
+	size_t todo = 0;
+	int rc;
+
+	buf_reset(sql);
+	buf_adds(sql, "SELECT url_id, url FROM urlword WHERE url_hash IN (");
+	for (size_t i = 0; i < lc->n; i++) {
+		if (lc->v[i].url_id)
+			continue;
+		if (todo++)
+			buf_addc(sql, ',');
+		buf_adds(sql, "UNHEX(MD5(");
+		add_quoted(db, sql, lc->v[i].url, strlen(lc->v[i].url));
+		buf_adds(sql, "))");
+	}
+	if (!todo)
+		return 0;
+	if (buf_addc(sql, ')'))
+		return error("link batch too large for one statement");
+	rc = sql_run(db, buf_str(sql), &res);
+	if (rc)
+		return rc;
+	while (res && (row = mysql_fetch_row(res))) {
+		unsigned id = (unsigned)num(row[0]);
+
+		for (size_t i = 0; i < lc->n; i++)
+			if (!lc->v[i].url_id && row[1] && !strcmp(row[1], lc->v[i].url))
+				lc->v[i].url_id = id;
+	}
+	mysql_free_result(res);
+	return 0;
+}
+
+static int links_insert(struct db *db, struct links_ctx *lc)
+{
+	struct buf sql = BUF_INIT((size_t)DB_MAX_SQL * 64);
+	unsigned now = (unsigned)time(NULL);
+	unsigned long long first;
+	size_t todo = 0;
+	int rc;
+
+	rc = ensure_connected(db);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < lc->n; i++)
+		lc->v[i].added = false;
+	/* No lookup first: the crawl asks only for the links its seen-set
+	 * does not know, and most of those are new.  A URL that has a row
+	 * (another page or rank added it) keeps it: ON DUPLICATE KEY leaves
+	 * the row alone. */
+	buf_reset(&sql);
+	buf_adds(&sql, "INSERT INTO urlword (site_id, url, hops, referrer, next_index_time,"
+		       " index_status) VALUES ");
+	for (size_t i = 0; i < lc->n; i++) {
+		struct db_link *l = &lc->v[i];
+
+		if (l->url_id)
+			continue;
+		l->added = true;
+		if (todo++)
+			buf_addc(&sql, ',');
+		if (buf_printf(&sql, "(%u,", l->site_id) ||
+		    add_quoted(db, &sql, l->url, strlen(l->url)) ||
+		    buf_printf(&sql, ",%d,%u,%u,0)",
+			       l->hops < 0 ? 0 : l->hops > 65535 ? 65535 : l->hops, l->referrer,
+			       now)) {
+			rc = error("link batch too large for one statement");
+			goto out;
+		}
+	}
+	if (!todo)
+		goto out;
+	buf_adds(&sql, " ON DUPLICATE KEY UPDATE url_id = url_id");
+	rc = sql_run(db, buf_str(&sql), NULL);
+	if (rc)
+		goto out;
+	lc->added = (long)mysql_affected_rows(db->my);
+	first = (unsigned long long)mysql_insert_id(db->my);
+	if (db->autoinc_consecutive && first && lc->added == (long)todo &&
+	    first + todo - 1 <= UINT_MAX) {
+		/* Every row is new (ON DUPLICATE KEY left none alone): the
+		 * i-th row of the INSERT has id first + i, no SELECT needed.
+		 * crawl-threads.sh compares this with the SELECT's ids. */
+		unsigned id = (unsigned)first;
+
+		for (size_t i = 0; i < lc->n; i++)
+			if (lc->v[i].added)
+				lc->v[i].url_id = id++;
+		goto out;
+	}
+	rc = links_lookup(db, lc, &sql);
+	if (rc)
+		goto out;
+	/* Which rows are new: InnoDB gives the rows of one multi-row INSERT
+	 * consecutive ids from the first (innodb_autoinc_lock_mode 0 or 1,
+	 * the default), and a row that was there has an id from before or
+	 * from another statement's block.  Only the flags depend on this
+	 * (the count is the server's); with lock mode 2 they may be wrong
+	 * when ranks insert at the same moment. */
+	for (size_t i = 0; i < lc->n; i++) {
+		struct db_link *l = &lc->v[i];
+
+		l->added = l->added && lc->added > 0 && first && l->url_id >= first &&
+			   l->url_id < first + todo;
+	}
+out:
+	buf_free(&sql);
+	return rc;
+}
+
+long db_add_links(struct db *db, struct db_link *links, size_t n)
+{
+	struct links_ctx lc = { links, n, 0 };
+	int rc;
+
+	if (!n)
+		return 0;
+	/* Autocommit: one statement is its own transaction, retried inside. */
+	rc = links_insert(db, &lc);
+	if (rc == DB_AGAIN)
+		rc = links_insert(db, &lc);
+	return rc ? -1 : lc.added;
+}
+
+/* --- pagerank: the link graph, streamed ---------------------------------- */
+
+/* One column of a streamed row: an unsigned int, or a string/blob read
+ * whole into buf (grown up to max bytes) after the fetch. */
+struct gcol {
+	bool blob;
+	unsigned u;
+	struct buf b;
+	unsigned long len;
+	my_bool is_null, trunc;
+};
+
+/* Prepare sql, bind the unsigned parameters par[0..npar), execute, and
+ * fetch the rows unbuffered, calling row(arg, cols) for each.  A blob
+ * longer than max is passed as NULL (cols[i].b.ptr == NULL, len set).
+ * Returns 0 or -1 (logged). */
+static int graph_stream(struct db *db, const char *sql, unsigned *par, int npar,
+			struct gcol *cols, int ncols, size_t max,
+			int (*row)(void *arg, struct gcol *cols), void *arg)
+{
+	MYSQL_STMT *st = NULL;
+	MYSQL_BIND pb[4], rb[4];
+	int rc = -1, f;
+
+	if (npar > 4 || ncols > 4)
+		return error("graph_stream: too many columns");
+	if (ensure_connected(db))
+		return error("pagerank: no database connection");
+	st = mysql_stmt_init(db->my);
+	if (!st)
+		return error("out of memory preparing a statement");
+	if (mysql_stmt_prepare(st, sql, strlen(sql)))
+		goto failed;
+	for (int i = 0; i < npar; i++)
+		bind_uint(&pb[i], &par[i]);
+	if (npar && mysql_stmt_bind_param(st, pb))
+		goto failed;
+	memset(rb, 0, sizeof(rb));
+	for (int i = 0; i < ncols; i++) {
+		if (cols[i].blob) {
+			rb[i].buffer_type = MYSQL_TYPE_BLOB;
+			rb[i].buffer = NULL;
+			rb[i].buffer_length = 0;
+			rb[i].length = &cols[i].len;
+			rb[i].is_null = &cols[i].is_null;
+			rb[i].error = &cols[i].trunc;
+		} else {
+			bind_uint(&rb[i], &cols[i].u);
+			rb[i].is_null = &cols[i].is_null;
+		}
+	}
+	if (mysql_stmt_execute(st) || mysql_stmt_bind_result(st, rb))
+		goto failed;
+	while ((f = mysql_stmt_fetch(st)) == 0 || f == MYSQL_DATA_TRUNCATED) {
+		for (int i = 0; i < ncols; i++) {
+			if (!cols[i].blob)
+				continue;
+			buf_reset(&cols[i].b);
+			if (cols[i].is_null || cols[i].len == 0)
+				continue;
+			if (cols[i].len > max) {
+				warning("pagerank: a value of %lu bytes is over the cap of %zu: skipped",
+					cols[i].len, max);
+				buf_free(&cols[i].b);
+				buf_init(&cols[i].b, max + 1);
+				continue;
+			}
+			/* Grow to len (NUL-terminated by buf), then read the column. */
+			while (cols[i].b.len < cols[i].len) {
+				static const char zeros[4096];
+				size_t k = cols[i].len - cols[i].b.len;
+
+				if (buf_add(&cols[i].b, zeros, k < sizeof(zeros) ? k : sizeof(zeros)))
+					goto out;
+			}
+			MYSQL_BIND cb;
+
+			memset(&cb, 0, sizeof(cb));
+			cb.buffer_type = MYSQL_TYPE_BLOB;
+			cb.buffer = cols[i].b.ptr;
+			cb.buffer_length = cols[i].len;
+			if (mysql_stmt_fetch_column(st, &cb, (unsigned)i, 0))
+				goto failed;
+		}
+		if (row(arg, cols))
+			goto out;
+	}
+	if (f != MYSQL_NO_DATA)
+		goto failed;
+	rc = 0;
+	goto out;
+failed:
+	set_last_error(db, mysql_stmt_errno(st) ? mysql_stmt_errno(st) : mysql_errno(db->my),
+		       mysql_stmt_errno(st) ? mysql_stmt_error(st) : mysql_error(db->my));
+	if (err_connection_lost(db->last_errno))
+		db->broken = true;
+	error("pagerank: %s: %s", sql, db->last_error);
+out:
+	mysql_stmt_close(st);
+	return rc;
+}
+
+struct graph_cb {
+	int (*one)(void *arg, uint32_t id);
+	int (*two)(void *arg, uint32_t a, uint32_t b);
+	int (*blob)(void *arg, uint32_t id, const unsigned char *p, size_t len);
+	int (*str)(void *arg, uint32_t id, const char *s);
+	void *arg;
+};
+
+static int row_one(void *arg, struct gcol *c)
+{
+	struct graph_cb *g = arg;
+	return g->one(g->arg, c[0].u);
+}
+
+static int row_two(void *arg, struct gcol *c)
+{
+	struct graph_cb *g = arg;
+	return g->two(g->arg, c[0].u, c[1].u);
+}
+
+static int row_blob(void *arg, struct gcol *c)
+{
+	struct graph_cb *g = arg;
+
+	if (!c[1].b.len)   /* NULL, empty or over the cap */
+		return 0;
+	return g->blob(g->arg, c[0].u, (const unsigned char *)c[1].b.ptr, c[1].b.len);
+}
+
+static int row_str(void *arg, struct gcol *c)
+{
+	struct graph_cb *g = arg;
+	return g->str(g->arg, c[0].u, buf_str(&c[1].b));
+}
+
+int db_graph_nodes(struct db *db, int (*cb)(void *arg, uint32_t url_id), void *arg)
+{
+	struct graph_cb g = { .one = cb, .arg = arg };
+	struct gcol cols[1];
+	char sql[320];
+
+	for (int t = 0; t < DB_DOC_TABLES; t++) {
+		memset(cols, 0, sizeof(cols));
+		snprintf(sql, sizeof(sql),
+			 "SELECT w.url_id FROM urlwords%02d w JOIN urlword u ON u.url_id = w.url_id"
+			 " WHERE w.deleted = 0 AND u.deleted = 0 AND u.status = 200"
+			 " AND u.origin = 1", t);
+		if (graph_stream(db, sql, NULL, 0, cols, 1, 0, row_one, &g))
+			return -1;
+	}
+	return 0;
+}
+
+int db_graph_redirects(struct db *db, int (*cb)(void *arg, uint32_t from, uint32_t to),
+		       void *arg)
+{
+	struct graph_cb g = { .two = cb, .arg = arg };
+	struct gcol cols[2];
+
+	memset(cols, 0, sizeof(cols));
+	return graph_stream(db, "SELECT url_id, redir FROM urlword WHERE redir <> 0 AND deleted = 0",
+			    NULL, 0, cols, 2, 0, row_two, &g);
+}
+
+int db_graph_clones(struct db *db, int (*cb)(void *arg, uint32_t clone, uint32_t origin),
+		    void *arg)
+{
+	struct graph_cb g = { .two = cb, .arg = arg };
+	struct gcol cols[2];
+
+	memset(cols, 0, sizeof(cols));
+	return graph_stream(db,
+			    "SELECT c.url_id, MIN(o.url_id) FROM urlword c"
+			    " JOIN urlword o FORCE INDEX (clones) ON o.origin = 1"
+			    " AND o.site_id = c.site_id AND o.crc = c.crc AND o.status = 200"
+			    " AND o.deleted = 0"
+			    " WHERE c.origin = 0 AND c.deleted = 0 AND c.status = 200 AND c.crc <> ''"
+			    " GROUP BY c.url_id",
+			    NULL, 0, cols, 2, 0, row_two, &g);
+}
+
+int db_graph_hrefs(struct db *db, uint32_t lo, uint32_t hi,
+		   int (*cb)(void *arg, uint32_t url_id, const unsigned char *hrefs, size_t len),
+		   void *arg)
+{
+	struct graph_cb g = { .blob = cb, .arg = arg };
+	struct gcol cols[2];
+	unsigned par[2] = { lo, hi };
+	char sql[256];
+	int rc = 0;
+
+	memset(cols, 0, sizeof(cols));
+	cols[1].blob = true;
+	buf_init(&cols[1].b, DB_MAX_HREFS_BYTES + 1);
+	for (int t = 0; t < DB_DOC_TABLES && !rc; t++) {
+		snprintf(sql, sizeof(sql),
+			 "SELECT url_id, hrefs FROM urlwords%02d"
+			 " WHERE url_id BETWEEN ? AND ? AND deleted = 0", t);
+		rc = graph_stream(db, sql, par, 2, cols, 2, DB_MAX_HREFS_BYTES, row_blob, &g);
+	}
+	buf_free(&cols[1].b);
+	return rc;
+}
+
+int db_graph_urls(struct db *db, int (*cb)(void *arg, uint32_t url_id, const char *url),
+		  void *arg)
+{
+	struct graph_cb g = { .str = cb, .arg = arg };
+	struct gcol cols[2];
+	int rc;
+
+	memset(cols, 0, sizeof(cols));
+	cols[1].blob = true;
+	buf_init(&cols[1].b, MAX_URL_LEN + 1);
+	rc = graph_stream(db,
+			  "SELECT url_id, url FROM urlword WHERE status = 200 AND deleted = 0"
+			  " AND origin = 1 ORDER BY url_id",
+			  NULL, 0, cols, 2, MAX_URL_LEN, row_str, &g);
+	buf_free(&cols[1].b);
+	return rc;
+}
