@@ -882,7 +882,7 @@ static int read_postings(struct seg *segs, size_t n, struct merger *win, struct 
 					rc = -1;
 					break;
 				}
-				p[0] = (unsigned char)delta_partition(dw->word, dw->len);
+				p[0] = (unsigned char)storage_partition(dw->word, dw->len);
 				p[1] = (unsigned char)dw->len;
 				le_put32(p + 2, rec.site_id);
 				le_put32(p + 6, rec.url_id);
@@ -1736,7 +1736,7 @@ static int wordurl_row(void *arg, uint32_t word_id, const char *word, size_t len
 	if (!t || tl != len || memcmp(t, word, len)) {
 		fprintf(w->out, "wordurl: word_id %u '%.*s' (partition %u): the index has %s'%.*s'"
 			" (%u words in partition %u)\n", word_id, (int)len, word,
-			delta_partition(word, len), t ? "" : "no such id ", t ? (int)tl : 0,
+			storage_partition(word, len), t ? "" : "no such id ", t ? (int)tl : 0,
 			t ? t : "", storage_part_words(w->s, word_id % STORAGE_PARTITIONS),
 			word_id % STORAGE_PARTITIONS);
 		w->problems++;

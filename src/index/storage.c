@@ -25,7 +25,6 @@
 #include "buf.h"
 #include "caps.h"
 #include "charset.h"
-#include "delta.h"
 #include "le.h"
 #include "log.h"
 #include "storage.h"
@@ -971,6 +970,11 @@ const char *storage_word_text(const struct storage *s, uint32_t word_id, size_t 
 	return (const char *)w;
 }
 
+unsigned storage_partition(const char *word, size_t len)
+{
+	return fnv1a32(word, len) % STORAGE_PARTITIONS;
+}
+
 /* Index in `sorted` of the first word >= (word, len): *at; -1 on damage. */
 static int dict_lower(const struct part *p, const unsigned char *word, size_t len, uint32_t *at)
 {
@@ -1002,7 +1006,7 @@ int storage_word_id(const struct storage *s, const char *word, size_t len, uint3
 
 	if (len < 1 || len > MAX_WORD_LEN)
 		return 0;
-	k = delta_partition(word, len);
+	k = storage_partition(word, len);
 	p = &s->part[k];
 	if (dict_lower(p, (const unsigned char *)word, len, &at))
 		return -1;
@@ -1572,10 +1576,10 @@ static bool check_words(struct checker *k, const struct part *p, unsigned pn)
 		}
 		if (!utf8_valid((const char *)p->text + a, b - a))
 			bad(k, (uint64_t)(p->text - p->words.base) + a, "word %u: not UTF-8", i);
-		else if (delta_partition((const char *)p->text + a, b - a) != pn)
+		else if (storage_partition((const char *)p->text + a, b - a) != pn)
 			bad(k, (uint64_t)(p->text - p->words.base) + a,
 			    "word %u '%.*s' belongs to partition %02u", i, (int)(b - a),
-			    (const char *)p->text + a, delta_partition((const char *)p->text + a, b - a));
+			    (const char *)p->text + a, storage_partition((const char *)p->text + a, b - a));
 	}
 	if (!good)
 		return false;

@@ -23,6 +23,7 @@
 #include "caps.h"
 #include "delta.h"
 #include "log.h"
+#include "storage.h"
 #include "tap.h"
 #include "util.h"
 
@@ -349,7 +350,7 @@ static void partition_case(char **f, size_t *len, int n, int lineno, void *arg)
 		ok(0, "partition.txt:%d: malformed", lineno);
 		return;
 	}
-	is_int(delta_partition(f[0], len[0]), want, "partition of \"%s\"", f[0]);
+	is_int(storage_partition(f[0], len[0]), want, "partition of \"%s\"", f[0]);
 }
 
 struct records {
@@ -1227,7 +1228,7 @@ int main(void)
 		ok(0, "log_open");
 
 	tap_lines("delta/partition.txt", partition_case, NULL);
-	is_int(delta_partition("", 0), 2166136261u % 100, "partition of the empty string");
+	is_int(storage_partition("", 0), 2166136261u % 100, "partition of the empty string");
 
 	tap_lines("delta/records.txt", record_case, &rs);
 	golden_path = xstrdup(tap_data("delta/golden-v1.dlt"));

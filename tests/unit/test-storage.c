@@ -20,7 +20,6 @@
 
 #include "buf.h"
 #include "caps.h"
-#include "delta.h"
 #include "log.h"
 #include "storage.h"
 #include "tap.h"
@@ -74,7 +73,7 @@ static void make_model(void)
 		struct mword *w = &words[i];
 
 		snprintf(w->text, sizeof(w->text), "%s%d", i % 2 ? "wort" : "mot", i * 7919 % 1000);
-		w->part = delta_partition(w->text, strlen(w->text));
+		w->part = storage_partition(w->text, strlen(w->text));
 		w->id = next_k[w->part]++ * STORAGE_PARTITIONS + w->part;
 		/* Every tenth word has no postings (it left the index). */
 		if (i % 10 == 9)
