@@ -153,132 +153,170 @@ static bool check_words(struct checker *k, const struct part *p, unsigned pn)
 	return good;
 }
 
+/* Where check_postings() is in partition pn. */
+struct post_walk {
+	const struct part *p;
+	unsigned pn;
+	const struct map *doc;
+	bool doc_ok;            /* docinfo can be trusted: URLs are checked against it */
+	char fi[16], fs[16], fu[16];
+	uint32_t prev_urls;     /* end of the last site's URLs */
+	uint64_t url_records;
+};
+
+/* What the sites of one word hold. */
+struct word_sums {
+	uint64_t urls, tot;
+};
+
+/* The URL records of one site of word w, u..ue in urls. */
+static void check_site_urls(struct checker *k, struct post_walk *pw, uint32_t w, uint32_t site,
+			    const unsigned char *u, const unsigned char *ue, struct word_sums *ws)
+{
+	const struct part *p = pw->p;
+	uint32_t word_id = w * STORAGE_PARTITIONS + pw->pn, url_prev = 0;
+
+	while (u < ue) {
+		uint64_t uo = HDR + (uint64_t)(u - p->urls.data);
+		uint32_t id, n;
+
+		if (ue - u < URL_FIXED) {
+			bad(k, uo, "word_id %u site %u: record cut short by the site end", word_id,
+			    site);
+			break;
+		}
+		id = le_get32(u);
+		n = le_get16(u + 4);
+		if (n == 0 || (size_t)(ue - u - URL_FIXED) < 2 * (size_t)n) {
+			bad(k, uo + 4, "word_id %u url %u: %u positions do not fit the site", word_id,
+			    id, n);
+			break;
+		}
+		if (id == 0 || id <= url_prev)
+			bad(k, uo, "word_id %u site %u: url_id %u after %u", word_id, site, id,
+			    url_prev);
+		url_prev = id;
+		for (uint32_t i = 1; i < n; i++)
+			if (le_get16(u + URL_FIXED + 2 * i) <= le_get16(u + URL_FIXED + 2 * i - 2)) {
+				bad(k, uo + URL_FIXED + 2 * i, "word_id %u url %u: position %u not after %u",
+				    word_id, id, le_get16(u + URL_FIXED + 2 * i),
+				    le_get16(u + URL_FIXED + 2 * i - 2));
+				break;
+			}
+		if (pw->doc_ok) {
+			uint32_t ds = (uint64_t)id < pw->doc->count ?
+				le_get32(pw->doc->data + (size_t)id * DOC_ENTRY) : 0;
+			if (ds != site)
+				bad(k, uo, "word_id %u url %u: site %u, docinfo says %u", word_id, id,
+				    site, ds);
+		}
+		ws->urls++;
+		ws->tot += n;
+		pw->url_records++;
+		u += URL_FIXED + 2 * (size_t)n;
+	}
+}
+
+/* The sites of word w, from..end in sites, and their URLs.  Returns false
+ * when a site's URL range cannot be trusted (the walk stops there). */
+static bool check_word_sites(struct checker *k, struct post_walk *pw, uint32_t w, uint32_t from,
+			     uint32_t end, struct word_sums *ws)
+{
+	const struct part *p = pw->p;
+	uint32_t word_id = w * STORAGE_PARTITIONS + pw->pn, site_prev = 0;
+
+	for (uint32_t so = from; so < end; so += SITE_ENTRY) {
+		const unsigned char *s = p->sites.data + so;
+		uint32_t site = le_get32(s), uend = le_get32(s + 4);
+
+		check_file(k, pw->fs);
+		if (site == 0 || (so > from && site <= site_prev))
+			bad(k, HDR + (uint64_t)so, "word_id %u: site_id %u after %u", word_id, site,
+			    site_prev);
+		site_prev = site;
+		if (uend < pw->prev_urls + URL_FIXED || uend > p->urls.len) {
+			bad(k, HDR + (uint64_t)so + 4,
+			    "word_id %u site %u: urls end %u after %u (urls has %zu bytes)", word_id,
+			    site, uend, pw->prev_urls, p->urls.len);
+			return false;
+		}
+		check_file(k, pw->fu);
+		check_site_urls(k, pw, w, site, p->urls.data + pw->prev_urls, p->urls.data + uend,
+				ws);
+		pw->prev_urls = uend;
+	}
+	return true;
+}
+
+/* After the last word: nothing left over in sites and urls, and the URL
+ * records the header of urls counts. */
+static void check_part_ends(struct checker *k, const struct post_walk *pw, uint32_t prev_end)
+{
+	const struct part *p = pw->p;
+
+	check_file(k, pw->fi);
+	if (prev_end != p->sites.len) {
+		check_file(k, pw->fs);
+		bad(k, HDR + (uint64_t)prev_end, "%zu bytes after the last word's sites",
+		    p->sites.len - prev_end);
+	}
+	if (pw->prev_urls != p->urls.len) {
+		check_file(k, pw->fu);
+		bad(k, HDR + (uint64_t)pw->prev_urls, "%zu bytes after the last site's URLs",
+		    p->urls.len - pw->prev_urls);
+	}
+	if (pw->url_records != p->urls.count) {
+		check_file(k, pw->fu);
+		bad(k, 16, "header counts %" PRIu64 " URL records, the file holds %" PRIu64,
+		    p->urls.count, pw->url_records);
+	}
+}
+
 /* ind, sites and urls of partition pn, against docinfo. */
 static void check_postings(struct checker *k, const struct part *p, unsigned pn,
 			   const struct map *doc, bool doc_ok, struct check_totals *t)
 {
-	char fi[16], fs[16], fu[16];
-	uint32_t prev_end = 0, prev_urls = 0;
-	uint64_t url_records = 0;
-	bool sites_ok = true;
+	struct post_walk pw = { .p = p, .pn = pn, .doc = doc, .doc_ok = doc_ok };
+	uint32_t prev_end = 0;
 
-	snprintf(fi, sizeof(fi), "%02uw/ind", pn);
-	snprintf(fs, sizeof(fs), "%02uw/sites", pn);
-	snprintf(fu, sizeof(fu), "%02uw/urls", pn);
+	snprintf(pw.fi, sizeof(pw.fi), "%02uw/ind", pn);
+	snprintf(pw.fs, sizeof(pw.fs), "%02uw/sites", pn);
+	snprintf(pw.fu, sizeof(pw.fu), "%02uw/urls", pn);
 	for (uint32_t w = 0; w < p->n; w++) {
 		const unsigned char *e = p->ind.data + (size_t)w * IND_ENTRY;
 		uint64_t eo = HDR + (uint64_t)w * IND_ENTRY;
 		uint32_t end = le_get32(e), n_sites = le_get32(e + 4), n_urls = le_get32(e + 8);
-		uint32_t total = le_get32(e + 12), site_prev = 0;
-		uint64_t urls = 0, tot = 0;
+		uint32_t total = le_get32(e + 12), word_id = w * STORAGE_PARTITIONS + pn;
+		struct word_sums ws = { 0 };
 
-		check_file(k, fi);
+		check_file(k, pw.fi);
 		if (end < prev_end || end > p->sites.len || (end - prev_end) % SITE_ENTRY) {
-			bad(k, eo, "word_id %u: sites end %u after %u (sites has %zu bytes)",
-			    w * STORAGE_PARTITIONS + pn, end, prev_end, p->sites.len);
-			sites_ok = false;
-			break;
+			bad(k, eo, "word_id %u: sites end %u after %u (sites has %zu bytes)", word_id,
+			    end, prev_end, p->sites.len);
+			t->complete = false;
+			return;
 		}
 		if ((end - prev_end) / SITE_ENTRY != n_sites)
-			bad(k, eo + 4, "word_id %u: site count %u, its range holds %u",
-			    w * STORAGE_PARTITIONS + pn, n_sites, (end - prev_end) / SITE_ENTRY);
+			bad(k, eo + 4, "word_id %u: site count %u, its range holds %u", word_id,
+			    n_sites, (end - prev_end) / SITE_ENTRY);
 		t->words++;
-		for (uint32_t so = prev_end; so < end; so += SITE_ENTRY) {
-			const unsigned char *s = p->sites.data + so;
-			uint32_t site = le_get32(s), uend = le_get32(s + 4), url_prev = 0;
-			const unsigned char *u, *ue;
-
-			check_file(k, fs);
-			if (site == 0 || (so > prev_end && site <= site_prev))
-				bad(k, HDR + (uint64_t)so, "word_id %u: site_id %u after %u",
-				    w * STORAGE_PARTITIONS + pn, site, site_prev);
-			site_prev = site;
-			if (uend < prev_urls + URL_FIXED || uend > p->urls.len) {
-				bad(k, HDR + (uint64_t)so + 4,
-				    "word_id %u site %u: urls end %u after %u (urls has %zu bytes)",
-				    w * STORAGE_PARTITIONS + pn, site, uend, prev_urls, p->urls.len);
-				sites_ok = false;
-				goto out;
-			}
-			u = p->urls.data + prev_urls;
-			ue = p->urls.data + uend;
-			check_file(k, fu);
-			while (u < ue) {
-				uint64_t uo = HDR + (uint64_t)(u - p->urls.data);
-				uint32_t id, n;
-
-				if (ue - u < URL_FIXED) {
-					bad(k, uo, "word_id %u site %u: record cut short by the site end",
-					    w * STORAGE_PARTITIONS + pn, site);
-					break;
-				}
-				id = le_get32(u);
-				n = le_get16(u + 4);
-				if (n == 0 || (size_t)(ue - u - URL_FIXED) < 2 * (size_t)n) {
-					bad(k, uo + 4, "word_id %u url %u: %u positions do not fit the site",
-					    w * STORAGE_PARTITIONS + pn, id, n);
-					break;
-				}
-				if (id == 0 || id <= url_prev)
-					bad(k, uo, "word_id %u site %u: url_id %u after %u",
-					    w * STORAGE_PARTITIONS + pn, site, id, url_prev);
-				url_prev = id;
-				for (uint32_t i = 1; i < n; i++)
-					if (le_get16(u + URL_FIXED + 2 * i) <= le_get16(u + URL_FIXED + 2 * i - 2)) {
-						bad(k, uo + URL_FIXED + 2 * i,
-						    "word_id %u url %u: position %u not after %u",
-						    w * STORAGE_PARTITIONS + pn, id,
-						    le_get16(u + URL_FIXED + 2 * i),
-						    le_get16(u + URL_FIXED + 2 * i - 2));
-						break;
-					}
-				if (doc_ok) {
-					uint32_t ds = (uint64_t)id < doc->count ?
-						le_get32(doc->data + (size_t)id * DOC_ENTRY) : 0;
-					if (ds != site)
-						bad(k, uo, "word_id %u url %u: site %u, docinfo says %u",
-						    w * STORAGE_PARTITIONS + pn, id, site, ds);
-				}
-				urls++;
-				tot += n;
-				url_records++;
-				u += URL_FIXED + 2 * (size_t)n;
-			}
-			prev_urls = uend;
+		if (!check_word_sites(k, &pw, w, prev_end, end, &ws)) {
+			t->complete = false;
+			return;
 		}
-		check_file(k, fi);
-		if (urls != n_urls)
-			bad(k, eo + 8, "word_id %u: URL count %u, its sites hold %" PRIu64,
-			    w * STORAGE_PARTITIONS + pn, n_urls, urls);
-		if (tot != total)
-			bad(k, eo + 12, "word_id %u: total count %u, its URLs hold %" PRIu64,
-			    w * STORAGE_PARTITIONS + pn, total, tot);
+		check_file(k, pw.fi);
+		if (ws.urls != n_urls)
+			bad(k, eo + 8, "word_id %u: URL count %u, its sites hold %" PRIu64, word_id,
+			    n_urls, ws.urls);
+		if (ws.tot != total)
+			bad(k, eo + 12, "word_id %u: total count %u, its URLs hold %" PRIu64, word_id,
+			    total, ws.tot);
 		if (n_urls)
 			t->live_words++;
-		t->postings += urls;
+		t->postings += ws.urls;
 		prev_end = end;
 	}
-out:
-	if (!sites_ok) {
-		t->complete = false;
-		return;
-	}
-	check_file(k, fi);
-	if (prev_end != p->sites.len) {
-		check_file(k, fs);
-		bad(k, HDR + (uint64_t)prev_end, "%zu bytes after the last word's sites",
-		    p->sites.len - prev_end);
-	}
-	if (prev_urls != p->urls.len) {
-		check_file(k, fu);
-		bad(k, HDR + (uint64_t)prev_urls, "%zu bytes after the last site's URLs",
-		    p->urls.len - prev_urls);
-	}
-	if (url_records != p->urls.count) {
-		check_file(k, fu);
-		bad(k, 16, "header counts %" PRIu64 " URL records, the file holds %" PRIu64,
-		    p->urls.count, url_records);
-	}
+	check_part_ends(k, &pw, prev_end);
 }
 
 int storage_check(const char *gen_dir, struct buf *report)
