@@ -34,7 +34,7 @@ libs="$(pkg-config --libs $pkgs) -lm"
 # is the build's generated copy (an in-tree build also has one in src/store,
 # left out so that it is not linked twice).
 lib_srcs=$(find "$top/src" -name '*.c' ! -path '*/src/bin/*' ! -name schema_sql.c |
-	grep -vE '/(cluster|merge|pagerank)\.c$' | sort)
+	grep -vE '/(cluster|merge|pagerank)(_[a-z]+)?\.c$' | sort)
 lib_srcs="$lib_srcs $bld/src/store/schema_sql.c"
 
 # Library objects once (without -fsanitize=fuzzer's main), then one link per target.
