@@ -16,9 +16,6 @@
 
 #include "buf.h"
 
-/* Words are spread over this many index partitions (ASPseek's 00w..99w). */
-#define DELTA_PARTITIONS 100
-
 /* Caps the writer refuses to exceed and the reader refuses to believe.  A
  * page's postings are bounded long before these: at most 4 sections of
  * 16384 positions (caps.h MAX_POSITION), and MAX_WORD_LEN bytes per word. */
@@ -27,10 +24,6 @@
 #define DELTA_MAX_DOC_POSITIONS (1u << 22)  /* positions of one DOC, all words */
 #define DELTA_MAX_WORD_POSITIONS 65535u     /* positions of one word (u16 count) */
 #define DELTA_MAX_HREFS         ((DELTA_MAX_PAYLOAD - 8) / 4) /* targets of one HREFS */
-
-/* The partition of a word: FNV-1a-32 of its bytes mod DELTA_PARTITIONS.
- * Stable forever: the merge and searchd find a word's partition with it. */
-unsigned delta_partition(const char *word, size_t len);
 
 /* ---- writing ------------------------------------------------------------ */
 

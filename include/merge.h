@@ -15,20 +15,24 @@
 
 struct conf;
 struct db;
+struct merge;
 
 /* Merge every delta segment under DataDir/deltas with the generation
  * `current` into DataDir/index/gen-<N>.tmp (complete, FORMAT written,
- * unpublished).  Collective: every rank calls it.  On 0, *gen is N and
- * *gen_dir the directory (malloc'd, caller frees; the same on every rank).
- * db is used by rank 0 only (wordurl).  Returns 0 or -1 (all ranks agree). */
-int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir);
+ * unpublished).  Collective: every rank calls it.  On 0, *gen is N,
+ * *gen_dir the directory (malloc'd, caller frees; the same on every rank)
+ * and *m the merge's state, kept for merge_finish() (which frees it; c is
+ * borrowed until then).  db is used by rank 0 only (wordurl).  Returns 0
+ * or -1 (all ranks agree); on -1 *m is NULL and nothing is kept. */
+int merge_run(const struct conf *c, struct db *db, struct merge **m, uint64_t *gen,
+	      char **gen_dir);
 
-/* After the generation of the last merge_run() was published: remove the
- * delta segments this rank consumed (fsynced directory).  Before the
- * publish they must stay: a crash then reruns the merge from them.  Frees
- * the merge's state; call it (with published=false) also when the run
- * failed.  Returns 0 or -1. */
-int merge_finish(const struct conf *c, int published);
+/* After the generation of merge_run() was published: remove the delta
+ * segments this rank consumed (fsynced directory).  Before the publish they
+ * must stay: a crash then reruns the merge from them.  Frees m; call it with
+ * published=false when the publish failed (m NULL, as a failed merge_run()
+ * leaves it, is accepted).  Returns 0 or -1. */
+int merge_finish(struct merge *m, int published);
 
 /* `mpseek-index --check`: storage_check() of the live generation plus
  * wordurl against its dictionary.  Problems go to out, one per line.

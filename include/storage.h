@@ -23,9 +23,9 @@
  *   docinfo       per url_id: site_id, words per section, last-modified
  *   ranks         PageRank (pagerank.c; read through ranks.h)
  *   citations/    the link graph for link: queries (pagerank.c)
- * A word's partition is delta_partition(word) (delta.h), fixed forever, and
- * word ids are dense per partition, so word_id mod 100 is the partition as
- * in ASPseek, and a merge assigns new ids without asking anybody.
+ * A word's partition is storage_partition(word), fixed forever, and word
+ * ids are dense per partition, so word_id mod 100 is the partition as in
+ * ASPseek, and a merge assigns new ids without asking anybody.
  */
 #ifndef MPSEEK_STORAGE_H
 #define MPSEEK_STORAGE_H
@@ -34,15 +34,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "delta.h"
-
 struct buf;
 
 #define STORAGE_FORMAT_VERSION 1
-#define STORAGE_PARTITIONS DELTA_PARTITIONS
+/* Words are spread over this many partitions (ASPseek's 00w..99w). */
+#define STORAGE_PARTITIONS 100
 
 /* Sections of a position (2 top bits), as tokenize.h. */
 #define STORAGE_SECTIONS 4
+
+/* The partition of a word: FNV-1a-32 of its bytes mod STORAGE_PARTITIONS.
+ * Fixed forever: every generation on disk was laid out with it, and the
+ * merge and searchd find a word's partition with it (test vectors:
+ * tests/data/delta/partition.txt). */
+unsigned storage_partition(const char *word, size_t len);
 
 /* ---- generations --------------------------------------------------------- */
 
@@ -175,7 +180,7 @@ int storage_part_begin(const char *gen_dir, unsigned part, struct storage_part_w
 		       struct buf *err);
 /* The next word of the partition, in id order (the k-th call is word_id
  * part + 100k): its UTF-8 bytes (1..MAX_WORD_LEN, copied; the caller makes
- * sure delta_partition(word) == part).  A word may end up with no postings
+ * sure storage_partition(word) == part).  A word may end up with no postings
  * (it stays in the dictionary so that its id is never reused). */
 int storage_part_word(struct storage_part_writer *w, const char *word, size_t len);
 /* The next site of the current word: site_ids strictly ascending. */

@@ -294,11 +294,12 @@ out:
 static int run_merge(const struct options *o, const struct conf *c, struct db *db)
 {
 	struct buf err = BUF_INIT(4096);
+	struct merge *m = NULL;
 	uint64_t gen = 0;
 	char *dir = NULL;
 	int rc, published = 0;
 
-	rc = merge_run(c, db, &gen, &dir);
+	rc = merge_run(c, db, &m, &gen, &dir);
 	/* PageRank writes ranks and citations/ into the new generation before
 	 * it goes live, so searchd never sees an index without them. */
 	if (!rc)
@@ -315,7 +316,7 @@ static int run_merge(const struct options *o, const struct conf *c, struct db *d
 		published = 1;
 		merge_crash_point("after-publish");
 	}
-	if (merge_finish(c, published))
+	if (merge_finish(m, published))
 		rc = -1;
 	free(dir);
 	buf_free(&err);

@@ -1,11 +1,12 @@
 /* merge.c - deltas + the live generation -> a new CompactStorage generation
- * (merge.h), spread over the ranks; --check and --dump-index.
+ * (merge.h), spread over the ranks: the run and its steps.
  *
- * Owns the merge's order of records, the external sorts (URL records,
- * winners, postings: memory bounded by DeltaBufferSize), URL and partition
- * ownership and wordurl's counts.  The bytes of the index belong
- * to storage.c, the delta format to delta.c, MPI to cluster.c.  Design and
- * crash behaviour: doc/MERGE.md.
+ * Owns the merge's records and their order, which record of a URL wins,
+ * URL and partition ownership, the building of partitions, docinfo and
+ * wordurl's counts.  The external sorts and the files moved between ranks
+ * are merge_sort.c's, --check and --dump-index merge_check.c's; the bytes
+ * of the index belong to storage.c, the delta format to delta.c, MPI to
+ * cluster.c.  Design and crash behaviour: doc/MERGE.md.
  */
 #include "config.h"
 
@@ -30,11 +31,11 @@
 #include "le.h"
 #include "log.h"
 #include "merge.h"
+#include "merge_int.h"
 #include "storage.h"
 #include "util.h"
 
 #define MIN_SORT_BUFFER (64u << 10) /* DeltaBufferSize below this is raised */
-#define FANIN 64                    /* runs merged at once */
 #define ORD_SEG_SHIFT 40            /* ord = segment index << 40 | offset */
 #define REC_FIXED 12                /* part u8, wlen u8, site u32, url u32, npos u16 */
 #define MAX_REC (REC_FIXED + MAX_WORD_LEN + 2 * 65535)
@@ -55,14 +56,6 @@ void merge_crash_point(const char *point)
 		_exit(99);
 	}
 }
-
-/* ---- state kept between merge_run() and merge_finish() ------------------ */
-
-static struct {
-	char **consumed;        /* segment paths this rank read */
-	size_t n_consumed;
-	char *scratch;
-} M;
 
 /* ---- segments and their global order ------------------------------------ */
 
@@ -168,20 +161,11 @@ static void segs_free(struct seg *s, size_t n)
 	free(s);
 }
 
-/* ---- sorted records on disk ----------------------------------------------
+/* ---- the kinds of records sorted ------------------------------------------
  *
  * Three kinds of records are sorted in runs of DeltaBufferSize, merged from
- * disk and moved between ranks as files: postings, URL records (and the URL
- * states made of them) and the winning DOCs' places. */
-
-/* A kind of record: a fixed head, then as many bytes as the head says. */
-struct kind {
-	size_t head;
-	size_t max;             /* the largest record */
-	/* bytes after the head, or -1 when the head is impossible */
-	long (*extra)(const unsigned char *head);
-	int (*cmp)(const unsigned char *a, const unsigned char *b);
-};
+ * disk and moved between ranks as files (merge_sort.c): postings, URL
+ * records (and the URL states made of them) and the winning DOCs' places. */
 
 /* Postings: (partition, word bytes, site, url). */
 static int cmp_rec(const unsigned char *a, const unsigned char *b)
@@ -234,404 +218,6 @@ static const struct kind K_POST = { REC_FIXED, MAX_REC, post_extra, cmp_rec };
 static const struct kind K_UREC = { UREC_SIZE, UREC_SIZE, no_extra, cmp_urec };
 static const struct kind K_WIN = { WIN_SIZE, WIN_SIZE, no_extra, cmp_win };
 
-static size_t rec_size(const struct kind *k, const unsigned char *p)
-{
-	return k->head + (size_t)k->extra(p);
-}
-
-/* A sorted stream of records from a file. */
-struct run {
-	FILE *fp;
-	unsigned char *rec;     /* current record, kind->max bytes */
-	int has;
-};
-
-static int run_next(const struct kind *k, struct run *r)
-{
-	long extra;
-
-	r->has = 0;
-	if (fread(r->rec, 1, k->head, r->fp) != k->head)
-		return ferror(r->fp) ? error_errno("merge: cannot read a run") : 0;
-	extra = k->extra(r->rec);
-	if (extra < 0 || fread(r->rec + k->head, 1, (size_t)extra, r->fp) != (size_t)extra)
-		return error("merge: a run file is damaged");
-	r->has = 1;
-	return 1;
-}
-
-/* A k-way merge of sorted files, pulled one record at a time. */
-struct merger {
-	const struct kind *k;
-	struct run *r;
-	size_t n;
-	size_t *heap, hn;       /* the runs that have a record, smallest first */
-	bool started;           /* heap[0]'s record was handed out */
-};
-
-static bool m_less(const struct merger *m, size_t a, size_t b)
-{
-	int c = m->k->cmp(m->r[a].rec, m->r[b].rec);
-
-	return c < 0 || (c == 0 && a < b);
-}
-
-static void m_down(struct merger *m, size_t j)
-{
-	for (;;) {
-		size_t a = 2 * j + 1, b = a + 1, s = j, t;
-
-		if (a < m->hn && m_less(m, m->heap[a], m->heap[s]))
-			s = a;
-		if (b < m->hn && m_less(m, m->heap[b], m->heap[s]))
-			s = b;
-		if (s == j)
-			return;
-		t = m->heap[j];
-		m->heap[j] = m->heap[s];
-		m->heap[s] = t;
-		j = s;
-	}
-}
-
-static void merger_close(struct merger *m)
-{
-	for (size_t i = 0; m->r && i < m->n; i++) {
-		if (m->r[i].fp)
-			fclose(m->r[i].fp);
-		free(m->r[i].rec);
-	}
-	free(m->r);
-	free(m->heap);
-	memset(m, 0, sizeof(*m));
-}
-
-/* Open n files of kind k.  Returns 0, or -1 (then close it anyway). */
-static int merger_open(struct merger *m, const struct kind *k, char **paths, size_t n)
-{
-	memset(m, 0, sizeof(*m));
-	m->k = k;
-	m->n = n;
-	m->r = xcalloc(n ? n : 1, sizeof(*m->r));
-	m->heap = xmalloc((n ? n : 1) * sizeof(*m->heap));
-	for (size_t i = 0; i < n; i++) {
-		m->r[i].fp = fopen(paths[i], "rb");
-		if (!m->r[i].fp)
-			return error_errno("merge: cannot open %s", paths[i]);
-		m->r[i].rec = xmalloc(k->max);
-		if (run_next(k, &m->r[i]) < 0)
-			return -1;
-		if (m->r[i].has)
-			m->heap[m->hn++] = i;
-	}
-	for (size_t j = m->hn / 2; j-- > 0;)
-		m_down(m, j);
-	return 0;
-}
-
-/* 1 and *rec (borrowed until the next call), 0 at the end, -1. */
-static int merger_next(struct merger *m, const unsigned char **rec)
-{
-	if (m->started && m->hn) {
-		struct run *top = &m->r[m->heap[0]];
-
-		if (run_next(m->k, top) < 0)
-			return -1;
-		if (!top->has)
-			m->heap[0] = m->heap[--m->hn];
-		m_down(m, 0);
-	}
-	m->started = true;
-	if (!m->hn)
-		return 0;
-	*rec = m->r[m->heap[0]].rec;
-	return 1;
-}
-
-/* k-way merge of files into fn(rec) calls, in order.  Returns 0 or -1. */
-static int merge_files(const struct kind *k, char **paths, size_t n,
-		       int (*fn)(void *arg, const unsigned char *rec), void *arg)
-{
-	struct merger m;
-	const unsigned char *rec;
-	int rc = merger_open(&m, k, paths, n), got = 0;
-
-	while (!rc && (got = merger_next(&m, &rec)) > 0)
-		rc = fn(arg, rec);
-	merger_close(&m);
-	return rc || got < 0 ? -1 : 0;
-}
-
-struct sink {
-	const struct kind *k;
-	FILE *fp;
-};
-
-static int write_rec(void *arg, const unsigned char *rec)
-{
-	struct sink *s = arg;
-	size_t len = rec_size(s->k, rec);
-
-	return fwrite(rec, 1, len, s->fp) == len ? 0 : error_errno("merge: cannot write a run");
-}
-
-/* The external sort: records collect in an arena of DeltaBufferSize and
- * are spilled as sorted runs. */
-struct sorter {
-	const struct kind *k;
-	const char *dir;
-	const char *tag;        /* run names: <dir>/<tag>-run-NNNNNN */
-	unsigned char *arena;
-	size_t cap, used;
-	size_t *idx;
-	size_t n, idx_cap;
-	char **runs;
-	size_t n_runs, next_name;
-	uint64_t spilled;       /* bytes written to runs */
-	uint64_t records;       /* records added */
-	size_t spills;          /* runs written from the arena */
-};
-
-static void sorter_init(struct sorter *s, const struct kind *k, const char *dir, const char *tag,
-			size_t cap)
-{
-	memset(s, 0, sizeof(*s));
-	s->k = k;
-	s->dir = dir;
-	s->tag = tag;
-	s->cap = cap;
-	s->arena = xmalloc(cap + k->max);
-}
-
-/* Remove the runs, free everything.  Accepts a zeroed sorter. */
-static void sorter_free(struct sorter *s)
-{
-	for (size_t i = 0; i < s->n_runs; i++) {
-		unlink(s->runs[i]);
-		free(s->runs[i]);
-	}
-	free(s->runs);
-	free(s->arena);
-	free(s->idx);
-	memset(s, 0, sizeof(*s));
-}
-
-static const struct sorter *sort_ctx;
-
-static int cmp_idx(const void *a, const void *b)
-{
-	return sort_ctx->k->cmp(sort_ctx->arena + *(const size_t *)a,
-				sort_ctx->arena + *(const size_t *)b);
-}
-
-static char *run_name(struct sorter *s)
-{
-	return xasprintf("%s/%s-run-%06zu", s->dir, s->tag, s->next_name++);
-}
-
-static int sorter_spill(struct sorter *s)
-{
-	struct sink out = { s->k, NULL };
-	char *path;
-	int rc = 0;
-
-	if (!s->n)
-		return 0;
-	sort_ctx = s;
-	qsort(s->idx, s->n, sizeof(*s->idx), cmp_idx);
-	sort_ctx = NULL;
-	path = run_name(s);
-	out.fp = fopen(path, "wb");
-	if (!out.fp) {
-		rc = error_errno("merge: cannot create %s", path);
-		free(path);
-		return rc;
-	}
-	for (size_t i = 0; i < s->n && !rc; i++) {
-		const unsigned char *r = s->arena + s->idx[i];
-
-		rc = write_rec(&out, r);
-		s->spilled += rec_size(s->k, r);
-	}
-	if (fclose(out.fp) != 0 && !rc)
-		rc = error_errno("merge: cannot write %s", path);
-	s->runs = xrealloc(s->runs, (s->n_runs + 1) * sizeof(*s->runs));
-	s->runs[s->n_runs++] = path;
-	s->n = s->used = 0;
-	s->spills++;
-	return rc;
-}
-
-/* Room for a record of len bytes (at most k->max), to be filled by the
- * caller; NULL when a spill failed. */
-static unsigned char *sorter_room(struct sorter *s, size_t len)
-{
-	if (s->used + len > s->cap && sorter_spill(s))
-		return NULL;
-	if (s->n == s->idx_cap) {
-		s->idx_cap = s->idx_cap ? 2 * s->idx_cap : 4096;
-		s->idx = xrealloc(s->idx, s->idx_cap * sizeof(*s->idx));
-	}
-	s->idx[s->n++] = s->used;
-	s->used += len;
-	s->records++;
-	return s->arena + s->used - len;
-}
-
-/* Merge runs FANIN at a time until at most FANIN are left. */
-static int sorter_reduce(struct sorter *s)
-{
-	while (s->n_runs > FANIN) {
-		size_t k = s->n_runs < 2 * FANIN ? s->n_runs - FANIN + 1 : FANIN;
-		char *path = run_name(s);
-		struct sink out = { s->k, fopen(path, "wb") };
-		int rc;
-
-		if (!out.fp) {
-			free(path);
-			return error_errno("merge: cannot create a run");
-		}
-		rc = merge_files(s->k, s->runs, k, write_rec, &out);
-		if (fclose(out.fp) != 0)
-			rc = -1;
-		for (size_t i = 0; i < k; i++) {
-			unlink(s->runs[i]);
-			free(s->runs[i]);
-		}
-		memmove(s->runs, s->runs + k, (s->n_runs - k) * sizeof(*s->runs));
-		s->n_runs -= k;
-		s->runs[s->n_runs++] = path;
-		if (rc)
-			return -1;
-	}
-	return 0;
-}
-
-/* The last run written, the arena freed, at most FANIN runs left. */
-static int sorter_finish(struct sorter *s)
-{
-	int rc = sorter_spill(s);
-
-	free(s->arena);
-	s->arena = NULL;
-	free(s->idx);
-	s->idx = NULL;
-	s->idx_cap = 0;
-	return rc ? rc : sorter_reduce(s);
-}
-
-/* ---- moving sorted files between ranks -------------------------------- */
-
-/* <scratch>/<tag>-<dir>-<r> for every rank r (malloc'd). */
-static char **xfer_paths(const char *tag, const char *dir)
-{
-	int size = cluster_size();
-	char **p = xcalloc((size_t)size, sizeof(*p));
-
-	for (int r = 0; r < size; r++)
-		p[r] = xasprintf("%s/%s-%s-%d", M.scratch, tag, dir, r);
-	return p;
-}
-
-static void xfer_free(char **p)
-{
-	for (int r = 0; p && r < cluster_size(); r++) {
-		unlink(p[r]);
-		free(p[r]);
-	}
-	free(p);
-}
-
-/* Open one file per rank for writing; NULL slots on failure. */
-static int xfer_open(char **paths, FILE **f)
-{
-	int rc = 0;
-
-	for (int r = 0; r < cluster_size(); r++) {
-		f[r] = fopen(paths[r], "wb");
-		if (!f[r])
-			rc = error_errno("merge: cannot create %s", paths[r]);
-	}
-	return rc;
-}
-
-static int xfer_close(char **paths, FILE **f)
-{
-	int rc = 0;
-
-	for (int r = 0; r < cluster_size(); r++)
-		if (f[r] && fclose(f[r]) != 0)
-			rc = error_errno("merge: cannot write %s", paths[r]);
-	return rc;
-}
-
-/* Collective: to[r] (this rank's file for rank r) goes to rank r; *from
- * gets the files received (from[r] came from rank r; malloc'd, free with
- * xfer_free()).  The to files are removed.  Returns 0 or -1, agreed. */
-static int xfer_exchange(const char *tag, char **to, int rc, char ***from)
-{
-	int me = cluster_rank(), size = cluster_size();
-	char **fr = xfer_paths(tag, "from");
-
-	if (cluster_agree(rc)) {
-		*from = fr;
-		return -1;
-	}
-	if (rename(to[me], fr[me]) < 0)
-		rc = error_errno("merge: rename %s", to[me]);
-	/* Every step runs even after an error: the peer waits for it. */
-	for (int step = 1; step < size; step++) {
-		int t = (me + step) % size, f = (me - step + size) % size;
-
-		if (cluster_exchange_file(to[t], t, fr[f], f))
-			rc = -1;
-		unlink(to[t]);
-	}
-	*from = fr;
-	return cluster_agree(rc);
-}
-
-/* Records of a sorted stream to the file of the rank dest() names. */
-struct split {
-	const struct kind *k;
-	FILE **f;
-	int (*dest)(const void *arg, const unsigned char *rec);
-	const void *arg;
-};
-
-static int split_rec(void *arg, const unsigned char *rec)
-{
-	struct split *sp = arg;
-	struct sink s = { sp->k, sp->f[sp->dest(sp->arg, rec)] };
-
-	return write_rec(&s, rec);
-}
-
-/* Collective: the records of the sorted runs of s, each to the rank dest()
- * names, through files (no shared filesystem needed); *from gets what this
- * rank received: cluster_size() files, each sorted.  The runs are removed.
- * Returns 0 or -1, agreed. */
-static int sort_exchange(struct sorter *s, const char *tag,
-			 int (*dest)(const void *arg, const unsigned char *rec), const void *arg,
-			 char ***from)
-{
-	char **to = xfer_paths(tag, "to");
-	FILE **f = xcalloc((size_t)cluster_size(), sizeof(*f));
-	int rc = xfer_open(to, f);
-
-	if (!rc) {
-		struct split sp = { s->k, f, dest, arg };
-
-		rc = merge_files(s->k, s->runs, s->n_runs, split_rec, &sp);
-	}
-	if (xfer_close(to, f))
-		rc = -1;
-	free(f);
-	sorter_free(s);
-	rc = xfer_exchange(tag, to, rc, from);
-	xfer_free(to);
-	return rc;
-}
 
 /* ---- URL states: which record of each URL wins -------------------------- */
 
@@ -882,7 +468,7 @@ static int read_postings(struct seg *segs, size_t n, struct merger *win, struct 
 					rc = -1;
 					break;
 				}
-				p[0] = (unsigned char)delta_partition(dw->word, dw->len);
+				p[0] = (unsigned char)storage_partition(dw->word, dw->len);
 				p[1] = (unsigned char)dw->len;
 				le_put32(p + 2, rec.site_id);
 				le_put32(p + 6, rec.url_id);
@@ -1430,31 +1016,48 @@ static int rm_scratch(const char *dir)
 	return rmdir(dir);
 }
 
-int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir)
-{
-	int me = cluster_rank(), size = cluster_size(), rc = 0, k;
-	struct buf err = BUF_INIT(4096);
-	uint64_t cur = 0, g = 0, max_url = 0, n_states = 0;
-	struct storage *old = NULL;
-	struct seg *segs = NULL;
-	size_t n_segs = 0, n_all = 0, cap;
-	uint32_t *reader = NULL;
-	struct sorter sorter = { 0 };
-	struct merger win = { 0 };
-	struct build_ctx x = { .cur = -1 };
-	uint8_t *touched = NULL;
-	char **ufrom = NULL, **wfrom = NULL, **sfrom = NULL, **pfrom = NULL;
-	char *dir = NULL, *index_dir = xasprintf("%s/index", c->data_dir);
-	double t0 = now_monotonic();
-	int igen[2], owner[STORAGE_PARTITIONS], n_owners = 0;
-	bool sees = false;
+/* One merge on this rank, from merge_run() to merge_finish(): what each
+ * step leaves for the next.  After merge_run() only the segments remain
+ * (merge_release()): merge_finish() removes them once the generation is
+ * live. */
+struct merge {
+	const struct conf *c;       /* borrowed until merge_finish() */
+	struct db *db;              /* borrowed by merge_run(); rank 0 only */
+	int me, size;
+	double t0;                  /* the start, for the log */
+	uint64_t gen, cur;          /* the generation written; the live one (0: none) */
+	char *index_dir;            /* DataDir/index */
+	char *dir;                  /* DataDir/index/gen-<gen>.tmp */
+	char *scratch;              /* DataDir/index/merge-r<me>: runs and files moved */
+	size_t cap;                 /* bytes of a sorter's arena */
+	struct storage *old;        /* the live generation, when this rank sees it */
+	int owner[STORAGE_PARTITIONS], n_owners;
+	struct seg *segs;           /* this rank's delta segments, in global order */
+	size_t n_segs, n_all;       /* n_all: the segments of all ranks */
+	uint32_t *reader;           /* per segment of all ranks: the rank reading it */
+	uint64_t max_url;           /* the highest url_id of all ranks' deltas */
+	uint64_t n_states;          /* URLs the deltas change, all ranks */
+	uint8_t *touched;           /* bit per url_id <= max_url: its old postings go */
+	struct sorter sorter;       /* the sort under way */
+	struct merger win;          /* the winners this rank reads, by (segment, offset) */
+	char **ufrom, **wfrom;      /* files received: URL records, winners */
+	char **sfrom, **pfrom;      /* URL states (rank 0), postings of owned partitions */
+	uint64_t stats[3];          /* words, live words, postings (all ranks after step 5) */
+};
 
-	*gen = 0;
-	*gen_dir = NULL;
-	merge_finish(c, 0);
-	/* Rank 0 decides the generation; the others follow. */
-	if (me == 0) {
-		if (mkdir_p(index_dir) || storage_gen_cleanup(c->data_dir, &err)) {
+/* Rank 0 decides the generation (the next after `current`) and creates its
+ * directory; every rank learns which ranks write partitions, opens the live
+ * generation if it sees it and makes its scratch directory. */
+static int merge_begin(struct merge *m)
+{
+	const struct conf *c = m->c;
+	struct buf err = BUF_INIT(4096);
+	uint64_t cur = 0, g = 0;
+	int rc = 0, k, igen;
+	bool sees;
+
+	if (m->me == 0) {
+		if (mkdir_p(m->index_dir) || storage_gen_cleanup(c->data_dir, &err)) {
 			rc = error("merge: %s", buf_str(&err));
 		} else {
 			k = storage_current(c->data_dir, &cur, &err);
@@ -1463,158 +1066,186 @@ int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir
 			g = k > 0 ? cur + 1 : 1;
 		}
 	}
-	igen[0] = (int)(g & 0x7fffffff);
-	cluster_bcast_int(&igen[0]);
-	g = (uint64_t)igen[0];
-	cur = g - 1;
+	igen = (int)(g & 0x7fffffff);
+	cluster_bcast_int(&igen);
+	m->gen = (uint64_t)igen;
+	m->cur = m->gen - 1;
 	if (cluster_agree(rc))
 		goto fail;
-	dir = xasprintf("%s/gen-%08" PRIu64 ".tmp", index_dir, g);
-	if (me == 0 && mkdir(dir, 0755) < 0 && errno != EEXIST)
-		rc = error_errno("merge: cannot create %s", dir);
+	m->dir = xasprintf("%s/gen-%08" PRIu64 ".tmp", m->index_dir, m->gen);
+	if (m->me == 0 && mkdir(m->dir, 0755) < 0 && errno != EEXIST)
+		rc = error_errno("merge: cannot create %s", m->dir);
 	if (cluster_agree(rc))
 		goto fail;
-	sees = sees_rank0_dir(dir, me);
-	if (owners(sees, owner, &n_owners))
+	sees = sees_rank0_dir(m->dir, m->me);
+	if (owners(sees, m->owner, &m->n_owners))
 		rc = -1;
-	if (me == 0)
-		info("merge: %d of %d rank(s) write partitions%s", n_owners, size,
-		     n_owners < size ? " (the others do not share DataDir with rank 0)" : "");
-	if (cur > 0 && sees) {
-		char *od = storage_gen_path(c->data_dir, cur);
+	if (m->me == 0)
+		info("merge: %d of %d rank(s) write partitions%s", m->n_owners, m->size,
+		     m->n_owners < m->size ? " (the others do not share DataDir with rank 0)" : "");
+	if (m->cur > 0 && sees) {
+		char *od = storage_gen_path(c->data_dir, m->cur);
 
-		if (storage_open_dir(od, &old, &err))
+		if (storage_open_dir(od, &m->old, &err))
 			rc = error("merge: the live index cannot be read: %s", buf_str(&err));
 		free(od);
 	}
-	if (!rc && mkdir_p(index_dir))
+	if (!rc && mkdir_p(m->index_dir))
 		rc = -1;
-	M.scratch = xasprintf("%s/merge-r%d", index_dir, me);
-	rm_scratch(M.scratch);
-	if (!rc && mkdir(M.scratch, 0755) < 0)
-		rc = error_errno("merge: cannot create %s", M.scratch);
+	m->scratch = xasprintf("%s/merge-r%d", m->index_dir, m->me);
+	rm_scratch(m->scratch);
+	if (!rc && mkdir(m->scratch, 0755) < 0)
+		rc = error_errno("merge: cannot create %s", m->scratch);
 	if (cluster_agree(rc))
 		goto fail;
-	cap = (size_t)c->delta_buffer_size * 1024;
-	if (cap < MIN_SORT_BUFFER)
-		cap = MIN_SORT_BUFFER;
+	m->cap = (size_t)c->delta_buffer_size * 1024;
+	if (m->cap < MIN_SORT_BUFFER)
+		m->cap = MIN_SORT_BUFFER;
+	buf_free(&err);
+	return 0;
+fail:
+	buf_free(&err);
+	return -1;
+}
 
-	/* 1. The URL records of this rank's segments, sorted by (url, ord) in
-	 * runs of DeltaBufferSize, go to the owner of each URL (url mod size). */
-	rc = list_segments(c, &segs, &n_segs, &reader, &n_all);
-	sorter_init(&sorter, &K_UREC, M.scratch, "u", cap);
+/* 1. The URL records of this rank's segments, sorted by (url, ord) in runs
+ * of DeltaBufferSize, go to the owner of each URL (url mod size). */
+static int sort_url_records(struct merge *m)
+{
+	int rc = list_segments(m->c, &m->segs, &m->n_segs, &m->reader, &m->n_all);
+
+	sorter_init(&m->sorter, &K_UREC, m->scratch, "u", m->cap);
 	if (!rc)
-		rc = read_urecs(segs, n_segs, &sorter, &max_url);
+		rc = read_urecs(m->segs, m->n_segs, &m->sorter, &m->max_url);
 	if (!rc)
-		rc = sorter_finish(&sorter);
+		rc = sorter_finish(&m->sorter);
 	info("merge: %" PRIu64 " URL record(s) sorted in %zu run(s) of %zu KiB (%.2f s)",
-	     sorter.records, sorter.spills, cap / 1024, now_monotonic() - t0);
-	if (cluster_agree(rc) || cluster_max_u64(&max_url))
-		goto fail;
-	if (sort_exchange(&sorter, "u", url_owner, NULL, &ufrom))
-		goto fail;
+	     m->sorter.records, m->sorter.spills, m->cap / 1024, now_monotonic() - m->t0);
+	if (cluster_agree(rc) || cluster_max_u64(&m->max_url))
+		return -1;
+	return sort_exchange(&m->sorter, m->scratch, "u", url_owner, NULL, &m->ufrom);
+}
 
-	/* 2. Each owner folds its URLs' records into states: the winning DOCs
-	 * to the ranks that read their segments, the states to rank 0, the
-	 * touched URLs into a bitmap every rank gets. */
-	touched = xcalloc((size_t)(max_url / 8 + 1), 1);
-	{
-		char **wto = xfer_paths("w", "to"), **sto = xfer_paths("s", "to");
-		FILE **wf = xcalloc((size_t)size, sizeof(*wf)), **sf = xcalloc((size_t)size, sizeof(*sf));
-		struct fold_ctx fx = { .win = wf, .reader = reader, .n_all = n_all,
-				       .touched = touched, .max_url = max_url };
+/* 2. Each owner folds its URLs' records into states: the winning DOCs to
+ * the ranks that read their segments, the states to rank 0, the touched
+ * URLs into a bitmap every rank gets. */
+static int fold_url_states(struct merge *m)
+{
+	char **wto = xfer_paths(m->scratch, "w", "to"), **sto = xfer_paths(m->scratch, "s", "to");
+	FILE **wf = xcalloc((size_t)m->size, sizeof(*wf)), **sf = xcalloc((size_t)m->size, sizeof(*sf));
+	struct fold_ctx fx = { .win = wf, .reader = m->reader, .n_all = m->n_all,
+			       .max_url = m->max_url };
+	int rc;
 
-		rc = xfer_open(wto, wf);
-		if (xfer_open(sto, sf))
-			rc = -1;
-		if (!rc) {
-			fx.st = sf[0];
-			rc = merge_files(&K_UREC, ufrom, (size_t)size, fold_rec, &fx);
-			if (!rc && fx.has)
-				rc = fold_emit(&fx);
-		}
-		n_states = fx.states;
-		if (xfer_close(wto, wf))
-			rc = -1;
-		if (xfer_close(sto, sf))
-			rc = -1;
-		free(wf);
-		free(sf);
-		xfer_free(ufrom);
-		ufrom = NULL;
-		merge_crash_point("after-url-states");
-		if (xfer_exchange("w", wto, rc, &wfrom))
-			rc = -1;
-		if (xfer_exchange("s", sto, rc, &sfrom))
-			rc = -1;
-		xfer_free(wto);
-		xfer_free(sto);
+	m->touched = xcalloc((size_t)(m->max_url / 8 + 1), 1);
+	fx.touched = m->touched;
+	rc = xfer_open(wto, wf);
+	if (xfer_open(sto, sf))
+		rc = -1;
+	if (!rc) {
+		fx.st = sf[0];
+		rc = merge_files(&K_UREC, m->ufrom, (size_t)m->size, fold_rec, &fx);
+		if (!rc && fx.has)
+			rc = fold_emit(&fx);
 	}
-	if (cluster_agree(rc) || cluster_or_bytes(touched, (size_t)(max_url / 8 + 1)) ||
-	    cluster_sum_u64(&n_states, 1))
-		goto fail;
-	info("merge: %zu segment(s) here, %" PRIu64 " URL(s) changed in all (%.2f s)", n_segs,
-	     n_states, now_monotonic() - t0);
+	m->n_states = fx.states;
+	if (xfer_close(wto, wf))
+		rc = -1;
+	if (xfer_close(sto, sf))
+		rc = -1;
+	free(wf);
+	free(sf);
+	xfer_free(m->ufrom);
+	m->ufrom = NULL;
+	merge_crash_point("after-url-states");
+	if (xfer_exchange(m->scratch, "w", wto, rc, &m->wfrom))
+		rc = -1;
+	if (xfer_exchange(m->scratch, "s", sto, rc, &m->sfrom))
+		rc = -1;
+	xfer_free(wto);
+	xfer_free(sto);
+	if (cluster_agree(rc) || cluster_or_bytes(m->touched, (size_t)(m->max_url / 8 + 1)) ||
+	    cluster_sum_u64(&m->n_states, 1))
+		return -1;
+	info("merge: %zu segment(s) here, %" PRIu64 " URL(s) changed in all (%.2f s)", m->n_segs,
+	     m->n_states, now_monotonic() - m->t0);
+	return 0;
+}
 
-	/* 3. The winners this rank reads, sorted by (segment, offset); the
-	 * postings of the winning DOCs, sorted in runs of DeltaBufferSize. */
-	sorter_init(&sorter, &K_WIN, M.scratch, "w", cap);
-	for (int r = 0; r < size && !rc; r++) {
-		FILE *f = fopen(wfrom[r], "rb");
+/* 3a. The winners this rank reads, sorted by (segment, offset), opened as
+ * one stream in m->win. */
+static int sort_winners(struct merge *m)
+{
+	int rc = 0;
+
+	sorter_init(&m->sorter, &K_WIN, m->scratch, "w", m->cap);
+	for (int r = 0; r < m->size && !rc; r++) {
+		FILE *f = fopen(m->wfrom[r], "rb");
 		unsigned char *p, b[WIN_SIZE];
 		size_t got = 0;
 
 		if (!f) {
-			rc = error_errno("merge: cannot open %s", wfrom[r]);
+			rc = error_errno("merge: cannot open %s", m->wfrom[r]);
 			break;
 		}
 		while (!rc && (got = fread(b, 1, WIN_SIZE, f)) == WIN_SIZE) {
-			p = sorter_room(&sorter, WIN_SIZE);
+			p = sorter_room(&m->sorter, WIN_SIZE);
 			if (p)
 				memcpy(p, b, WIN_SIZE);
 			else
 				rc = -1;
 		}
 		if (!rc && (ferror(f) || got))
-			rc = error("merge: %s is damaged", wfrom[r]);
+			rc = error("merge: %s is damaged", m->wfrom[r]);
 		fclose(f);
-		unlink(wfrom[r]);
+		unlink(m->wfrom[r]);
 	}
 	if (!rc)
-		rc = sorter_finish(&sorter);
+		rc = sorter_finish(&m->sorter);
 	if (!rc)
-		rc = merger_open(&win, &K_WIN, sorter.runs, sorter.n_runs);
-	if (cluster_agree(rc))
-		goto fail;
-	{
-		struct sorter post;
+		rc = merger_open(&m->win, &K_WIN, m->sorter.runs, m->sorter.n_runs);
+	return cluster_agree(rc);
+}
 
-		sorter_init(&post, &K_POST, M.scratch, "p", cap);
-		rc = read_postings(segs, n_segs, &win, &post);
-		merger_close(&win);
-		sorter_free(&sorter);
-		sorter = post;
-	}
-	info("merge: %" PRIu64 " posting(s) sorted in %zu run(s) (%.2f s)", sorter.records,
-	     sorter.spills, now_monotonic() - t0);
+/* 3b. The postings of the winning DOCs, sorted in runs of DeltaBufferSize
+ * (they replace the winners in m->sorter). */
+static int sort_postings(struct merge *m)
+{
+	struct sorter post;
+	int rc;
+
+	sorter_init(&post, &K_POST, m->scratch, "p", m->cap);
+	rc = read_postings(m->segs, m->n_segs, &m->win, &post);
+	merger_close(&m->win);
+	sorter_free(&m->sorter);
+	m->sorter = post;
+	info("merge: %" PRIu64 " posting(s) sorted in %zu run(s) (%.2f s)", m->sorter.records,
+	     m->sorter.spills, now_monotonic() - m->t0);
 	if (cluster_agree(rc))
-		goto fail;
+		return -1;
 	merge_crash_point("after-runs");
+	return 0;
+}
 
-	/* 4. The postings of each partition to its owner, which builds it from
-	 * the merged streams. */
-	if (sort_exchange(&sorter, "p", post_owner, owner, &pfrom))
-		goto fail;
-	x.gen_dir = dir;
-	x.scratch = M.scratch;
-	x.old = old;
-	x.touched = touched;
-	x.touched_max = (uint32_t)max_url;
+/* 4. The postings of each partition to its owner, which builds it from the
+ * merged streams; m->stats gets this rank's counts. */
+static int build_partitions(struct merge *m)
+{
+	struct build_ctx x = { .cur = -1 };
+	int rc;
+
+	if (sort_exchange(&m->sorter, m->scratch, "p", post_owner, m->owner, &m->pfrom))
+		return -1;
+	x.gen_dir = m->dir;
+	x.scratch = m->scratch;
+	x.old = m->old;
+	x.touched = m->touched;
+	x.touched_max = (uint32_t)m->max_url;
 	x.cursor = xmalloc(sizeof(*x.cursor));
 	x.pos = xmalloc(65536 * sizeof(*x.pos));
-	x.me = me;
-	x.owner = owner;
-	rc = merge_files(&K_POST, pfrom, (size_t)size, on_rec, &x);
+	x.me = m->me;
+	x.owner = m->owner;
+	rc = merge_files(&K_POST, m->pfrom, (size_t)m->size, on_rec, &x);
 	if (!rc && x.cur >= 0) {
 		x.next = x.cur;
 		rc = build_until(&x, x.cur + 1);
@@ -1625,286 +1256,148 @@ int merge_run(const struct conf *c, struct db *db, uint64_t *gen, char **gen_dir
 	free(x.b.w);
 	free(x.cursor);
 	free(x.pos);
-	xfer_free(pfrom);
-	pfrom = NULL;
+	xfer_free(m->pfrom);
+	m->pfrom = NULL;
+	memcpy(m->stats, x.stats, sizeof(m->stats));
 	if (cluster_agree(rc))
-		goto fail;
-	info("merge: partitions written (%.2f s)", now_monotonic() - t0);
+		return -1;
+	info("merge: partitions written (%.2f s)", now_monotonic() - m->t0);
 	merge_crash_point("after-partitions");
+	return 0;
+}
 
-	/* 5. Rank 0: docinfo, FORMAT, the files kept, wordurl. */
-	cluster_sum_u64(x.stats, 3);
-	if (me == 0) {
-		struct storage_format f = { .generation = g, .words = x.stats[0],
-					    .live_words = x.stats[1], .postings = x.stats[2] };
+/* 5. Rank 0: docinfo, the files kept from the live generation, FORMAT,
+ * wordurl. */
+static int write_generation(struct merge *m)
+{
+	struct buf err = BUF_INIT(4096);
+	int rc = 0;
 
-		rc = write_docinfo(dir, old, sfrom, (size_t)size, &f);
-		info("merge: docinfo written (%.2f s)", now_monotonic() - t0);
+	cluster_sum_u64(m->stats, 3);
+	if (m->me == 0) {
+		struct storage_format f = { .generation = m->gen, .words = m->stats[0],
+					    .live_words = m->stats[1], .postings = m->stats[2] };
+
+		rc = write_docinfo(m->dir, m->old, m->sfrom, (size_t)m->size, &f);
+		info("merge: docinfo written (%.2f s)", now_monotonic() - m->t0);
 		merge_crash_point("after-docinfo");
-		if (!rc && old) {
+		if (!rc && m->old) {
 			const char *keep[] = { "ranks", "citations" };
 
 			for (size_t i = 0; i < ARRAY_SIZE(keep) && !rc; i++)
-				if (storage_gen_link(storage_dir(old), dir, keep[i], &err))
+				if (storage_gen_link(storage_dir(m->old), m->dir, keep[i], &err))
 					rc = error("merge: %s", buf_str(&err));
 		}
-		if (!rc && storage_format_write(dir, &f, &err))
+		if (!rc && storage_format_write(m->dir, &f, &err))
 			rc = error("merge: %s", buf_str(&err));
 		merge_crash_point("after-format");
-		if (!rc && db)
-			rc = update_wordurl(db, old, dir, g, cur);
+		if (!rc && m->db)
+			rc = update_wordurl(m->db, m->old, m->dir, m->gen, m->cur);
 		merge_crash_point("after-wordurl");
 		if (!rc)
 			info("merge: generation %" PRIu64 ": %" PRIu64 " docs, %" PRIu64 " words (%"
-			     PRIu64 " live), %" PRIu64 " postings, %.2f s", g, f.n_docs, f.words,
-			     f.live_words, f.postings, now_monotonic() - t0);
+			     PRIu64 " live), %" PRIu64 " postings, %.2f s", m->gen, f.n_docs, f.words,
+			     f.live_words, f.postings, now_monotonic() - m->t0);
 	}
-	if (cluster_agree(rc))
-		goto fail;
-	M.consumed = xcalloc(n_segs ? n_segs : 1, sizeof(*M.consumed));
-	for (size_t i = 0; i < n_segs; i++)
-		M.consumed[M.n_consumed++] = xstrdup(segs[i].path);
-	*gen = g;
-	*gen_dir = dir;
-	dir = NULL;
-	goto out;
-fail:
-	rc = -1;
-out:
-	merger_close(&win);
-	sorter_free(&sorter);
-	xfer_free(ufrom);
-	xfer_free(wfrom);
-	xfer_free(sfrom);
-	xfer_free(pfrom);
-	if (M.scratch)
-		rm_scratch(M.scratch);
-	free(touched);
-	free(reader);
-	segs_free(segs, n_segs);
-	storage_close(old);
-	free(dir);
-	free(index_dir);
 	buf_free(&err);
-	return rc;
+	return cluster_agree(rc);
 }
 
-int merge_finish(const struct conf *c, int published)
+/* Everything of m but the segments (and conf): the scratch directory
+ * removed, the live generation closed. */
+static void merge_release(struct merge *m)
+{
+	merger_close(&m->win);
+	sorter_free(&m->sorter);
+	xfer_free(m->ufrom);
+	xfer_free(m->wfrom);
+	xfer_free(m->sfrom);
+	xfer_free(m->pfrom);
+	m->ufrom = m->wfrom = m->sfrom = m->pfrom = NULL;
+	if (m->scratch)
+		rm_scratch(m->scratch);
+	free(m->scratch);
+	m->scratch = NULL;
+	free(m->touched);
+	m->touched = NULL;
+	free(m->reader);
+	m->reader = NULL;
+	storage_close(m->old);
+	m->old = NULL;
+	free(m->dir);
+	m->dir = NULL;
+	free(m->index_dir);
+	m->index_dir = NULL;
+}
+
+static void merge_free(struct merge *m)
+{
+	if (!m)
+		return;
+	merge_release(m);
+	segs_free(m->segs, m->n_segs);
+	free(m);
+}
+
+int merge_run(const struct conf *c, struct db *db, struct merge **out, uint64_t *gen,
+	      char **gen_dir)
+{
+	struct merge *m = xcalloc(1, sizeof(*m));
+	int rc;
+
+	*out = NULL;
+	*gen = 0;
+	*gen_dir = NULL;
+	m->c = c;
+	m->db = db;
+	m->me = cluster_rank();
+	m->size = cluster_size();
+	m->t0 = now_monotonic();
+	m->index_dir = xasprintf("%s/index", c->data_dir);
+	rc = merge_begin(m);
+	if (!rc)
+		rc = sort_url_records(m);
+	if (!rc)
+		rc = fold_url_states(m);
+	if (!rc)
+		rc = sort_winners(m);
+	if (!rc)
+		rc = sort_postings(m);
+	if (!rc)
+		rc = build_partitions(m);
+	if (!rc)
+		rc = write_generation(m);
+	if (rc) {
+		merge_free(m);
+		return -1;
+	}
+	*gen = m->gen;
+	*gen_dir = m->dir;
+	m->dir = NULL;
+	merge_release(m);
+	*out = m;
+	return 0;
+}
+
+int merge_finish(struct merge *m, int published)
 {
 	int rc = 0;
-	char *dir = xasprintf("%s/deltas", c->data_dir);
 
-	for (size_t i = 0; i < M.n_consumed; i++) {
-		if (published && unlink(M.consumed[i]) < 0 && errno != ENOENT)
-			rc = error_errno("merge: cannot remove %s", M.consumed[i]);
-		free(M.consumed[i]);
-	}
-	if (published && M.n_consumed) {
+	if (!m)
+		return 0;
+	for (size_t i = 0; published && i < m->n_segs; i++)
+		if (unlink(m->segs[i].path) < 0 && errno != ENOENT)
+			rc = error_errno("merge: cannot remove %s", m->segs[i].path);
+	if (published && m->n_segs) {
+		char *dir = xasprintf("%s/deltas", m->c->data_dir);
 		int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
 		if (fd >= 0) {
 			fsync(fd);
 			close(fd);
 		}
+		free(dir);
 	}
-	free(M.consumed);
-	M.consumed = NULL;
-	M.n_consumed = 0;
-	free(M.scratch);
-	M.scratch = NULL;
-	free(dir);
-	return rc;
-}
-
-/* ---- --check and --dump-index ------------------------------------------- */
-
-struct wcheck {
-	const struct storage *s;
-	FILE *out;
-	long problems;
-	uint64_t rows;
-};
-
-static int wordurl_row(void *arg, uint32_t word_id, const char *word, size_t len,
-		       uint32_t urlcount, uint32_t totalcount)
-{
-	struct wcheck *w = arg;
-	struct storage_word sw;
-	size_t tl;
-	const char *t = storage_word_text(w->s, word_id, &tl);
-
-	w->rows++;
-	if (!t || tl != len || memcmp(t, word, len)) {
-		fprintf(w->out, "wordurl: word_id %u '%.*s' (partition %u): the index has %s'%.*s'"
-			" (%u words in partition %u)\n", word_id, (int)len, word,
-			delta_partition(word, len), t ? "" : "no such id ", t ? (int)tl : 0,
-			t ? t : "", storage_part_words(w->s, word_id % STORAGE_PARTITIONS),
-			word_id % STORAGE_PARTITIONS);
-		w->problems++;
-	} else if (storage_word_info(w->s, word_id, &sw) != 1 || sw.n_urls != urlcount ||
-		   sw.total != totalcount) {
-		fprintf(w->out, "wordurl: word_id %u '%.*s': urlcount %u totalcount %u, the index "
-			"has %u and %" PRIu64 "\n", word_id, (int)len, word, urlcount, totalcount,
-			sw.n_urls, sw.total);
-		w->problems++;
-	}
-	return w->problems > 100;
-}
-
-int merge_check(const struct conf *c, struct db *db, FILE *out)
-{
-	struct buf rep = BUF_INIT(16u << 20), err = BUF_INIT(4096);
-	struct storage *s = NULL;
-	uint64_t g, live = 0, db_gen = 0;
-	char *dir;
-	int k = storage_current(c->data_dir, &g, &err), rc;
-
-	if (k <= 0) {
-		fprintf(out, "%s\n", k < 0 ? buf_str(&err) : "no index generation yet");
-		buf_free(&err);
-		buf_free(&rep);
-		return k < 0 ? -1 : 1;
-	}
-	dir = storage_gen_path(c->data_dir, g);
-	rc = storage_check(dir, &rep);
-	fputs(buf_str(&rep), out);
-	if (rc == 0 && db) {
-		struct wcheck w = { .out = out };
-
-		if (storage_open_dir(dir, &s, &err)) {
-			fprintf(out, "%s\n", buf_str(&err));
-			rc = 1;
-		} else if (db_wordurl_gen(db, &db_gen) == 0 && db_gen != g) {
-			fprintf(out, "wordurl: describes generation %" PRIu64 ", the index is %" PRIu64
-				"\n", db_gen, g);
-			rc = 1;
-		} else {
-			struct storage_format f;
-
-			w.s = s;
-			if (db_wordurl_each(db, wordurl_row, &w) < 0)
-				rc = -1;
-			storage_format_read(dir, &f, &err);
-			live = f.live_words;
-			if (rc >= 0 && w.rows != live) {
-				fprintf(out, "wordurl: %" PRIu64 " rows, the index has %" PRIu64
-					" words with postings\n", w.rows, live);
-				w.problems++;
-			}
-			if (rc >= 0 && w.problems)
-				rc = 1;
-		}
-	}
-	if (rc == 0)
-		fprintf(out, "%s: ok\n", dir);
-	storage_close(s);
-	free(dir);
-	buf_free(&rep);
-	buf_free(&err);
-	return rc;
-}
-
-struct dump_word {
-	uint32_t id;
-	const char *text;
-	size_t len;
-};
-
-static int cmp_dump(const void *a, const void *b)
-{
-	const struct dump_word *x = a, *y = b;
-
-	return delta_wordcmp((const unsigned char *)x->text, x->len, (const unsigned char *)y->text,
-		       y->len);
-}
-
-struct dump_post {
-	uint32_t url;
-	uint32_t n;
-	uint64_t off;           /* into the positions buffer */
-};
-
-static int cmp_post(const void *a, const void *b)
-{
-	const struct dump_post *x = a, *y = b;
-
-	return x->url < y->url ? -1 : x->url > y->url;
-}
-
-int merge_dump(const struct conf *c, FILE *out)
-{
-	struct storage *s = NULL;
-	struct buf err = BUF_INIT(4096);
-	struct dump_word *w = NULL;
-	struct storage_cursor *cur = xmalloc(sizeof(*cur));
-	struct dump_post *p = NULL;
-	uint16_t *pos = NULL;
-	size_t nw = 0, pcap = 0, poscap = 0;
-	int rc = 0;
-
-	if (storage_open(c->data_dir, &s, &err)) {
-		rc = error("%s", buf_str(&err));
-		goto out;
-	}
-	for (unsigned part = 0; part < STORAGE_PARTITIONS; part++)
-		nw += storage_part_words(s, part);
-	w = xcalloc(nw ? nw : 1, sizeof(*w));
-	nw = 0;
-	for (unsigned part = 0; part < STORAGE_PARTITIONS; part++)
-		for (uint32_t k = 0; k < storage_part_words(s, part); k++) {
-			w[nw].id = k * STORAGE_PARTITIONS + part;
-			w[nw].text = storage_word_text(s, w[nw].id, &w[nw].len);
-			if (!w[nw].text) {
-				rc = error("dump: word %u is damaged", w[nw].id);
-				goto out;
-			}
-			nw++;
-		}
-	qsort(w, nw, sizeof(*w), cmp_dump);
-	for (size_t i = 0; i < nw && !rc; i++) {
-		uint32_t site, url, n;
-		size_t np = 0, used = 0;
-
-		if (storage_postings(s, w[i].id, cur) < 0) {
-			rc = error("dump: word %u is damaged", w[i].id);
-			break;
-		}
-		while (storage_next_site(cur, &site) == 1)
-			while (storage_next_url(cur, &url, &n) == 1) {
-				if (np == pcap) {
-					pcap = pcap ? 2 * pcap : 1024;
-					p = xrealloc(p, pcap * sizeof(*p));
-				}
-				if (used + n > poscap) {
-					poscap = 2 * (used + n);
-					pos = xrealloc(pos, poscap * sizeof(*pos));
-				}
-				memcpy(pos + used, cur->pos, n * sizeof(*pos));
-				p[np].url = url;
-				p[np].n = n;
-				p[np].off = used;
-				used += n;
-				np++;
-			}
-		if (cur->err) {
-			rc = error("dump: word %u is damaged", w[i].id);
-			break;
-		}
-		qsort(p, np, sizeof(*p), cmp_post);
-		for (size_t j = 0; j < np; j++) {
-			fprintf(out, "%.*s\t%u\t", (int)w[i].len, w[i].text, p[j].url);
-			for (uint32_t q = 0; q < p[j].n; q++)
-				fprintf(out, q ? ",%u" : "%u", pos[p[j].off + q]);
-			fputc('\n', out);
-		}
-	}
-	if (fflush(out) != 0)
-		rc = error_errno("dump: write");
-out:
-	free(w);
-	free(p);
-	free(pos);
-	free(cur);
-	storage_close(s);
-	buf_free(&err);
+	merge_free(m);
 	return rc;
 }

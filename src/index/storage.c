@@ -1,13 +1,11 @@
-/* storage.c - the CompactStorage index declared in storage.h: generations,
- * the partition and docinfo writers, the mmap reader and the checker.
- *
- * Every byte of DataDir/index/ goes through here; it knows neither the
- * database nor the delta log nor MPI.  Layout: doc/FORMATS.md,
- * "CompactStorage".
+/* storage.c - the bytes of one CompactStorage generation (storage.h): the
+ * partition and docinfo writers, FORMAT, the mmap reader and the partition
+ * of a word.  The directories of generations are storage_gen.c's, their
+ * verification storage_check.c's.  It knows neither the database nor the
+ * delta log nor MPI.  Layout: doc/FORMATS.md, "CompactStorage".
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -24,21 +22,12 @@
 #include "binfile.h"
 #include "buf.h"
 #include "caps.h"
-#include "charset.h"
-#include "delta.h"
 #include "le.h"
 #include "log.h"
 #include "storage.h"
+#include "storage_int.h"
 #include "util.h"
 
-/* Common file header: magic[8], version u32, partition u32, count u64,
- * crc32 of the data after the header u32, crc32 of bytes 0..27 u32. */
-#define HDR 32
-#define IND_ENTRY 16  /* sites end u32, site count u32, URL count u32, total u32 */
-#define SITE_ENTRY 8  /* site_id u32, urls end u32 */
-#define URL_FIXED 6   /* url_id u32, count u16, then count x position u16 */
-#define DOC_ENTRY 20  /* site_id u32, len[4] u16, last_modified u64 */
-#define NO_PART 0xffffffffu
 #define FORMAT_MAGIC "mpseek-compactstorage"
 
 _Static_assert(HDR == 8 + 4 + 4 + 8 + 4 + 4, "header layout");
@@ -51,22 +40,11 @@ _Static_assert(MAX_WORD_LEN <= 255, "word lengths fit the dictionary checks");
 _Static_assert(sizeof(((struct storage_cursor *)0)->pos) / sizeof(uint16_t) >= 65535,
 	       "a cursor holds the most positions a URL record can have");
 
-enum ftype { F_IND, F_SITES, F_URLS, F_WORDS, F_DOCINFO, F_TYPES };
-static const char *const FNAME[F_TYPES] = { "ind", "sites", "urls", "words", "docinfo" };
+const char *const storage_fname[F_TYPES] = { "ind", "sites", "urls", "words", "docinfo" };
 static const char MAGIC[F_TYPES][9] = { "MPSIND\0\1", "MPSSIT\0\1", "MPSURL\0\1", "MPSWRD\0\1",
 					 "MPSDOC\0\1" };
 
 /* Little-endian packing: le.h. */
-
-static int parse_gen_name(const char *name, bool tmp, uint64_t *gen);
-
-static int wordcmp(const unsigned char *a, size_t al, const unsigned char *b, size_t bl)
-{
-	int c = memcmp(a, b, al < bl ? al : bl);
-	return c ? c : (al > bl) - (al < bl);
-}
-
-
 
 /* ---- one output file: buffered, crc'd, header patched at the end -------- */
 
@@ -382,7 +360,7 @@ static int cmp_dict(const void *a, const void *b)
 	const struct storage_part_writer *w = sort_ctx;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	return wordcmp((const unsigned char *)w->text + w->off[x], w->off[x + 1] - w->off[x],
+	return storage_wordcmp((const unsigned char *)w->text + w->off[x], w->off[x + 1] - w->off[x],
 		       (const unsigned char *)w->text + w->off[y], w->off[y + 1] - w->off[y]);
 }
 
@@ -426,7 +404,7 @@ int storage_part_finish(struct storage_part_writer *w, struct buf *err)
 	for (size_t k = 0; k < w->n_words; k++) {
 		if (k) {
 			uint32_t x = order[k - 1], y = order[k];
-			if (!wordcmp((const unsigned char *)w->text + w->off[x],
+			if (!storage_wordcmp((const unsigned char *)w->text + w->off[x],
 				     w->off[x + 1] - w->off[x],
 				     (const unsigned char *)w->text + w->off[y],
 				     w->off[y + 1] - w->off[y])) {
@@ -617,7 +595,7 @@ static int read_small(const char *path, char *out, size_t cap, size_t *len)
 	return 0;
 }
 
-static int parse_u64(const char **p, uint64_t *v)
+int storage_parse_u64(const char **p, uint64_t *v)
 {
 	const char *s = *p;
 	uint64_t x = 0;
@@ -645,7 +623,7 @@ static int format_field(const char **p, const char *name, uint64_t *v, int n)
 	for (int i = 0; i < n; i++) {
 		if (i && *(*p)++ != ' ')
 			return -1;
-		if (parse_u64(p, &v[i]))
+		if (storage_parse_u64(p, &v[i]))
 			return -1;
 	}
 	if (*(*p)++ != '\n')
@@ -697,16 +675,7 @@ out:
 
 /* ---- mapping files -------------------------------------------------------- */
 
-struct map {
-	const unsigned char *base; /* whole file */
-	size_t size;
-	const unsigned char *data; /* after the header */
-	size_t len;
-	uint64_t count;
-	uint32_t crc;
-};
-
-static void map_free(struct map *m)
+void storage_map_free(struct map *m)
 {
 	if (m->base)
 		munmap((void *)m->base, m->size);
@@ -719,8 +688,7 @@ static void map_release(struct map *m)
 		madvise((void *)m->base, m->size, MADV_DONTNEED);
 }
 
-/* Map a file and check its header.  Returns 0, or -1 with "path: why". */
-static int map_file(const char *path, enum ftype type, uint32_t part, struct map *m,
+int storage_map_file(const char *path, enum ftype type, uint32_t part, struct map *m,
 		    struct buf *err)
 {
 	struct stat st;
@@ -754,23 +722,23 @@ static int map_file(const char *path, enum ftype type, uint32_t part, struct map
 	m->size = (size_t)st.st_size;
 	h = m->base;
 	if (memcmp(h, MAGIC[type], 8)) {
-		map_free(m);
+		storage_map_free(m);
 		return error_into(err, "%s: offset 0: bad magic (not a CompactStorage %s file)",
-		                  path, FNAME[type]);
+		                  path, storage_fname[type]);
 	}
 	if (le_get32(h + 28) != binfile_crc(h, 28)) {
-		map_free(m);
+		storage_map_free(m);
 		return error_into(err, "%s: offset 28: header crc mismatch", path);
 	}
 	if (le_get32(h + 8) != STORAGE_FORMAT_VERSION) {
 		uint32_t v = le_get32(h + 8);
-		map_free(m);
+		storage_map_free(m);
 		return error_into(err, "%s: offset 8: format version %u (this build reads %d)",
 		                  path, v, STORAGE_FORMAT_VERSION);
 	}
 	if (le_get32(h + 12) != part) {
 		uint32_t v = le_get32(h + 12);
-		map_free(m);
+		storage_map_free(m);
 		return error_into(err, "%s: offset 12: partition %u, expected %u", path, v, part);
 	}
 	m->count = le_get64(h + 16);
@@ -782,15 +750,6 @@ static int map_file(const char *path, enum ftype type, uint32_t part, struct map
 
 /* ---- reader --------------------------------------------------------------- */
 
-struct part {
-	struct map ind, sites, urls, words;
-	uint32_t n;                    /* words */
-	const unsigned char *offs;     /* (n+1) x u32 */
-	const unsigned char *sorted;   /* n x u32 */
-	const unsigned char *text;
-	size_t text_len;
-};
-
 struct storage {
 	char *dir;
 	struct storage_format f;
@@ -798,8 +757,7 @@ struct storage {
 	struct map doc;
 };
 
-/* Size and count checks that make every later bound check meaningful. */
-static int part_shape(const char *path_dir, struct part *p, struct buf *err)
+int storage_shape_part(const char *path_dir, struct part *p, struct buf *err)
 {
 	uint64_t n = p->ind.count;
 
@@ -844,12 +802,12 @@ static int open_part(const char *gen_dir, unsigned k, struct part *p, struct buf
 	int rc = 0;
 
 	for (int i = 0; i < 4 && !rc; i++) {
-		path = xasprintf("%s/%s", d, FNAME[t[i]]);
-		rc = map_file(path, t[i], k, m[i], err);
+		path = xasprintf("%s/%s", d, storage_fname[t[i]]);
+		rc = storage_map_file(path, t[i], k, m[i], err);
 		free(path);
 	}
 	if (!rc)
-		rc = part_shape(d, p, err);
+		rc = storage_shape_part(d, p, err);
 	/* Opening touched a page or two of each file, and the kernel maps up to
 	 * 64 KiB of cached pages around each touch: 400 files of a generation
 	 * just written would count ~25 MB in the resident set at once. */
@@ -872,7 +830,7 @@ int storage_open_dir(const char *gen_dir, struct storage **out, struct buf *err)
 		rc = open_part(gen_dir, k, &s->part[k], err);
 	if (!rc) {
 		path = xasprintf("%s/docinfo", gen_dir);
-		rc = map_file(path, F_DOCINFO, NO_PART, &s->doc, err);
+		rc = storage_map_file(path, F_DOCINFO, NO_PART, &s->doc, err);
 		if (!rc && (s->doc.len % DOC_ENTRY || s->doc.len / DOC_ENTRY != s->doc.count ||
 			    s->doc.count != (uint64_t)s->f.max_url_id + 1))
 			rc = error_into(err,
@@ -923,7 +881,7 @@ void storage_close(struct storage *s)
 {
 	if (!s)
 		return;
-	each_map(s, map_free);
+	each_map(s, storage_map_free);
 	free(s->dir);
 	free(s);
 }
@@ -945,8 +903,7 @@ uint32_t storage_part_words(const struct storage *s, unsigned part)
 	return part < STORAGE_PARTITIONS ? s->part[part].n : 0;
 }
 
-/* The text of word k of partition p: 0, or -1 when the offsets are bad. */
-static int dict_word(const struct part *p, uint32_t k, const unsigned char **w, size_t *len)
+int storage_dict_word(const struct part *p, uint32_t k, const unsigned char **w, size_t *len)
 {
 	uint32_t a, b;
 
@@ -965,10 +922,15 @@ const char *storage_word_text(const struct storage *s, uint32_t word_id, size_t 
 {
 	const unsigned char *w;
 
-	if (dict_word(&s->part[word_id % STORAGE_PARTITIONS], word_id / STORAGE_PARTITIONS, &w,
+	if (storage_dict_word(&s->part[word_id % STORAGE_PARTITIONS], word_id / STORAGE_PARTITIONS, &w,
 		      len))
 		return NULL;
 	return (const char *)w;
+}
+
+unsigned storage_partition(const char *word, size_t len)
+{
+	return fnv1a32(word, len) % STORAGE_PARTITIONS;
 }
 
 /* Index in `sorted` of the first word >= (word, len): *at; -1 on damage. */
@@ -981,9 +943,9 @@ static int dict_lower(const struct part *p, const unsigned char *word, size_t le
 		const unsigned char *w;
 		size_t wl;
 
-		if (dict_word(p, le_get32(p->sorted + 4 * (size_t)mid), &w, &wl))
+		if (storage_dict_word(p, le_get32(p->sorted + 4 * (size_t)mid), &w, &wl))
 			return -1;
-		if (wordcmp(w, wl, word, len) < 0)
+		if (storage_wordcmp(w, wl, word, len) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -1002,16 +964,16 @@ int storage_word_id(const struct storage *s, const char *word, size_t len, uint3
 
 	if (len < 1 || len > MAX_WORD_LEN)
 		return 0;
-	k = delta_partition(word, len);
+	k = storage_partition(word, len);
 	p = &s->part[k];
 	if (dict_lower(p, (const unsigned char *)word, len, &at))
 		return -1;
 	if (at >= p->n)
 		return 0;
 	id = le_get32(p->sorted + 4 * (size_t)at);
-	if (dict_word(p, id, &w, &wl))
+	if (storage_dict_word(p, id, &w, &wl))
 		return -1;
-	if (wordcmp(w, wl, (const unsigned char *)word, len))
+	if (storage_wordcmp(w, wl, (const unsigned char *)word, len))
 		return 0;
 	*word_id = id * STORAGE_PARTITIONS + k;
 	return 1;
@@ -1085,7 +1047,7 @@ long storage_words_prefix(const struct storage *s, const char *prefix, size_t le
 			struct storage_word sw;
 			int r;
 
-			if (dict_word(p, id, &w, &wl))
+			if (storage_dict_word(p, id, &w, &wl))
 				return -1;
 			if (wl < len || memcmp(w, prefix, len))
 				break;
@@ -1219,618 +1181,6 @@ int storage_doc(const struct storage *s, uint32_t url_id, struct storage_doc *d)
 		d->len[k] = le_get16(e + 4 + 2 * k);
 	d->last_modified = le_get64(e + 12);
 	return 1;
-}
-
-/* ---- generations ----------------------------------------------------------- */
-
-char *storage_gen_path(const char *data_dir, uint64_t gen)
-{
-	return xasprintf("%s/index/gen-%08" PRIu64, data_dir, gen);
-}
-
-/* "gen-<digits>" (exactly): 0 and *gen; with tmp, "gen-<digits>.tmp". */
-static int parse_gen_name(const char *name, bool tmp, uint64_t *gen)
-{
-	const char *p = name + 4;
-	uint64_t v;
-
-	if (strncmp(name, "gen-", 4) || parse_u64(&p, &v))
-		return -1;
-	if (tmp ? strcmp(p, ".tmp") : *p)
-		return -1;
-	*gen = v;
-	return 0;
-}
-
-int storage_current(const char *data_dir, uint64_t *gen, struct buf *err)
-{
-	char *path = xasprintf("%s/index/current", data_dir);
-	char target[256];
-	ssize_t n = readlink(path, target, sizeof(target) - 1);
-	int rc = 1;
-
-	if (n < 0) {
-		if (errno == ENOENT)
-			rc = 0;
-		else
-			rc = error_into(err, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	target[n] = '\0';
-	if (parse_gen_name(target, false, gen))
-		rc = error_into(err, "%s: points to '%s', not a generation", path, target);
-out:
-	free(path);
-	return rc;
-}
-
-/* Remove a directory tree (a generation: files and one level of
- * subdirectories, plus citations/ whatever its depth). */
-static int rm_tree(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-	int rc = 0;
-
-	if (!d)
-		return errno == ENOENT ? 0 : -1;
-	while ((e = readdir(d))) {
-		char *p;
-		struct stat st;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		p = xasprintf("%s/%s", path, e->d_name);
-		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-			rc |= rm_tree(p);
-		else if (unlink(p) < 0 && errno != ENOENT)
-			rc = -1;
-		free(p);
-	}
-	closedir(d);
-	if (rmdir(path) < 0 && errno != ENOENT)
-		rc = -1;
-	return rc;
-}
-
-int storage_gen_cleanup(const char *data_dir, struct buf *err)
-{
-	char *dir = xasprintf("%s/index", data_dir);
-	DIR *d;
-	struct dirent *e;
-	uint64_t cur = 0, g;
-	int have, rc = 0;
-
-	have = storage_current(data_dir, &cur, err);
-	if (have < 0) {
-		free(dir);
-		return -1;
-	}
-	d = opendir(dir);
-	if (!d) {
-		rc = errno == ENOENT ? 0 : error_into(err, "%s: %s", dir, strerror(errno));
-		free(dir);
-		return rc;
-	}
-	while ((e = readdir(d))) {
-		bool tmp = parse_gen_name(e->d_name, true, &g) == 0;
-
-		/* Unpublished work: .tmp directories, and finished generations
-		 * newer than `current` (a crash between the two renames). */
-		if (tmp || (parse_gen_name(e->d_name, false, &g) == 0 && (!have || g > cur))) {
-			char *p = xasprintf("%s/%s", dir, e->d_name);
-
-			info("removing %s (left by an interrupted merge)", p);
-			if (rm_tree(p) < 0)
-				rc = error_into(err, "%s: cannot remove: %s", p, strerror(errno));
-			free(p);
-		}
-		if (!strcmp(e->d_name, "current.tmp")) {
-			char *p = xasprintf("%s/%s", dir, e->d_name);
-			unlink(p);
-			free(p);
-		}
-	}
-	closedir(d);
-	free(dir);
-	return rc;
-}
-
-int storage_gen_publish(const char *data_dir, uint64_t gen, struct buf *err)
-{
-	char *dir = xasprintf("%s/index", data_dir);
-	char *final = storage_gen_path(data_dir, gen);
-	char *tmp = xasprintf("%s.tmp", final);
-	char *link = xasprintf("%s/current.tmp", dir), *cur = xasprintf("%s/current", dir);
-	char target[64];
-	struct storage_format f;
-	DIR *d = NULL;
-	struct dirent *e;
-	int rc = 0;
-
-	/* Never publish a directory whose FORMAT is not complete and right. */
-	if (storage_format_read(tmp, &f, err)) {
-		rc = -1;
-		goto out;
-	}
-	if (f.generation != gen) {
-		rc = error_into(err, "%s: FORMAT says generation %" PRIu64, tmp, f.generation);
-		goto out;
-	}
-	if (fsync_dir(tmp) < 0 || rename(tmp, final) < 0 || fsync_dir(dir) < 0) {
-		rc = error_into(err, "%s: cannot rename to %s: %s", tmp, final, strerror(errno));
-		goto out;
-	}
-	snprintf(target, sizeof(target), "gen-%08" PRIu64, gen);
-	unlink(link);
-	if (symlink(target, link) < 0 || rename(link, cur) < 0 || fsync_dir(dir) < 0) {
-		rc = error_into(err, "%s: cannot switch to %s: %s", cur, target, strerror(errno));
-		goto out;
-	}
-	/* Keep the previous generation (searchd may still read it). */
-	d = opendir(dir);
-	while (d && (e = readdir(d))) {
-		uint64_t g;
-
-		if (parse_gen_name(e->d_name, false, &g) == 0 && g + 1 < gen) {
-			char *p = xasprintf("%s/%s", dir, e->d_name);
-			if (rm_tree(p) < 0)
-				warning("%s: cannot remove an old generation: %s", p, strerror(errno));
-			free(p);
-		}
-	}
-	if (d)
-		closedir(d);
-out:
-	free(dir);
-	free(final);
-	free(tmp);
-	free(link);
-	free(cur);
-	return rc;
-}
-
-/* Hard-link every file of src into dst (created), recursively. */
-static int link_tree(const char *src, const char *dst, struct buf *err)
-{
-	DIR *d = opendir(src);
-	struct dirent *e;
-	int rc = 0;
-
-	if (!d)
-		return error_into(err, "%s: %s", src, strerror(errno));
-	if (mkdir(dst, 0755) < 0 && errno != EEXIST) {
-		closedir(d);
-		return error_into(err, "%s: cannot create: %s", dst, strerror(errno));
-	}
-	while (!rc && (e = readdir(d))) {
-		char *s, *t;
-		struct stat st;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		s = xasprintf("%s/%s", src, e->d_name);
-		t = xasprintf("%s/%s", dst, e->d_name);
-		if (lstat(s, &st) < 0)
-			rc = error_into(err, "%s: %s", s, strerror(errno));
-		else if (S_ISDIR(st.st_mode))
-			rc = link_tree(s, t, err);
-		else if (S_ISREG(st.st_mode) && link(s, t) < 0)
-			rc = error_into(err, "cannot link %s to %s: %s", s, t, strerror(errno));
-		free(s);
-		free(t);
-	}
-	closedir(d);
-	if (!rc && fsync_dir(dst) < 0)
-		rc = error_into(err, "%s: fsync: %s", dst, strerror(errno));
-	return rc;
-}
-
-int storage_gen_clone(const char *data_dir, uint64_t *gen, char **dir, struct buf *err)
-{
-	uint64_t cur;
-	char *src, *dst;
-	int k = storage_current(data_dir, &cur, err);
-
-	*dir = NULL;
-	if (k <= 0)
-		return k < 0 ? -1 : error_into(err, "%s/index: no generation to copy", data_dir);
-	src = storage_gen_path(data_dir, cur);
-	dst = xasprintf("%s/index/gen-%08" PRIu64 ".tmp", data_dir, cur + 1);
-	rm_tree(dst);
-	if (link_tree(src, dst, err)) {
-		free(src);
-		free(dst);
-		return -1;
-	}
-	free(src);
-	*gen = cur + 1;
-	*dir = dst;
-	return 0;
-}
-
-/* Link one file of the generation `from` into `to` (the merge keeps the
- * files it does not rewrite).  Missing files are not an error. */
-int storage_gen_link(const char *from, const char *to, const char *name, struct buf *err)
-{
-	char *s = xasprintf("%s/%s", from, name), *t = xasprintf("%s/%s", to, name);
-	struct stat st;
-	int rc = 0;
-
-	if (lstat(s, &st) < 0) {
-		if (errno != ENOENT)
-			rc = error_into(err, "%s: %s", s, strerror(errno));
-	} else if (S_ISDIR(st.st_mode)) {
-		rc = link_tree(s, t, err);
-	} else {
-		unlink(t);
-		if (link(s, t) < 0)
-			rc = error_into(err, "cannot link %s to %s: %s", s, t, strerror(errno));
-	}
-	free(s);
-	free(t);
-	return rc;
-}
-
-/* ---- check ---------------------------------------------------------------- */
-
-#define CHECK_MAX_PER_FILE 20
-
-struct checker {
-	struct buf *out;
-	long problems;
-	long in_file;           /* problems reported for the current file */
-	char file[32];          /* "07w/urls" */
-};
-
-static void bad(struct checker *k, uint64_t off, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void bad(struct checker *k, uint64_t off, const char *fmt, ...)
-{
-	va_list ap;
-
-	k->problems++;
-	if (++k->in_file > CHECK_MAX_PER_FILE) {
-		if (k->in_file == CHECK_MAX_PER_FILE + 1)
-			buf_printf(k->out, "%s: more problems not listed\n", k->file);
-		return;
-	}
-	buf_printf(k->out, "%s: offset %" PRIu64 ": ", k->file, off);
-	va_start(ap, fmt);
-	buf_vprintf(k->out, fmt, ap);
-	va_end(ap);
-	buf_addc(k->out, '\n');
-}
-
-static void check_file(struct checker *k, const char *file)
-{
-	if (!strcmp(k->file, file))
-		return;
-	snprintf(k->file, sizeof(k->file), "%s", file);
-	k->in_file = 0;
-}
-
-/* Map with the header checks; a failure is reported as one problem. */
-static int check_map(struct checker *k, const char *gen_dir, const char *rel, enum ftype t,
-		     uint32_t part, struct map *m)
-{
-	char *path = xasprintf("%s/%s", gen_dir, rel);
-	struct buf why = BUF_INIT(1024);
-	int rc;
-
-	check_file(k, rel);
-	rc = map_file(path, t, part, m, &why);
-	if (rc) {
-		/* map_file says "path: offset N: why"; report it relative to the
-		 * generation. */
-		const char *w = buf_str(&why);
-		size_t pl = strlen(path);
-
-		if (!strncmp(w, path, pl) && w[pl] == ':')
-			w += pl + 2;
-		k->problems++;
-		buf_printf(k->out, "%s: %s\n", rel, w);
-	} else {
-		uint32_t c = binfile_crc_update(0, m->data, m->len);
-
-		if (c != m->crc)
-			bad(k, 24, "data crc mismatch: bytes %d..%zu are not what was written", HDR,
-			    m->size);
-	}
-	buf_free(&why);
-	free(path);
-	return rc;
-}
-
-struct check_totals {
-	uint64_t words, live_words, postings;
-	bool complete;          /* every partition was walked to its end */
-};
-
-/* The dictionary of partition pn.  Returns false if it cannot be trusted. */
-static bool check_words(struct checker *k, const struct part *p, unsigned pn)
-{
-	char file[16];
-	bool good = true;
-
-	snprintf(file, sizeof(file), "%02uw/words", pn);
-	check_file(k, file);
-	for (uint32_t i = 0; i < p->n; i++) {
-		uint32_t a = le_get32(p->offs + 4 * (size_t)i), b = le_get32(p->offs + 4 * (size_t)i + 4);
-		uint64_t at = HDR + 4 * (uint64_t)i;
-
-		if (a > b || b > p->text_len) {
-			bad(k, at, "word %u: text range %u..%u outside the text (%zu bytes)", i, a, b,
-			    p->text_len);
-			good = false;
-			continue;
-		}
-		if (b - a < 1 || b - a > MAX_WORD_LEN) {
-			bad(k, at, "word %u: length %u", i, b - a);
-			good = false;
-			continue;
-		}
-		if (!utf8_valid((const char *)p->text + a, b - a))
-			bad(k, (uint64_t)(p->text - p->words.base) + a, "word %u: not UTF-8", i);
-		else if (delta_partition((const char *)p->text + a, b - a) != pn)
-			bad(k, (uint64_t)(p->text - p->words.base) + a,
-			    "word %u '%.*s' belongs to partition %02u", i, (int)(b - a),
-			    (const char *)p->text + a, delta_partition((const char *)p->text + a, b - a));
-	}
-	if (!good)
-		return false;
-	for (uint32_t i = 0; i < p->n; i++) {
-		uint64_t at = (uint64_t)(p->sorted - p->words.base) + 4 * (uint64_t)i;
-		uint32_t id = le_get32(p->sorted + 4 * (size_t)i);
-		const unsigned char *w, *v;
-		size_t wl, vl;
-
-		if (id >= p->n) {
-			bad(k, at, "sorted entry %u: word %u of %u", i, id, p->n);
-			good = false;
-			continue;
-		}
-		if (i == 0)
-			continue;
-		uint32_t prev = le_get32(p->sorted + 4 * (size_t)i - 4);
-		if (prev >= p->n)
-			continue;
-		dict_word(p, prev, &v, &vl);
-		dict_word(p, id, &w, &wl);
-		if (wordcmp(v, vl, w, wl) >= 0) {
-			bad(k, at, "sorted entry %u: word %u '%.*s' is not after word %u '%.*s'", i, id,
-			    (int)wl, (const char *)w, prev, (int)vl, (const char *)v);
-			good = false;
-		}
-	}
-	return good;
-}
-
-/* ind, sites and urls of partition pn, against docinfo. */
-static void check_postings(struct checker *k, const struct part *p, unsigned pn,
-			   const struct map *doc, bool doc_ok, struct check_totals *t)
-{
-	char fi[16], fs[16], fu[16];
-	uint32_t prev_end = 0, prev_urls = 0;
-	uint64_t url_records = 0;
-	bool sites_ok = true;
-
-	snprintf(fi, sizeof(fi), "%02uw/ind", pn);
-	snprintf(fs, sizeof(fs), "%02uw/sites", pn);
-	snprintf(fu, sizeof(fu), "%02uw/urls", pn);
-	for (uint32_t w = 0; w < p->n; w++) {
-		const unsigned char *e = p->ind.data + (size_t)w * IND_ENTRY;
-		uint64_t eo = HDR + (uint64_t)w * IND_ENTRY;
-		uint32_t end = le_get32(e), n_sites = le_get32(e + 4), n_urls = le_get32(e + 8);
-		uint32_t total = le_get32(e + 12), site_prev = 0;
-		uint64_t urls = 0, tot = 0;
-
-		check_file(k, fi);
-		if (end < prev_end || end > p->sites.len || (end - prev_end) % SITE_ENTRY) {
-			bad(k, eo, "word_id %u: sites end %u after %u (sites has %zu bytes)",
-			    w * STORAGE_PARTITIONS + pn, end, prev_end, p->sites.len);
-			sites_ok = false;
-			break;
-		}
-		if ((end - prev_end) / SITE_ENTRY != n_sites)
-			bad(k, eo + 4, "word_id %u: site count %u, its range holds %u",
-			    w * STORAGE_PARTITIONS + pn, n_sites, (end - prev_end) / SITE_ENTRY);
-		t->words++;
-		for (uint32_t so = prev_end; so < end; so += SITE_ENTRY) {
-			const unsigned char *s = p->sites.data + so;
-			uint32_t site = le_get32(s), uend = le_get32(s + 4), url_prev = 0;
-			const unsigned char *u, *ue;
-
-			check_file(k, fs);
-			if (site == 0 || (so > prev_end && site <= site_prev))
-				bad(k, HDR + (uint64_t)so, "word_id %u: site_id %u after %u",
-				    w * STORAGE_PARTITIONS + pn, site, site_prev);
-			site_prev = site;
-			if (uend < prev_urls + URL_FIXED || uend > p->urls.len) {
-				bad(k, HDR + (uint64_t)so + 4,
-				    "word_id %u site %u: urls end %u after %u (urls has %zu bytes)",
-				    w * STORAGE_PARTITIONS + pn, site, uend, prev_urls, p->urls.len);
-				sites_ok = false;
-				goto out;
-			}
-			u = p->urls.data + prev_urls;
-			ue = p->urls.data + uend;
-			check_file(k, fu);
-			while (u < ue) {
-				uint64_t uo = HDR + (uint64_t)(u - p->urls.data);
-				uint32_t id, n;
-
-				if (ue - u < URL_FIXED) {
-					bad(k, uo, "word_id %u site %u: record cut short by the site end",
-					    w * STORAGE_PARTITIONS + pn, site);
-					break;
-				}
-				id = le_get32(u);
-				n = le_get16(u + 4);
-				if (n == 0 || (size_t)(ue - u - URL_FIXED) < 2 * (size_t)n) {
-					bad(k, uo + 4, "word_id %u url %u: %u positions do not fit the site",
-					    w * STORAGE_PARTITIONS + pn, id, n);
-					break;
-				}
-				if (id == 0 || id <= url_prev)
-					bad(k, uo, "word_id %u site %u: url_id %u after %u",
-					    w * STORAGE_PARTITIONS + pn, site, id, url_prev);
-				url_prev = id;
-				for (uint32_t i = 1; i < n; i++)
-					if (le_get16(u + URL_FIXED + 2 * i) <= le_get16(u + URL_FIXED + 2 * i - 2)) {
-						bad(k, uo + URL_FIXED + 2 * i,
-						    "word_id %u url %u: position %u not after %u",
-						    w * STORAGE_PARTITIONS + pn, id,
-						    le_get16(u + URL_FIXED + 2 * i),
-						    le_get16(u + URL_FIXED + 2 * i - 2));
-						break;
-					}
-				if (doc_ok) {
-					uint32_t ds = (uint64_t)id < doc->count ?
-						le_get32(doc->data + (size_t)id * DOC_ENTRY) : 0;
-					if (ds != site)
-						bad(k, uo, "word_id %u url %u: site %u, docinfo says %u",
-						    w * STORAGE_PARTITIONS + pn, id, site, ds);
-				}
-				urls++;
-				tot += n;
-				url_records++;
-				u += URL_FIXED + 2 * (size_t)n;
-			}
-			prev_urls = uend;
-		}
-		check_file(k, fi);
-		if (urls != n_urls)
-			bad(k, eo + 8, "word_id %u: URL count %u, its sites hold %" PRIu64,
-			    w * STORAGE_PARTITIONS + pn, n_urls, urls);
-		if (tot != total)
-			bad(k, eo + 12, "word_id %u: total count %u, its URLs hold %" PRIu64,
-			    w * STORAGE_PARTITIONS + pn, total, tot);
-		if (n_urls)
-			t->live_words++;
-		t->postings += urls;
-		prev_end = end;
-	}
-out:
-	if (!sites_ok) {
-		t->complete = false;
-		return;
-	}
-	check_file(k, fi);
-	if (prev_end != p->sites.len) {
-		check_file(k, fs);
-		bad(k, HDR + (uint64_t)prev_end, "%zu bytes after the last word's sites",
-		    p->sites.len - prev_end);
-	}
-	if (prev_urls != p->urls.len) {
-		check_file(k, fu);
-		bad(k, HDR + (uint64_t)prev_urls, "%zu bytes after the last site's URLs",
-		    p->urls.len - prev_urls);
-	}
-	if (url_records != p->urls.count) {
-		check_file(k, fu);
-		bad(k, 16, "header counts %" PRIu64 " URL records, the file holds %" PRIu64,
-		    p->urls.count, url_records);
-	}
-}
-
-int storage_check(const char *gen_dir, struct buf *report)
-{
-	struct checker k = { .out = report };
-	struct storage_format f;
-	struct buf why = BUF_INIT(1024);
-	struct map doc;
-	struct check_totals t = { .complete = true };
-	bool format_ok, doc_ok;
-	uint64_t n_docs = 0, sum[STORAGE_SECTIONS] = { 0 };
-
-	format_ok = storage_format_read(gen_dir, &f, &why) == 0;
-	if (!format_ok) {
-		k.problems++;
-		buf_printf(report, "FORMAT: %s\n", buf_str(&why));
-	} else {
-		/* The directory name says which generation it is. */
-		const char *base = strrchr(gen_dir, '/');
-		uint64_t g;
-
-		base = base ? base + 1 : gen_dir;
-		if ((parse_gen_name(base, false, &g) == 0 || parse_gen_name(base, true, &g) == 0) &&
-		    g != f.generation) {
-			check_file(&k, "FORMAT");
-			bad(&k, 0, "generation %" PRIu64 " in directory %s", f.generation, base);
-		}
-	}
-	doc_ok = check_map(&k, gen_dir, "docinfo", F_DOCINFO, NO_PART, &doc) == 0;
-	if (doc_ok && (doc.len % DOC_ENTRY || doc.len / DOC_ENTRY != doc.count || !doc.count)) {
-		bad(&k, 16, "%" PRIu64 " entries do not fill %zu bytes", doc.count, doc.len);
-		doc_ok = false;
-	}
-	if (doc_ok) {
-		for (uint64_t u = 0; u < doc.count; u++) {
-			const unsigned char *e = doc.data + u * DOC_ENTRY;
-			uint32_t site = le_get32(e);
-
-			if (!site) {
-				static const unsigned char zero[DOC_ENTRY];
-				if (memcmp(e, zero, DOC_ENTRY))
-					bad(&k, HDR + u * DOC_ENTRY,
-					    "url %" PRIu64 ": not indexed but the entry is not zero", u);
-				continue;
-			}
-			if (u == 0)
-				bad(&k, HDR, "url_id 0 has an entry");
-			n_docs++;
-			for (int s = 0; s < STORAGE_SECTIONS; s++)
-				sum[s] += le_get16(e + 4 + 2 * s);
-		}
-		if (format_ok && (doc.count != (uint64_t)f.max_url_id + 1 || n_docs != f.n_docs ||
-				  memcmp(sum, f.sum_len, sizeof(sum)))) {
-			check_file(&k, "FORMAT");
-			bad(&k, 0, "docs %" PRIu64 " / max_url_id %u / section lengths disagree with "
-			    "docinfo (%" PRIu64 " docs, %" PRIu64 " entries)", f.n_docs, f.max_url_id,
-			    n_docs, doc.count);
-		}
-	}
-	for (unsigned pn = 0; pn < STORAGE_PARTITIONS; pn++) {
-		struct part p;
-		char rel[16], dir[16];
-		struct map *m[4] = { &p.ind, &p.sites, &p.urls, &p.words };
-		enum ftype ty[4] = { F_IND, F_SITES, F_URLS, F_WORDS };
-		bool ok = true;
-
-		memset(&p, 0, sizeof(p));
-		for (int i = 0; i < 4; i++) {
-			snprintf(rel, sizeof(rel), "%02uw/%s", pn, FNAME[ty[i]]);
-			if (check_map(&k, gen_dir, rel, ty[i], pn, m[i]))
-				ok = false;
-		}
-		if (ok) {
-			snprintf(dir, sizeof(dir), "%02uw", pn);
-			buf_reset(&why);
-			if (part_shape(dir, &p, &why)) {
-				k.problems++;
-				buf_printf(report, "%s\n", buf_str(&why));
-				ok = false;
-			}
-		}
-		if (ok && check_words(&k, &p, pn))
-			check_postings(&k, &p, pn, &doc, doc_ok, &t);
-		else
-			t.complete = false;
-		for (int i = 0; i < 4; i++)
-			map_free(m[i]);
-	}
-	if (format_ok && t.complete && (t.words != f.words || t.live_words != f.live_words ||
-			  t.postings != f.postings)) {
-		check_file(&k, "FORMAT");
-		bad(&k, 0, "words %" PRIu64 " / live_words %" PRIu64 " / postings %" PRIu64
-		    " disagree with the partitions (%" PRIu64 " / %" PRIu64 " / %" PRIu64 ")",
-		    f.words, f.live_words, f.postings, t.words, t.live_words, t.postings);
-	}
-	if (doc_ok)
-		map_free(&doc);
-	buf_free(&why);
-	return k.problems ? 1 : 0;
 }
 
 /* --- urlstates: bounded merge memory --- */

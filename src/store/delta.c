@@ -79,11 +79,6 @@ int delta_wordcmp(const void *a, size_t al, const void *b, size_t bl)
 	return c ? c : (al > bl) - (al < bl);
 }
 
-unsigned delta_partition(const char *word, size_t len)
-{
-	return fnv1a32(word, len) % DELTA_PARTITIONS;
-}
-
 static void header_pack(unsigned char *h, uint32_t rank, uint64_t created)
 {
 	memcpy(h, MAGIC, sizeof(MAGIC));

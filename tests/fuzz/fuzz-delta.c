@@ -16,6 +16,7 @@
 #include "caps.h"
 #include "delta.h"
 #include "log.h"
+#include "storage.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -50,7 +51,7 @@ static void check_rec(const struct delta_rec *r, size_t size)
 				int c = memcmp(p->word, w->word, m);
 				CHECK(c < 0 || (c == 0 && p->len < w->len));
 			}
-			CHECK(delta_partition(w->word, w->len) < DELTA_PARTITIONS);
+			CHECK(storage_partition(w->word, w->len) < STORAGE_PARTITIONS);
 		}
 	} else if (r->type == DELTA_HREFS) {
 		for (uint32_t i = 0; i < r->n_hrefs; i++)

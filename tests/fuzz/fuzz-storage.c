@@ -17,7 +17,6 @@
 #include <zlib.h>
 
 #include "buf.h"
-#include "delta.h"
 #include "log.h"
 #include "storage.h"
 #include "util.h"
@@ -79,7 +78,7 @@ static void setup(void)
 			uint16_t pos[3] = { 1, (uint16_t)(5 + i), (uint16_t)(0xc000 + i) };
 
 			snprintf(word, sizeof(word), "a%d", i);
-			if (delta_partition(word, strlen(word)) != p)
+			if (storage_partition(word, strlen(word)) != p)
 				continue;
 			storage_part_word(w, word, strlen(word));
 			f.words++;

@@ -35,7 +35,7 @@ libs="$(pkg-config --libs $pkgs) -lm"
 # and the HTML entity table are the build's generated copies (an in-tree
 # build also has them in src/, left out so that they are not linked twice).
 lib_srcs=$(find "$top/src" -name '*.c' ! -path '*/src/bin/*' ! -name schema_sql.c \
-	! -name html_entities.c | grep -vE '/(cluster|merge|pagerank)\.c$' | sort)
+	! -name html_entities.c | grep -vE '/(cluster|merge|pagerank)(_[a-z]+)?\.c$' | sort)
 lib_srcs="$lib_srcs $bld/src/store/schema_sql.c $bld/src/crawl/html_entities.c"
 
 # Library objects once (without -fsanitize=fuzzer's main), then one link per target.

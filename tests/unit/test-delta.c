@@ -23,6 +23,7 @@
 #include "caps.h"
 #include "delta.h"
 #include "log.h"
+#include "storage.h"
 #include "tap.h"
 #include "util.h"
 
@@ -349,7 +350,7 @@ static void partition_case(char **f, size_t *len, int n, int lineno, void *arg)
 		ok(0, "partition.txt:%d: malformed", lineno);
 		return;
 	}
-	is_int(delta_partition(f[0], len[0]), want, "partition of \"%s\"", f[0]);
+	is_int(storage_partition(f[0], len[0]), want, "partition of \"%s\"", f[0]);
 }
 
 struct records {
@@ -887,6 +888,106 @@ static void edge_files(void)
 	buf_free(&err);
 }
 
+/* delta_words_add() refuses what a word may not be and positions out of
+ * order, saying why, and adds nothing then. */
+static void words_refused(struct delta_words *d)
+{
+	uint16_t pos[2] = { 1, 2 }, bad[2] = { 5, 5 };
+
+	is_int(delta_words_add(d, "", 0, pos, 1), -1, "words: empty word refused");
+	ok(strstr(d->err, "word of 0 bytes") != NULL, "  ... %s", d->err);
+	is_int(delta_words_add(d, "\xff", 1, pos, 1), -1, "words: invalid UTF-8 refused");
+	ok(strstr(d->err, "not UTF-8") != NULL, "  ... %s", d->err);
+	{
+		/* Strict UTF-8, as charset.c's utf8_valid(): what a
+		 * word may not hold. */
+		static const struct {
+			const char *s;
+			size_t len;
+			const char *what;
+		} refused[] = {
+		    {"a\0b", 3, "a NUL"},
+		    {"\xc0\xaf", 2, "an overlong '/'"},
+		    {"\xe0\x80\xaf", 3, "an overlong 3-byte form"},
+		    {"\xed\xa0\x80", 3, "a surrogate"},
+		    {"\xf4\x90\x80\x80", 4, "a code point above U+10FFFF"},
+		    {"ab\xe2\x82", 4, "a sequence cut by the word's end"},
+		    {"\x80z", 2, "a lone continuation byte"},
+		    {"caf\xc3", 4, "a lead byte at the end"},
+		};
+		for (size_t k = 0; k < sizeof refused / sizeof *refused; k++)
+			is_int(delta_words_add(d, refused[k].s, refused[k].len, pos, 1),
+			       -1, "words: %s refused", refused[k].what);
+	}
+	is_int(delta_words_add(d, "b", 1, bad, 2), -1, "words: positions not ascending");
+	ok(strstr(d->err, "not ascending (5 after 5)") != NULL, "  ... %s", d->err);
+	is_int((int)d->n, 0, "words: refused words are not added");
+}
+
+/* The words of a DOC built apart from the writer (struct delta_words). */
+static void words_apart(const char *dir, struct buf *err)
+{
+	struct delta_writer *w2;
+	struct delta_words d;
+	uint16_t pos[2] = { 1, 2 }, p3[3] = { 1, 2, 3 };
+	struct delta_seg *segs;
+	size_t n;
+	struct readout o;
+	struct delta_stats st;
+	char *log;
+
+	delta_words_init(&d);
+	words_refused(&d);
+	is_int(delta_words_add(&d, "zeta", 4, p3, 3), 0, "words: zeta");
+	is_int(delta_words_add(&d, "alpha", 5, pos, 2), 0, "words: alpha, out of order");
+	is_int(delta_words_add(&d, "\xc3\xa9t\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e", 12, pos,
+	                       1),
+	       0, "words: 2-, 3- and 4-byte UTF-8 accepted");
+	w2 = delta_open(dir, 3, err);
+	ok(w2 != NULL, "words: open rank 3");
+	is_int(delta_add_words(w2, 0, 1, 1, &d), -1, "words: url 0 refused");
+	is_int(delta_doc_begin(w2, 20, 1, 1), 0, "words: a DOC open ...");
+	is_int(delta_add_words(w2, 21, 1, 1, &d), -1, "  ... refuses delta_add_words");
+	delta_doc_abort(w2);
+	is_int(delta_add_words(w2, 22, 4, 9, &d), 0, "words: appended");
+	delta_writer_stats(w2, &st);
+	is_int((int)st.resorted, 1, "words: the unsorted DOC counted in resorted");
+	delta_words_reset(&d);
+	is_int(delta_words_add(&d, "x", 1, pos, 1), 0, "words: reset, x");
+	is_int(delta_words_add(&d, "x", 1, pos, 1), 0, "words: x again (found at the append)");
+	is_int(delta_add_words(w2, 23, 4, 9, &d), -1, "words: a word added twice refused");
+	is_int(delta_close(w2), 0, "words: close");
+	log = take_log();
+	ok(strstr(log, "url 23: word \"x\" added twice") != NULL, "  ... logged");
+	free(log);
+	delta_list(dir, &segs, &n, err);
+	o = (struct readout){ 0 };
+	for (size_t i = 0; i < n; i++)
+		if (segs[i].rank == 3)
+			o = read_all(delta_reader_open(segs[i].path, err));
+	is_str(o.text,
+	       "DOC 22 4 9 alpha:1,2 zeta:1,2,3 "
+	       "\xc3\xa9t\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e:1\n",
+	       "words: the log has the sorted DOC, the multibyte word read back");
+	readout_free(&o);
+	delta_list_free(segs, n);
+	delta_words_free(&d);
+	delta_words_free(&d);
+}
+
+/* delta_open() refuses a negative rank and a DataDir that is a file. */
+static void open_refused(const char *dir, struct buf *err)
+{
+	ok(delta_open(dir, -1, err) == NULL, "negative rank refused");
+	{
+		char file[600];
+		snprintf(file, sizeof(file), "%s/plainfile", dir);
+		spit(file, "x", 1);
+		ok(delta_open(file, 0, err) == NULL, "DataDir that is a file refused");
+		ok(strstr(buf_str(err), "cannot create") != NULL, "  ... %s", buf_str(err));
+	}
+}
+
 static void writer_misuse(void)
 {
 	const char *dir = fresh_dir("misuse");
@@ -926,88 +1027,8 @@ static void writer_misuse(void)
 		readout_free(&o);
 		delta_list_free(segs, n);
 	}
-	{
-		/* The words of a DOC built apart from the writer. */
-		struct delta_writer *w2;
-		struct delta_words d;
-		uint16_t p3[3] = { 1, 2, 3 }, bad[2] = { 5, 5 };
-		struct delta_seg *segs;
-		size_t n;
-		struct readout o;
-
-		delta_words_init(&d);
-		is_int(delta_words_add(&d, "", 0, pos, 1), -1, "words: empty word refused");
-		ok(strstr(d.err, "word of 0 bytes") != NULL, "  ... %s", d.err);
-		is_int(delta_words_add(&d, "\xff", 1, pos, 1), -1, "words: invalid UTF-8 refused");
-		ok(strstr(d.err, "not UTF-8") != NULL, "  ... %s", d.err);
-		{
-			/* Strict UTF-8, as charset.c's utf8_valid(): what a
-			 * word may not hold. */
-			static const struct {
-				const char *s;
-				size_t len;
-				const char *what;
-			} refused[] = {
-			    {"a\0b", 3, "a NUL"},
-			    {"\xc0\xaf", 2, "an overlong '/'"},
-			    {"\xe0\x80\xaf", 3, "an overlong 3-byte form"},
-			    {"\xed\xa0\x80", 3, "a surrogate"},
-			    {"\xf4\x90\x80\x80", 4, "a code point above U+10FFFF"},
-			    {"ab\xe2\x82", 4, "a sequence cut by the word's end"},
-			    {"\x80z", 2, "a lone continuation byte"},
-			    {"caf\xc3", 4, "a lead byte at the end"},
-			};
-			for (size_t k = 0; k < sizeof refused / sizeof *refused; k++)
-				is_int(delta_words_add(&d, refused[k].s, refused[k].len, pos, 1),
-				       -1, "words: %s refused", refused[k].what);
-		}
-		is_int(delta_words_add(&d, "b", 1, bad, 2), -1, "words: positions not ascending");
-		ok(strstr(d.err, "not ascending (5 after 5)") != NULL, "  ... %s", d.err);
-		is_int((int)d.n, 0, "words: refused words are not added");
-		is_int(delta_words_add(&d, "zeta", 4, p3, 3), 0, "words: zeta");
-		is_int(delta_words_add(&d, "alpha", 5, pos, 2), 0, "words: alpha, out of order");
-		is_int(delta_words_add(&d, "\xc3\xa9t\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e", 12, pos,
-		                       1),
-		       0, "words: 2-, 3- and 4-byte UTF-8 accepted");
-		w2 = delta_open(dir, 3, &err);
-		ok(w2 != NULL, "words: open rank 3");
-		is_int(delta_add_words(w2, 0, 1, 1, &d), -1, "words: url 0 refused");
-		is_int(delta_doc_begin(w2, 20, 1, 1), 0, "words: a DOC open ...");
-		is_int(delta_add_words(w2, 21, 1, 1, &d), -1, "  ... refuses delta_add_words");
-		delta_doc_abort(w2);
-		is_int(delta_add_words(w2, 22, 4, 9, &d), 0, "words: appended");
-		delta_writer_stats(w2, &st);
-		is_int((int)st.resorted, 1, "words: the unsorted DOC counted in resorted");
-		delta_words_reset(&d);
-		is_int(delta_words_add(&d, "x", 1, pos, 1), 0, "words: reset, x");
-		is_int(delta_words_add(&d, "x", 1, pos, 1), 0, "words: x again (found at the append)");
-		is_int(delta_add_words(w2, 23, 4, 9, &d), -1, "words: a word added twice refused");
-		is_int(delta_close(w2), 0, "words: close");
-		log = take_log();
-		ok(strstr(log, "url 23: word \"x\" added twice") != NULL, "  ... logged");
-		free(log);
-		delta_list(dir, &segs, &n, &err);
-		o = (struct readout){ 0 };
-		for (size_t i = 0; i < n; i++)
-			if (segs[i].rank == 3)
-				o = read_all(delta_reader_open(segs[i].path, &err));
-		is_str(o.text,
-		       "DOC 22 4 9 alpha:1,2 zeta:1,2,3 "
-		       "\xc3\xa9t\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e:1\n",
-		       "words: the log has the sorted DOC, the multibyte word read back");
-		readout_free(&o);
-		delta_list_free(segs, n);
-		delta_words_free(&d);
-		delta_words_free(&d);
-	}
-	ok(delta_open(dir, -1, &err) == NULL, "negative rank refused");
-	{
-		char file[600];
-		snprintf(file, sizeof(file), "%s/plainfile", dir);
-		spit(file, "x", 1);
-		ok(delta_open(file, 0, &err) == NULL, "DataDir that is a file refused");
-		ok(strstr(buf_str(&err), "cannot create") != NULL, "  ... %s", buf_str(&err));
-	}
+	words_apart(dir, &err);
+	open_refused(dir, &err);
 	is_int(delta_close(NULL), 0, "delta_close(NULL)");
 	delta_reader_close(NULL);
 	delta_list_free(NULL, 0);
@@ -1227,7 +1248,7 @@ int main(void)
 		ok(0, "log_open");
 
 	tap_lines("delta/partition.txt", partition_case, NULL);
-	is_int(delta_partition("", 0), 2166136261u % 100, "partition of the empty string");
+	is_int(storage_partition("", 0), 2166136261u % 100, "partition of the empty string");
 
 	tap_lines("delta/records.txt", record_case, &rs);
 	golden_path = xstrdup(tap_data("delta/golden-v1.dlt"));

@@ -20,7 +20,6 @@
 
 #include "buf.h"
 #include "caps.h"
-#include "delta.h"
 #include "log.h"
 #include "storage.h"
 #include "tap.h"
@@ -74,7 +73,7 @@ static void make_model(void)
 		struct mword *w = &words[i];
 
 		snprintf(w->text, sizeof(w->text), "%s%d", i % 2 ? "wort" : "mot", i * 7919 % 1000);
-		w->part = delta_partition(w->text, strlen(w->text));
+		w->part = storage_partition(w->text, strlen(w->text));
 		w->id = next_k[w->part]++ * STORAGE_PARTITIONS + w->part;
 		/* Every tenth word has no postings (it left the index). */
 		if (i % 10 == 9)
@@ -363,126 +362,116 @@ static long rss_file_kib(void)
 	return v;
 }
 
-int main(void)
+/* Generations: none yet, then generation 1 written as the merge does
+ * (gen-1.tmp, then publish).  Returns its path (malloc'd). */
+static char *first_generation(const char *data, struct buf *err)
 {
-	char tmpl[] = "/tmp/test-storage-XXXXXX";
-	char *root = mkdtemp(tmpl), *gen, *data;
 	struct storage *s = NULL;
-	struct buf err = BUF_INIT(1 << 20);
 	uint64_t g = 0;
-	char *tmpdir;
-	int k;
+	char *tmpdir, *gen;
 
-	log_open("/dev/null");
-	make_model();
-	data = xasprintf("%s/data", root);
-	mkdir_p(data);
+	is_int(storage_current(data, &g, err), 0, "no index yet: storage_current 0");
+	ok(storage_open(data, &s, err) == -1 && strstr(buf_str(err), "no index"),
+	   "storage_open without an index fails clearly: %s", buf_str(err));
 
-	/* Generations: none yet. */
-	is_int(storage_current(data, &g, &err), 0, "no index yet: storage_current 0");
-	ok(storage_open(data, &s, &err) == -1 && strstr(buf_str(&err), "no index"),
-	   "storage_open without an index fails clearly: %s", buf_str(&err));
-
-	/* Write generation 1 as the merge does: gen-1.tmp, then publish. */
 	tmpdir = xasprintf("%s/index/gen-%08d.tmp", data, 1);
 	ok(write_gen(tmpdir, 1) == 0, "write generation 1");
-	ok(storage_gen_publish(data, 1, &err) == 0, "publish generation 1 %s", buf_str(&err));
-	is_int(storage_current(data, &g, &err), 1, "current exists");
+	ok(storage_gen_publish(data, 1, err) == 0, "publish generation 1 %s", buf_str(err));
+	is_int(storage_current(data, &g, err), 1, "current exists");
 	is_int(g, 1, "current is generation 1");
 	gen = storage_gen_path(data, 1);
 	ok(access(tmpdir, F_OK) != 0 && access(gen, F_OK) == 0, "gen-1.tmp renamed to gen-1");
 	free(tmpdir);
+	return gen;
+}
 
-	/* Round trip. */
-	ok(storage_open(data, &s, &err) == 0, "open %s", buf_str(&err));
-	if (!s)
-		return done_testing();
-	is_int(storage_generation(s), 1, "generation from FORMAT");
-	is_int(compare(s), 0, "reader gives back the model (words, postings, docinfo)");
+/* Dropping the pages read leaves the reader working. */
+static void release_pages(struct storage *s)
+{
+	long before = rss_file_kib(), after;
+
+	for (unsigned part = 0; part < STORAGE_PARTITIONS; part++)
+		storage_release_part(s, part);
+	storage_release_docinfo(s);
+	storage_release_part(s, STORAGE_PARTITIONS); /* out of range: nothing */
+	storage_release_part(NULL, 0);
+	storage_release_docinfo(NULL);
+	after = rss_file_kib();
+	ok(before > 0 && after < before, "storage_release_part/_docinfo drop the mapped pages "
+	   "read (RssFile %ld -> %ld KiB)", before, after);
+	is_int(compare(s), 0, "after the release the reader still gives back the model");
+}
+
+/* FORMAT's counts and the prefix scan. */
+static void counts(struct storage *s)
+{
+	uint64_t docs = 0, sum2 = 0;
+	int n = 0;
+
+	for (uint32_t u = 1; u <= N_URLS; u++)
+		if (url_site[u])
+			docs++, sum2 += u * 3;
+	is_int(storage_n_docs(s), docs, "n_docs");
+	ok(storage_avg_len(s, 2) == (double)sum2 / (double)docs, "avg_len of section 2");
+	is_int(storage_max_url_id(s), N_URLS - (N_URLS % 3 == 0), "max_url_id");
+	is_int(storage_words_prefix(s, "", 0, 100000, count_cb, &n), N_WORDS - N_WORDS / 10,
+	       "prefix '' passes every live word");
+	n = 0;
+	is_int(storage_words_prefix(s, "", 0, 7, count_cb, &n), 7, "prefix honours max");
+}
+
+/* seek: the first URL >= target within the first site */
+static void seek_url(struct storage *s)
+{
+	struct storage_cursor *c = xmalloc(sizeof(*c));
+	struct mword *w = &words[0];
+	uint32_t site, url, n;
+	int got = 0;
+
+	storage_postings(s, w->id, c);
+	storage_next_site(c, &site);
+	if (storage_seek_url(c, w->p[0].url + 1, &url, &n) == 1)
+		got = url > w->p[0].url && (w->n < 2 || w->p[1].site != site ||
+					    url == w->p[1].url);
+	else
+		got = w->n < 2 || w->p[1].site != site;
+	ok(got, "storage_seek_url skips to the first url >= target");
+	free(c);
+}
+
+/* Clone + publish generation 2; the previous stays, older ones go. */
+static void clone_and_publish(const char *data, const char *gen, struct buf *err)
+{
+	char *dir = NULL;
+	uint64_t g = 0, g2 = 0;
+
+	ok(storage_gen_clone(data, &g2, &dir, err) == 0 && g2 == 2, "clone to gen 2");
+	/* FORMAT is a hard link: rewrite it for the new generation. */
 	{
-		long before = rss_file_kib(), after;
+		struct storage_format f;
+		char *fp = xasprintf("%s/FORMAT", dir);
 
-		for (unsigned part = 0; part < STORAGE_PARTITIONS; part++)
-			storage_release_part(s, part);
-		storage_release_docinfo(s);
-		storage_release_part(s, STORAGE_PARTITIONS); /* out of range: nothing */
-		storage_release_part(NULL, 0);
-		storage_release_docinfo(NULL);
-		after = rss_file_kib();
-		ok(before > 0 && after < before, "storage_release_part/_docinfo drop the mapped pages "
-		   "read (RssFile %ld -> %ld KiB)", before, after);
-		is_int(compare(s), 0, "after the release the reader still gives back the model");
+		storage_format_read(dir, &f, err);
+		unlink(fp);
+		f.generation = 2;
+		storage_format_write(dir, &f, err);
+		free(fp);
 	}
-	{
-		uint64_t docs = 0, sum2 = 0;
-		int n = 0;
+	ok(storage_gen_publish(data, 2, err) == 0, "publish gen 2");
+	free(dir);
+	ok(storage_gen_clone(data, &g2, &dir, err) == 0 && g2 == 3, "clone to gen 3");
+	ok(storage_gen_publish(data, 3, err) == -1, "a FORMAT saying gen 2 is not published as 3");
+	ok(storage_gen_cleanup(data, err) == 0 && access(dir, F_OK) != 0,
+	   "cleanup removes gen-3.tmp");
+	free(dir);
+	is_int(storage_current(data, &g, err), 1, "current");
+	is_int(g, 2, "current is 2");
+	ok(access(gen, F_OK) == 0, "gen 1 (the previous) is kept");
+}
 
-		for (uint32_t u = 1; u <= N_URLS; u++)
-			if (url_site[u])
-				docs++, sum2 += u * 3;
-		is_int(storage_n_docs(s), docs, "n_docs");
-		ok(storage_avg_len(s, 2) == (double)sum2 / (double)docs, "avg_len of section 2");
-		is_int(storage_max_url_id(s), N_URLS - (N_URLS % 3 == 0), "max_url_id");
-		is_int(storage_words_prefix(s, "", 0, 100000, count_cb, &n), N_WORDS - N_WORDS / 10,
-		       "prefix '' passes every live word");
-		n = 0;
-		is_int(storage_words_prefix(s, "", 0, 7, count_cb, &n), 7, "prefix honours max");
-	}
-	{
-		struct storage_cursor *c = xmalloc(sizeof(*c));
-		struct mword *w = &words[0];
-		uint32_t site, url, n;
-		int got = 0;
-
-		/* seek: the first URL >= target within the first site */
-		storage_postings(s, w->id, c);
-		storage_next_site(c, &site);
-		if (storage_seek_url(c, w->p[0].url + 1, &url, &n) == 1)
-			got = url > w->p[0].url && (w->n < 2 || w->p[1].site != site ||
-						    url == w->p[1].url);
-		else
-			got = w->n < 2 || w->p[1].site != site;
-		ok(got, "storage_seek_url skips to the first url >= target");
-		free(c);
-	}
-	buf_reset(&err);
-	k = storage_check(gen, &err);
-	is_int(k, 0, "storage_check passes a good generation");
-	if (k)
-		diag("%s", buf_str(&err));
-	storage_close(s);
-	s = NULL;
-
-	/* Clone + publish generation 2; the previous stays, older ones go. */
-	{
-		char *dir = NULL;
-		uint64_t g2 = 0;
-
-		ok(storage_gen_clone(data, &g2, &dir, &err) == 0 && g2 == 2, "clone to gen 2");
-		/* FORMAT is a hard link: rewrite it for the new generation. */
-		{
-			struct storage_format f;
-			char *fp = xasprintf("%s/FORMAT", dir);
-
-			storage_format_read(dir, &f, &err);
-			unlink(fp);
-			f.generation = 2;
-			storage_format_write(dir, &f, &err);
-			free(fp);
-		}
-		ok(storage_gen_publish(data, 2, &err) == 0, "publish gen 2");
-		free(dir);
-		ok(storage_gen_clone(data, &g2, &dir, &err) == 0 && g2 == 3, "clone to gen 3");
-		ok(storage_gen_publish(data, 3, &err) == -1, "a FORMAT saying gen 2 is not published as 3");
-		ok(storage_gen_cleanup(data, &err) == 0 && access(dir, F_OK) != 0,
-		   "cleanup removes gen-3.tmp");
-		free(dir);
-		is_int(storage_current(data, &g, &err), 1, "current");
-		is_int(g, 2, "current is 2");
-		ok(access(gen, F_OK) == 0, "gen 1 (the previous) is kept");
-	}
-
-	/* Byte flips in every kind of file (of generation 1, now unused). */
+/* Byte flips in every kind of file (of generation 1, now unused). */
+static void flips(const char *gen, struct buf *err)
+{
 	flip_file(gen, "FORMAT");
 	flip_file(gen, "docinfo");
 	for (unsigned p = 0; p < STORAGE_PARTITIONS; p++) {
@@ -500,10 +489,45 @@ int main(void)
 			break;
 		}
 	}
-	buf_reset(&err);
-	is_int(storage_check(gen, &err), 0, "restored files pass again");
+	buf_reset(err);
+	is_int(storage_check(gen, err), 0, "restored files pass again");
+}
 
-	/* Bad pointers in a dictionary: storage_check names the entry. */
+int main(void)
+{
+	char tmpl[] = "/tmp/test-storage-XXXXXX";
+	char *root = mkdtemp(tmpl), *gen, *data;
+	struct storage *s = NULL;
+	struct buf err = BUF_INIT(1 << 20);
+	int k;
+
+	log_open("/dev/null");
+	make_model();
+	data = xasprintf("%s/data", root);
+	mkdir_p(data);
+	gen = first_generation(data, &err);
+
+	/* Round trip. */
+	ok(storage_open(data, &s, &err) == 0, "open %s", buf_str(&err));
+	if (!s)
+		return done_testing();
+	is_int(storage_generation(s), 1, "generation from FORMAT");
+	is_int(compare(s), 0, "reader gives back the model (words, postings, docinfo)");
+	release_pages(s);
+	counts(s);
+	seek_url(s);
+	buf_reset(&err);
+	k = storage_check(gen, &err);
+	is_int(k, 0, "storage_check passes a good generation");
+	if (k)
+		diag("%s", buf_str(&err));
+	storage_close(s);
+	s = NULL;
+
+	clone_and_publish(data, gen, &err);
+	flips(gen, &err);
+
+	/* The live generation opens through the current symlink. */
 	{
 		char *dir = xasprintf("%s/index/current", data);
 		struct storage *s2;
