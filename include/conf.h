@@ -1,7 +1,7 @@
 /* conf.h - etc/mpseek.conf, etc/searchd.conf and the <!--variables--> part of
  * etc/s.htm, parsed from one directive table into one immutable struct.
  *
- * Syntax (ASPseek's, reference/aspseek.md §2): one directive per line, names
+ * Syntax (ASPseek 1.2's, doc/CONFIG.md "Syntax"): one directive per line, names
  * case-insensitive, '#' comments, trailing '\' continues a line, `Include
  * file` (relative to the including file's directory), time values like
  * `7d`, `1h30M`, `1m-10d` (plain number = seconds).  Per-server parameters
@@ -39,7 +39,8 @@ struct conf_dbaddr {
 	char *name;   /* database name, never NULL when set */
 };
 
-/* The sticky per-Server parameter block (reference/aspseek.md §2.1). */
+/* The sticky per-Server parameter block (doc/CONFIG.md, "Sticky per-server
+ * parameters"). */
 struct conf_server_params {
 	long period;              /* Period, seconds (7d) */
 	long max_hops;            /* MaxHops (256) */

@@ -44,7 +44,7 @@ int db_seed_servers(struct db *db, const struct conf *c);
  * index_status and the claims/leases held.  Returns 0 or -1. */
 int db_print_stats(struct db *db, FILE *out);
 
-/* --- the work queue of the cluster crawl (SPEC §4 step 2) ----------------
+/* --- the work queue of the cluster crawl (doc/DATABASE.md) ---------------
  *
  * A claim moves URLs from index_status 0 or 1 to 2 ("being indexed") for one
  * rank until a lease expires, in one transaction (SELECT ... FOR UPDATE SKIP
@@ -124,7 +124,7 @@ struct db_link {
  * `added` marks them (see links_insert() for when that is exact). */
 long db_add_links(struct db *db, struct db_link *links, size_t n);
 
-/* An exact duplicate (ASPseek §7.7): the url_id of another live status-200
+/* An exact duplicate (a clone, as ASPseek 1.2 has them): the url_id of another live status-200
  * origin of site_id with the same MD5 (hex) in *origin, or 0.  Returns 0 or -1. */
 int db_find_origin(struct db *db, unsigned site_id, const char *crc, unsigned url_id,
 		   unsigned *origin);

@@ -5,7 +5,7 @@
  * the database, the delta log or MPI.  Byte layouts: doc/FORMATS.md,
  * "CompactStorage".
  *
- * Generations (SPEC §3.2): the live index is DataDir/index/current, a
+ * Generations (doc/FORMATS.md, "CompactStorage"): the live index is DataDir/index/current, a
  * symlink to DataDir/index/gen-<N> (N decimal, 8 digits).  A new generation
  * is built in DataDir/index/gen-<N+1>.tmp, fsynced, renamed to gen-<N+1>,
  * and published by renaming a fresh symlink over `current` -- one atomic

@@ -1,5 +1,5 @@
--- schema.sql - mpseek's tables, schema version 1 (SPEC §3.1), after ASPseek's
--- etc/sql/mysql/tables.sql (reference/aspseek.md §4), on InnoDB.
+-- schema.sql - mpseek's tables, schema version 1 (doc/DATABASE.md), after
+-- ASPseek 1.2's etc/sql/mysql/tables.sql, on InnoDB.
 --
 -- The programs carry this file compiled in (sql/embed.awk) and apply it to an
 -- empty database; sql/README says how to apply it by hand.  Rules the
@@ -33,7 +33,7 @@ CREATE TABLE IF NOT EXISTS mpseek_meta (
 -- One row per known site, key "scheme://host[:port]/" (lowercase, port only
 -- when not the default).  claim_rank/lease_until are the site lease of the
 -- cluster crawl: while a rank holds an unexpired lease no other rank claims
--- URLs of the site, so politeness holds across ranks (SPEC §4 step 2).
+-- URLs of the site, so politeness holds across ranks (doc/CLUSTER.md).
 CREATE TABLE IF NOT EXISTS sites (
 	site_id int unsigned NOT NULL AUTO_INCREMENT,
 	site varbinary(255) NOT NULL,

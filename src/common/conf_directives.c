@@ -100,7 +100,7 @@ const struct directive conf_directives[] = {
 	/* indexer, global */
 	LONG("MaxDocSize", IDX, C(max_doc_size), 1L << 20, 1, MAX_DOC_BYTES),
 	/* searchd tokenizes queries as the indexer tokenized pages: the word
-	 * lengths and stopwords are read by both (ASPseek §2.2). */
+	 * lengths and stopwords are read by both, as in ASPseek 1.2: doc/CONFIG.md). */
 	LONG("MinWordLength", IDX | SRD, C(min_word_length), 1, 1, MAX_WORD_LEN),
 	LONG("MaxWordLength", IDX | SRD, C(max_word_length), 32, 1, MAX_WORD_LEN),
 	FN("StopwordFile", IDX | SRD, 1, 2, d_stopword),

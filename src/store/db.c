@@ -227,8 +227,8 @@ static int connect_once(struct db *db)
 				db->socket, 0)) {
 		if (mysql_errno(db->my) != ER_BAD_DB_ERROR || !db->create_db || !db->name)
 			goto fail;
-		/* The database does not exist yet: create it (SPEC §6: a fresh
-		 * server is enough). */
+		/* The database does not exist yet: create it (a fresh server
+		 * is all an administrator has to provide: doc/DATABASE.md). */
 		if (!mysql_real_connect(db->my, db->host, db->user, db->pass, NULL, db->port,
 					db->socket, 0))
 			goto fail;

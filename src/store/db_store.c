@@ -19,7 +19,8 @@
 #include "log.h"
 #include "util.h"
 
-/* ASPseek §7.7: a live origin of the same site with the same MD5. */
+/* A clone as ASPseek 1.2 finds one: a live origin of the same site with the
+ * same MD5 (doc/DATABASE.md, urlword's `origin`). */
 const char st_sql_find_origin[] = "SELECT url_id FROM urlword FORCE INDEX (clones)"
 	" WHERE origin = 1 AND site_id = ? AND crc = ? AND status = 200 AND deleted = 0"
 	" AND url_id <> ? ORDER BY url_id LIMIT 1";
