@@ -32,7 +32,7 @@
 #include "conf.h"
 #include "db.h"
 #include "db_int.h"
-#include "fetch.h"
+#include "status.h"
 #include "log.h"
 #include "util.h"
 

@@ -1,4 +1,4 @@
-/* fuzz-tokenize.c - libFuzzer target for the tokenizer (src/crawl/tokenize.c).
+/* fuzz-tokenize.c - libFuzzer target for the tokenizer (src/text/tokenize.c).
  *
  * Tokenizes arbitrary bytes in every section, with length limits taken from
  * the first two bytes, and checks the invariants of tokenize.h: every word is

@@ -20,7 +20,7 @@ if ! command -v clang >/dev/null || [ -z "$targets" ]; then
 	exit 0
 fi
 if [ ! -f "$bld/config.h" ] || [ ! -f "$bld/src/store/schema_sql.c" ] ||
-	[ ! -f "$bld/src/crawl/html_entities.c" ]; then
+	[ ! -f "$bld/src/text/html_entities.c" ]; then
 	echo "1..0 # SKIP no configured build in $bld"
 	exit 0
 fi
@@ -36,7 +36,7 @@ libs="$(pkg-config --libs $pkgs) -lm"
 # build also has them in src/, left out so that they are not linked twice).
 lib_srcs=$(find "$top/src" -name '*.c' ! -path '*/src/bin/*' ! -name schema_sql.c \
 	! -name html_entities.c | grep -vE '/(cluster|merge|pagerank)(_[a-z]+)?\.c$' | sort)
-lib_srcs="$lib_srcs $bld/src/store/schema_sql.c $bld/src/crawl/html_entities.c"
+lib_srcs="$lib_srcs $bld/src/store/schema_sql.c $bld/src/text/html_entities.c"
 
 # Library objects once (without -fsanitize=fuzzer's main), then one link per target.
 mkdir -p "$work/obj"

@@ -75,7 +75,7 @@ static bool is_alnum(unsigned char c)
 
 /* The WHATWG HTML named character references, 2231 names with the 106
  * legacy ones browsers accept without ';'.  The list is data,
- * src/crawl/html-entities.txt; src/crawl/html-entities.awk turns it at build
+ * src/text/html-entities.txt; src/text/html-entities.awk turns it at build
  * time into html_entities.c (in the build directory), sorted by strcmp for
  * bsearch() and checked against what entity_decode() assumes: names of at
  * most 32 letters and digits, legacy names of 2-6, UTF-8 of at most 8 bytes. */

@@ -1,4 +1,4 @@
-# html-entities.awk - turn src/crawl/html-entities.txt into html_entities.c,
+# html-entities.awk - turn src/text/html-entities.txt into html_entities.c,
 # the table of { name, UTF-8 } that html.c's entity_find() binary-searches.
 # Owns the encoding to UTF-8 and the checks of what html.c relies on (byte
 # order, name lengths, at most 8 bytes of UTF-8); not the lookup itself.
@@ -39,7 +39,7 @@ function utf8(cp) {
 }
 
 BEGIN {
-	printf "/* Generated from src/crawl/html-entities.txt by src/crawl/html-entities.awk:\n"
+	printf "/* Generated from src/text/html-entities.txt by src/text/html-entities.awk:\n"
 	printf " * do not edit.  The struct is html.c's struct entity. */\n"
 	printf "#include <stddef.h>\n\n"
 	printf "struct entity {\n\tconst char *name;\n\tconst char *utf8;\n};\n\n"
