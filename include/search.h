@@ -1,6 +1,7 @@
 /* search.h - answering a query from one index generation: the engine that
- * searchd runs in each of its threads (src/search.c evaluates and ranks,
- * src/excerpt.c makes snippets and the cached copy).
+ * searchd runs in each of its threads (src/search/search.c runs a query
+ * through search_match.c, search_filter.c, search_score.c and
+ * search_hits.c; src/search/excerpt.c makes snippets and the cached copy).
  *
  * A struct search_index is one opened generation (CompactStorage, docinfo,
  * ranks, citations), checked when opened and read-only afterwards: any

@@ -1,4 +1,5 @@
-/* searchd.h - the query daemon (src/search/searchd.c): listening sockets and the
+/* searchd.h - the query daemon (src/search/searchd.c, with searchd_work.c
+ * and searchd_reload.c behind searchd_int.h): listening sockets and the
  * AllowFrom list, one event loop that reads request frames from every
  * connection, a fixed pool of workers that answer them through search.h
  * (each with its own database connection), hot reload of index generations

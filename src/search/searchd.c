@@ -1,15 +1,17 @@
-/* searchd.c - the query daemon declared in searchd.h.
+/* searchd.c - the query daemon declared in searchd.h: its sockets, its
+ * event loop and its start-up (searchd_int.h has the shared parts).
  *
  * Threads: the main thread runs one epoll loop that accepts (AllowFrom is
  * checked here), reads request frames of every connection without blocking
  * (an idle connection or one that trickles a frame costs no worker: idle and
  * frame timeouts close it) and hands whole frames to a bounded queue; a
- * fixed pool of MaxThreads workers answers them (search.h), each with its
- * own database connection, and gives the connection back to the loop for
- * its next request.  A reload thread watches index/current and swaps in a
- * new generation that passes its checks; a log thread writes the query log
- * (table stat) in batches, off the query path.  Signals arrive through a
- * signalfd in the loop: SIGHUP forces a reload check, SIGTERM/SIGINT stop.
+ * fixed pool of MaxThreads workers answers them (searchd_work.c), each with
+ * its own database connection, and gives the connection back to the loop
+ * for its next request.  A reload thread watches index/current and swaps in
+ * a new generation that passes its checks (searchd_reload.c); a log thread
+ * writes the query log (table stat) in batches, off the query path.
+ * Signals arrive through a signalfd in the loop: SIGHUP forces a reload
+ * check, SIGTERM/SIGINT stop.
  */
 #include "config.h"
 
@@ -45,117 +47,13 @@
 #include "proto.h"
 #include "search.h"
 #include "searchd.h"
+#include "searchd_int.h"
 #include "tokenize.h"
 #include "util.h"
 
-#define MAX_LISTEN 8            /* sockets Listen may resolve to */
 #define MAX_ALLOW 1024          /* AllowFrom entries after resolving names */
 #define LINGER_MS 1000          /* reading what a refused client still sends */
 #define LINGER_BYTES (256u << 10)
-#define ADDR_LEN (INET6_ADDRSTRLEN + 1)
-
-/* What an epoll event points to: the first member of each such struct. */
-enum ev_kind { EV_LISTEN, EV_SIGNAL, EV_WAKE, EV_CONN };
-
-struct listener {
-	enum ev_kind kind;      /* EV_LISTEN */
-	int fd;
-	char name[ADDR_LEN + 8];
-};
-
-struct conn {
-	enum ev_kind kind;      /* EV_CONN */
-	int fd;
-	size_t slot;            /* in server.conns */
-	char peer[ADDR_LEN];    /* numeric address of the client */
-	/* the frame being read (main thread only, while not busy) */
-	uint8_t hdr[PROTO_HEADER_SIZE];
-	size_t hdr_got;
-	enum proto_type type;
-	uint32_t len;
-	struct buf payload;
-	double deadline;        /* monotonic: idle, frame or linger deadline */
-	double arrived;         /* monotonic: when the request frame was complete */
-	bool busy;              /* a worker has it: the loop does not touch it */
-	bool lingering;         /* refused: reading and dropping until EOF or deadline */
-	size_t lingered;
-	bool close_after;       /* set by the worker: do not read another request */
-	struct conn *next;      /* in the job queue or the return list */
-};
-
-struct allow {
-	int family;             /* AF_INET or AF_INET6 */
-	uint8_t addr[16];
-	int bits;
-};
-
-/* One row of the query log, owned. */
-struct stat_row {
-	char *addr, *proxy, *query, *ul, *sp, *referer;
-	unsigned site, np, ps, sites;
-	uint64_t urls;
-	double start, finish;
-};
-
-struct server {
-	const struct conf *c;
-	struct tokenizer *tok;
-	int ep;                 /* epoll */
-	int sigfd, wakefd;
-	enum ev_kind sig_kind, wake_kind;
-	struct listener lis[MAX_LISTEN];
-	size_t n_lis;
-	struct allow *allow;
-	size_t n_allow;
-	bool allow_all;
-
-	struct conn **conns;    /* max_conns slots */
-	size_t n_conns, max_conns;
-	bool accept_paused;     /* out of descriptors: listeners out of the epoll set */
-	double accept_resume;
-	size_t busy;            /* connections with a worker or in the queue */
-
-	/* the job queue: whole request frames waiting for a worker */
-	pthread_mutex_t job_mu;
-	pthread_cond_t job_cv;
-	struct conn *job_head, *job_tail;
-	size_t n_jobs, max_jobs;
-	bool job_stop;
-
-	/* connections the workers give back */
-	pthread_mutex_t ret_mu;
-	struct conn *ret_head;
-
-	/* the generation being served */
-	pthread_mutex_t ix_mu;
-	struct search_index *ix;
-	char *ix_link;          /* the link text of index/current it was opened from */
-
-	/* the reload thread */
-	pthread_mutex_t rl_mu;
-	pthread_cond_t rl_cv;
-	bool rl_force, rl_stop;
-	char *failed_link;      /* last target refused: not retried until it changes or SIGHUP */
-	bool warned_gone;
-	int read_errno;         /* the last error reading index/current, logged once */
-
-	/* the query log */
-	pthread_mutex_t st_mu;
-	pthread_cond_t st_cv;
-	struct stat_row *st_rows[SEARCHD_STAT_QUEUE];
-	size_t st_head, st_n;
-	bool st_stop;
-	unsigned long st_dropped;
-	struct db *st_db;
-
-	size_t n_workers;
-	pthread_t *workers;
-	struct db **dbs;
-	pthread_t reloader, logger;
-	bool reloader_on, logger_on;
-	unsigned long queries;
-	long test_delay_ms;     /* $MPSEEK_SEARCHD_DELAY_MS: tests only */
-};
 
 /* ---- small helpers -------------------------------------------------------- */
 
@@ -169,10 +67,7 @@ static pthread_mutex_t rate_mu = PTHREAD_MUTEX_INITIALIZER;
 static double rate_start;
 static unsigned rate_n, rate_dropped;
 
-static void client_log(enum log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void client_log(enum log_level level, const char *fmt, ...)
+void client_log(enum log_level level, const char *fmt, ...)
 {
 	char line[MAX_LOG_LINE];
 	unsigned dropped = 0;
@@ -220,25 +115,6 @@ static void cond_init(pthread_cond_t *cv)
 	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
 	pthread_cond_init(cv, &a);
 	pthread_condattr_destroy(&a);
-}
-
-static void deadline_in(struct timespec *ts, long ms)
-{
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
-static void wake_loop(struct server *s)
-{
-	uint64_t one = 1;
-
-	while (write(s->wakefd, &one, sizeof(one)) < 0 && errno == EINTR)
-		;
 }
 
 /* The numeric address of sa into out (an IPv4-mapped IPv6 address as IPv4). */
@@ -403,424 +279,6 @@ static int listen_all(struct server *s)
 		return error("searchd has no socket to listen on (Listen %s, Port %ld)", c->listen,
 			     c->port);
 	return 0;
-}
-
-/* ---- the served generation ----------------------------------------------- *
- * The pointer holds one reference and each running query one (search.h's
- * counts are atomic); a query takes its reference under ix_mu so that a
- * swap cannot drop the last one between reading the pointer and taking it.
- * A swapped-out generation closes when the last query on it ends. */
-
-static struct search_index *index_get(struct server *s)
-{
-	struct search_index *ix;
-
-	pthread_mutex_lock(&s->ix_mu);
-	ix = s->ix;
-	if (ix)
-		search_index_ref(ix);
-	pthread_mutex_unlock(&s->ix_mu);
-	return ix;
-}
-
-static void index_put(struct server *s, struct search_index *ix)
-{
-	UNUSED(s);
-	search_index_unref(ix);
-}
-
-/* The link text of DataDir/index/current: 1 and *out (malloc'd), 0 when
- * there is none, -1 on another error (logged once until it changes: this
- * runs every SEARCHD_RELOAD_MS). */
-static int read_current(struct server *s, char **out)
-{
-	char *path = xasprintf("%s/index/current", s->c->data_dir);
-	char target[PATH_MAX];
-	ssize_t n = readlink(path, target, sizeof(target) - 1);
-	int rc;
-
-	*out = NULL;
-	if (n < 0 && errno == ENOENT) {
-		rc = 0;
-	} else if (n < 0) {
-		rc = -1;
-		if (errno != s->read_errno) {
-			s->read_errno = errno;
-			error_errno("cannot read the symlink %s", path);
-		}
-	} else {
-		s->read_errno = 0;
-		target[n] = '\0';
-		*out = xstrdup(target);
-		rc = 1;
-	}
-	free(path);
-	return rc;
-}
-
-/* Look at index/current and swap in what it points to when that is new
- * (or always, with force) and passes its checks.  Reload thread (and once
- * at start-up, before the workers). */
-static void reload_check(struct server *s, bool force)
-{
-	const struct conf *c = s->c;
-	struct search_index *ix = NULL, *old;
-	struct buf err = BUF_INIT(4096);
-	char *link = NULL, *dir = NULL;
-	uint64_t was = 0;
-	double t0;
-	int k;
-
-	k = read_current(s, &link);
-	if (k <= 0) {
-		if (k == 0 && s->ix_link && !s->warned_gone) {
-			warning("%s/index/current is gone: still serving generation %" PRIu64,
-				c->data_dir, search_index_generation(s->ix));
-			s->warned_gone = true;
-		}
-		goto out;
-	}
-	s->warned_gone = false;
-	if (!force && ((s->ix_link && !strcmp(link, s->ix_link)) ||
-		       (s->failed_link && !strcmp(link, s->failed_link))))
-		goto out;
-	dir = link[0] == '/' ? xstrdup(link) : xasprintf("%s/index/%s", c->data_dir, link);
-	t0 = now_monotonic();
-	if (search_index_open(c, c->data_dir, dir, true, &ix, &err)) {
-		if (s->ix)
-			error("refusing the index generation %s: %s; still serving generation %" PRIu64,
-			      dir, buf_str(&err), search_index_generation(s->ix));
-		else
-			error("refusing the index generation %s: %s; no index to serve (queries get "
-			      "ER_NOINDEX)", dir, buf_str(&err));
-		free(s->failed_link);
-		s->failed_link = link;
-		link = NULL;
-		goto out;
-	}
-	free(s->failed_link);
-	s->failed_link = NULL;
-	pthread_mutex_lock(&s->ix_mu);
-	old = s->ix;
-	s->ix = ix;
-	if (old)
-		was = search_index_generation(old);
-	pthread_mutex_unlock(&s->ix_mu);
-	free(s->ix_link);
-	s->ix_link = link;
-	link = NULL;
-	if (old)
-		info("now serving index generation %" PRIu64 " (%s, checked in %.3f s), was %" PRIu64,
-		     search_index_generation(ix), search_index_dir(ix), now_monotonic() - t0, was);
-	else
-		info("serving index generation %" PRIu64 " (%s, checked in %.3f s)",
-		     search_index_generation(ix), search_index_dir(ix), now_monotonic() - t0);
-	index_put(s, old); /* the pointer's reference: closes after its last query */
-out:
-	free(link);
-	free(dir);
-	buf_free(&err);
-}
-
-static void *reload_main(void *arg)
-{
-	struct server *s = arg;
-	struct timespec ts;
-	bool force;
-
-	for (;;) {
-		pthread_mutex_lock(&s->rl_mu);
-		deadline_in(&ts, SEARCHD_RELOAD_MS);
-		while (!s->rl_stop && !s->rl_force)
-			if (pthread_cond_timedwait(&s->rl_cv, &s->rl_mu, &ts) == ETIMEDOUT)
-				break;
-		force = s->rl_force;
-		s->rl_force = false;
-		if (s->rl_stop) {
-			pthread_mutex_unlock(&s->rl_mu);
-			break;
-		}
-		pthread_mutex_unlock(&s->rl_mu);
-		if (force)
-			info("SIGHUP: opening %s/index/current again", s->c->data_dir);
-		reload_check(s, force);
-	}
-	return NULL;
-}
-
-/* ---- the query log -------------------------------------------------------- */
-
-static void stat_row_free(struct stat_row *r)
-{
-	if (!r)
-		return;
-	free(r->addr);
-	free(r->proxy);
-	free(r->query);
-	free(r->ul);
-	free(r->sp);
-	free(r->referer);
-	free(r);
-}
-
-/* Queue one row; a full queue (the database is down or slow) drops it. */
-static void stat_push(struct server *s, const struct conn *cn, const struct proto_search *q,
-		      const struct proto_results *r, double start, double finish)
-{
-	struct stat_row *row = xcalloc(1, sizeof(*row));
-	struct buf sp = BUF_INIT(1024);
-
-	for (uint32_t i = 0; i < q->n_spaces; i++)
-		buf_printf(&sp, i ? " %u" : "%u", q->spaces[i]);
-	row->addr = xstrdup(q->client ? q->client : "");
-	row->proxy = xstrdup(cn->peer);
-	row->query = xstrdup(q->q ? q->q : "");
-	row->ul = xstrdup(q->ul ? q->ul : "");
-	row->sp = xstrdup(buf_str(&sp));
-	row->referer = xstrdup(q->referer ? q->referer : "");
-	buf_free(&sp);
-	row->site = q->site_id;
-	row->np = q->page;
-	row->ps = q->page_size;
-	row->sites = r->total_sites;
-	row->urls = r->total_urls;
-	row->start = start;
-	row->finish = finish;
-	pthread_mutex_lock(&s->st_mu);
-	if (s->st_n < SEARCHD_STAT_QUEUE && !s->st_stop) {
-		s->st_rows[(s->st_head + s->st_n) % SEARCHD_STAT_QUEUE] = row;
-		s->st_n++;
-		row = NULL;
-		pthread_cond_signal(&s->st_cv);
-	} else {
-		s->st_dropped++;
-	}
-	pthread_mutex_unlock(&s->st_mu);
-	stat_row_free(row);
-}
-
-static void *stat_main(void *arg)
-{
-	struct server *s = arg;
-	struct stat_row *rows[DB_STAT_BATCH];
-	struct db_stat v[DB_STAT_BATCH];
-	unsigned long dropped = 0, failed = 0;
-	double last_warn = 0;
-	size_t n;
-
-	for (;;) {
-		pthread_mutex_lock(&s->st_mu);
-		while (!s->st_n && !s->st_stop)
-			pthread_cond_wait(&s->st_cv, &s->st_mu);
-		if (!s->st_n && s->st_stop) {
-			pthread_mutex_unlock(&s->st_mu);
-			break;
-		}
-		for (n = 0; n < DB_STAT_BATCH && s->st_n; n++) {
-			rows[n] = s->st_rows[s->st_head];
-			s->st_head = (s->st_head + 1) % SEARCHD_STAT_QUEUE;
-			s->st_n--;
-		}
-		dropped += s->st_dropped;
-		s->st_dropped = 0;
-		pthread_mutex_unlock(&s->st_mu);
-		for (size_t i = 0; i < n; i++) {
-			const struct stat_row *r = rows[i];
-			v[i] = (struct db_stat){
-				.addr = r->addr, .proxy = r->proxy, .query = r->query, .ul = r->ul,
-				.sp = r->sp, .referer = r->referer, .site = r->site, .np = r->np,
-				.ps = r->ps, .sites = r->sites, .urls = r->urls, .start = r->start,
-				.finish = r->finish,
-			};
-		}
-		if (db_stat_add(s->st_db, v, n))
-			failed += n;
-		for (size_t i = 0; i < n; i++)
-			stat_row_free(rows[i]);
-		if ((dropped || failed) && now_monotonic() - last_warn > 60) {
-			warning("query log: %lu row(s) dropped (queue full), %lu not written "
-				"(database error) since the last warning", dropped, failed);
-			dropped = failed = 0;
-			last_warn = now_monotonic();
-		}
-	}
-	if (dropped || failed)
-		warning("query log: %lu row(s) dropped, %lu not written", dropped, failed);
-	return NULL;
-}
-
-/* ---- the workers ---------------------------------------------------------- */
-
-struct worker {
-	struct server *s;
-	struct db *db;
-	struct buf out;         /* the answer frame */
-	struct buf err;
-};
-
-/* An ERROR frame into w->out. */
-static void answer_error(struct worker *w, const char *token, const char *message)
-{
-	buf_reset(&w->out);
-	if (proto_encode_error(&w->out, token, message))
-		proto_encode_error(&w->out, token, "(message not representable)");
-}
-
-static void do_search(struct worker *w, struct conn *cn)
-{
-	struct server *s = w->s;
-	const struct conf *c = s->c;
-	struct proto_search q;
-	struct proto_results r;
-	struct search_index *ix;
-	struct search_env env = { .c = c, .tok = s->tok, .db = w->db };
-	double t0 = cn->arrived, start = now_wall() - (now_monotonic() - t0), secs;
-
-	memset(&r, 0, sizeof(r));
-	if (proto_decode_search(cn->payload.ptr, cn->payload.len, &q, &w->err)) {
-		client_log(LOG_WARN, "%s: %s", cn->peer, buf_str(&w->err));
-		answer_error(w, "ER_BADFRAME", buf_str(&w->err));
-		cn->close_after = true;
-		return;
-	}
-	/* The time limit counts from the request's arrival: time spent waiting
-	 * for a worker is part of it. */
-	if (c->query_time_limit > 0)
-		env.deadline = t0 + (double)c->query_time_limit / 1000.0;
-	ix = index_get(s);
-	if (!ix) {
-		r.error = xstrdup("ER_NOINDEX");
-		r.message = xstrdup("There is no index to search yet.");
-	} else if (search_run(ix, &env, &q, &r) && !(r.error && *r.error)) {
-		proto_results_free(&r);
-		r.error = xstrdup("ER_INTERNAL");
-		r.message = xstrdup("The search failed; see the searchd log.");
-	}
-	if (!r.error)
-		r.error = xstrdup("");
-	if (ix && !r.generation)
-		r.generation = search_index_generation(ix);
-	index_put(s, ix);
-	secs = now_monotonic() - t0;
-	buf_reset(&w->out);
-	if (proto_encode_results(&w->out, &r)) {
-		error("the answer to \"%s\" breaks a protocol cap", q.q);
-		answer_error(w, "ER_INTERNAL", "The answer could not be encoded.");
-	}
-	if (c->slow_query_time > 0 && secs * 1000.0 >= (double)c->slow_query_time)
-		warning("slow query: %.3f s for \"%s\" (page %u, %" PRIu64 " URLs%s%s) from %s/%s",
-			secs, q.q, q.page, r.total_urls, *r.error ? ", " : "", r.error, cn->peer,
-			q.client);
-	else
-		debug("query \"%s\" from %s/%s: %" PRIu64 " URLs, %.3f s%s%s", q.q, cn->peer,
-		      q.client, r.total_urls, secs, *r.error ? ", " : "", r.error);
-	stat_push(s, cn, &q, &r, start, now_wall());
-	proto_results_free(&r);
-	proto_search_free(&q);
-}
-
-static void do_cached(struct worker *w, struct conn *cn)
-{
-	struct server *s = w->s;
-	struct proto_cached_req q;
-	struct proto_cached r;
-	struct search_index *ix;
-	struct search_env env = { .c = s->c, .tok = s->tok, .db = w->db };
-
-	memset(&r, 0, sizeof(r));
-	if (proto_decode_cached_req(cn->payload.ptr, cn->payload.len, &q, &w->err)) {
-		client_log(LOG_WARN, "%s: %s", cn->peer, buf_str(&w->err));
-		answer_error(w, "ER_BADFRAME", buf_str(&w->err));
-		cn->close_after = true;
-		return;
-	}
-	if (s->c->query_time_limit > 0)
-		env.deadline = cn->arrived + (double)s->c->query_time_limit / 1000.0;
-	ix = index_get(s);
-	buf_reset(&w->out);
-	if (!ix) {
-		r.error = xstrdup("ER_NOINDEX");
-		if (proto_encode_cached(&w->out, &r))
-			answer_error(w, "ER_INTERNAL", "The cached copy could not be encoded.");
-	} else if (search_cached(ix, &env, &q, &r) && !(r.error && *r.error)) {
-		answer_error(w, "ER_INTERNAL", "The cached copy failed; see the searchd log.");
-	} else {
-		if (!r.error)
-			r.error = xstrdup("");
-		if (proto_encode_cached(&w->out, &r)) {
-			error("the cached copy of url_id %u breaks a protocol cap", q.url_id);
-			answer_error(w, "ER_INTERNAL", "The cached copy could not be encoded.");
-		}
-	}
-	index_put(s, ix);
-	proto_cached_free(&r);
-	proto_cached_req_free(&q);
-}
-
-/* Answer one request of cn and write the answer. */
-static void serve(struct worker *w, struct conn *cn)
-{
-	if (w->s->test_delay_ms > 0) /* test hook: a slow worker (doc/SEARCHD.md) */
-		usleep((useconds_t)w->s->test_delay_ms * 1000);
-	switch (cn->type) {
-	case PROTO_PING:
-		buf_reset(&w->out);
-		proto_encode_empty(&w->out, PROTO_PONG);
-		break;
-	case PROTO_SEARCH:
-		do_search(w, cn);
-		break;
-	case PROTO_CACHED:
-		do_cached(w, cn);
-		break;
-	default: /* the loop lets only requests through */
-		answer_error(w, "ER_BADFRAME", "not a request");
-		cn->close_after = true;
-		break;
-	}
-	if (proto_write_all(cn->fd, w->out.ptr, w->out.len, SEARCHD_WRITE_MS, &w->err)) {
-		debug("%s: %s", cn->peer, buf_str(&w->err));
-		cn->close_after = true;
-	}
-	buf_reset(&cn->payload);
-	if (w->out.alloc > (256u << 10)) { /* keep no large answer around */
-		buf_free(&w->out);
-		buf_init(&w->out, PROTO_HEADER_SIZE + PROTO_MAX_FRAME);
-	}
-}
-
-static void *worker_main(void *arg)
-{
-	struct worker *w = arg;
-	struct server *s = w->s;
-	struct conn *cn;
-
-	for (;;) {
-		pthread_mutex_lock(&s->job_mu);
-		while (!s->job_head && !s->job_stop)
-			pthread_cond_wait(&s->job_cv, &s->job_mu);
-		cn = s->job_head;
-		if (cn) {
-			s->job_head = cn->next;
-			if (!s->job_head)
-				s->job_tail = NULL;
-			s->n_jobs--;
-		}
-		pthread_mutex_unlock(&s->job_mu);
-		if (!cn)
-			break; /* stopping and nothing left */
-		cn->next = NULL;
-		serve(w, cn);
-		pthread_mutex_lock(&s->ret_mu);
-		cn->next = s->ret_head;
-		s->ret_head = cn;
-		pthread_mutex_unlock(&s->ret_mu);
-		wake_loop(s);
-	}
-	buf_free(&w->out);
-	buf_free(&w->err);
-	free(w);
-	return NULL;
 }
 
 /* ---- connections (main thread) -------------------------------------------- */
@@ -1155,89 +613,6 @@ static int load_tokenizer(struct server *s)
 	return 0;
 }
 
-static int start_threads(struct server *s)
-{
-	const struct conf *c = s->c;
-	/* How long a worker waits for a lost database to come back (db.c
-	 * reconnects inside each call): about one query's time limit. */
-	double db_wait = c->query_time_limit > 10000 ? 10.0
-			 : c->query_time_limit < 1000 ? 1.0 : (double)c->query_time_limit / 1000.0;
-	char *sock; /* the embedded server's, used when there is no DBAddr */
-	int k, rc = 0;
-
-	s->n_workers = (size_t)c->max_threads;
-	s->max_jobs = s->n_workers * SEARCHD_QUEUE_PER_THREAD;
-	s->workers = xcalloc(s->n_workers, sizeof(*s->workers));
-	s->dbs = xcalloc(s->n_workers, sizeof(*s->dbs));
-	/* Connections are opened here, one thread at a time (the client
-	 * library's start-up is not thread-safe), then handed to the workers:
-	 * MaxThreads + 1 of them.  searchd may start before the first crawl:
-	 * the schema is created (or its version checked) as mpseek-index does. */
-	sock = dbserver_socket_path(c->data_dir);
-	if (db_open(c, sock, 30, &s->st_db) || db_schema_check(s->st_db, true))
-		rc = -1;
-	for (size_t i = 0; !rc && i < s->n_workers; i++)
-		if (db_open(c, sock, db_wait, &s->dbs[i]))
-			rc = -1;
-	free(sock);
-	if (rc)
-		return -1;
-	for (size_t i = 0; i < s->n_workers; i++) {
-		struct worker *w = xcalloc(1, sizeof(*w));
-
-		w->s = s;
-		w->db = s->dbs[i];
-		buf_init(&w->out, PROTO_HEADER_SIZE + PROTO_MAX_FRAME);
-		buf_init(&w->err, 1024);
-		k = pthread_create(&s->workers[i], NULL, worker_main, w);
-		if (k) {
-			free(w);
-			s->n_workers = i;
-			errno = k;
-			return error_errno("cannot start a worker thread");
-		}
-	}
-	k = pthread_create(&s->logger, NULL, stat_main, s);
-	if (k) {
-		errno = k;
-		return error_errno("cannot start the query-log thread");
-	}
-	s->logger_on = true;
-	k = pthread_create(&s->reloader, NULL, reload_main, s);
-	if (k) {
-		errno = k;
-		return error_errno("cannot start the reload thread");
-	}
-	s->reloader_on = true;
-	return 0;
-}
-
-static void stop_threads(struct server *s)
-{
-	pthread_mutex_lock(&s->job_mu);
-	s->job_stop = true;
-	pthread_cond_broadcast(&s->job_cv);
-	pthread_mutex_unlock(&s->job_mu);
-	for (size_t i = 0; i < s->n_workers; i++)
-		pthread_join(s->workers[i], NULL);
-	s->n_workers = 0;
-	if (s->reloader_on) {
-		pthread_mutex_lock(&s->rl_mu);
-		s->rl_stop = true;
-		pthread_cond_signal(&s->rl_cv);
-		pthread_mutex_unlock(&s->rl_mu);
-		pthread_join(s->reloader, NULL);
-		s->reloader_on = false;
-	}
-	if (s->logger_on) {
-		pthread_mutex_lock(&s->st_mu);
-		s->st_stop = true;
-		pthread_cond_signal(&s->st_cv);
-		pthread_mutex_unlock(&s->st_mu);
-		pthread_join(s->logger, NULL);
-		s->logger_on = false;
-	}
-}
 
 static int setup_events(struct server *s)
 {
@@ -1359,14 +734,14 @@ static void shut_down(struct server *s)
 		else
 			conn_close(s, s->conns[i]);
 	}
-	stop_threads(s);
+	threads_stop(s);
 	take_returns(s, true);
 	info("stopped after %lu request(s)", s->queries);
 }
 
 static void server_free(struct server *s)
 {
-	stop_threads(s);
+	threads_stop(s);
 	while (s->n_conns)
 		conn_close(s, s->conns[0]);
 	for (size_t i = 0; i < s->n_lis; i++)
@@ -1546,7 +921,7 @@ int searchd_run(const struct conf *c, const struct searchd_opts *o)
 	if (!s.ix && !s.failed_link)
 		info("no index under %s/index yet: queries get ER_NOINDEX until mpseek-index "
 		     "publishes one", c->data_dir);
-	if (start_threads(&s))
+	if (threads_start(&s))
 		goto out;
 	for (size_t i = 0; i < s.n_lis; i++)
 		info("listening on %s (%ld worker(s), AllowFrom: %s)", s.lis[i].name, c->max_threads,

@@ -1,9 +1,9 @@
 /* cgi_page.c - the page of s.cgi: the CGI parameters turned into a search
  * request, asked of every DaemonAddress (results merged by score, as
  * ASPseek's multi-daemon search does), and the answer rendered through
- * s.htm (template.c) or as JSON; cached copies; error pages.  Every value
- * reaches the page through the template engine's per-context escaping or
- * tpl_escape_html/json.  Parameters and variables: doc/CGI.md.
+ * s.htm (cgi_render.c, template.c) or as JSON; cached copies; error pages.
+ * Every value reaches the page through the template engine's per-context
+ * escaping or tpl_escape_html/json.  Parameters and variables: doc/CGI.md.
  */
 #include "config.h"
 
@@ -20,6 +20,7 @@
 
 #include "buf.h"
 #include "cgi.h"
+#include "cgi_int.h"
 #include "charset.h"
 #include "conf.h"
 #include "log.h"
@@ -29,34 +30,11 @@
 
 #define PAGE_MAX (8u << 20)          /* bytes of one response body */
 #define BODY_TIMEOUT_MS 10000        /* to read a POST body */
-#define MULTI_MAX_PAGE 49            /* np with several daemons (each is asked pages 0..np) */
 #define MAX_TMPL_NAME 64
 #define RETRY_AFTER 30               /* seconds, for 503 */
 
-/* The variables of s.htm (reference/aspseek.md §2.3; doc/CGI.md). */
-static const char *const var_names[] = {
-	"Q", "QF", "q", "A", "P", "c", "ps", "s", "np", "gr", "o", "ul", "r#", "AV", "E",
-	"f", "l", "t", "W", "Y", "DU", "DE", "DT", "DR", "DX", "DC", "DM", "DS", "DB", "DZ",
-	"DN", "DD", "DK", "CC", "CL", "M", "SS", "SH", "SC", "R", "V", "NL", "NB", "NR", "NH",
-	"NP", "H", "CX", "UT", "ST", "bd", "ds", "kw", "tl",
-};
-enum {
-	V_Q, V_QF, V_q, V_A, V_P, V_c, V_ps, V_s, V_np, V_gr, V_o, V_ul, V_r, V_AV, V_E,
-	V_f, V_l, V_t, V_W, V_Y, V_DU, V_DE, V_DT, V_DR, V_DX, V_DC, V_DM, V_DS, V_DB, V_DZ,
-	V_DN, V_DD, V_DK, V_CC, V_CL, V_M, V_SS, V_SH, V_SC, V_R, V_V, V_NL, V_NB, V_NR, V_NH,
-	V_NP, V_H, V_CX, V_UT, V_ST, V_bd, V_ds, V_kw, V_tl,
-};
-_Static_assert(sizeof(var_names) / sizeof(var_names[0]) == V_tl + 1, "one name per variable");
-
-/* Parameters carried over into the links of a page (navigation, more from
- * this site), everything but np and st. */
-static const char *const carry[] = {
-	"q", "ps", "s", "gr", "o", "tmpl", "ul", "dt", "dp", "dx", "dd", "dm", "dy", "db",
-	"de", "iq", "im", "xq", "xm", "is", "xs", "bd", "ds", "kw", "tl",
-};
-
 /* spN=on: web space N (ASPseek §2.4), carried over too. */
-static bool space_param(const char *name, uint32_t *n)
+bool space_param(const char *name, uint32_t *n)
 {
 	long v;
 
@@ -69,60 +47,18 @@ static bool space_param(const char *name, uint32_t *n)
 	return true;
 }
 
-/* One ranked entry of the merged list: a hit and, when grouped, the second
- * hit of its site right after it. */
-struct entry {
-	const struct proto_hit *hit;
-	const struct proto_hit *second;
-	unsigned daemon;
-};
-
-struct page {
-	const struct cgi_params *p;
-	const struct conf *conf;
-	const struct tpl *t;
-	const char *action;       /* $A */
-	const char *tmpl;         /* tmpl= as given (valid), or NULL */
-	/* the request */
-	const char *q_typed;      /* q as typed ($Q) */
-	struct buf q;             /* the query sent: q, iq, xq, is, xs */
-	long np, ps, o;
-	bool by_date, group;
-	const char *error;        /* $E: a text for people, or NULL */
-	/* answers, one per daemon that answered */
-	struct proto_results *res;
-	size_t n_res;
-	size_t *first;            /* indexes into res of each daemon's first answer */
-	size_t n_first;
-	struct buf errors;        /* daemons that failed, "addr: why\n" */
-	struct entry *ent;        /* the entries shown */
-	size_t n_ent;
-	uint64_t total_results, total_urls;
-	uint64_t total_sites;
-	double seconds, started;
-	/* a cached copy */
-	struct proto_cached *cached;
-	/* while rendering */
-	const struct entry *cur;
-	const struct proto_hit *hit;
-	const struct proto_clone *clone;
-	long n_cur;               /* $DN */
-	long nav;                 /* page of $NH / $NP */
-	unsigned color;           /* $H: index into hicolors */
-};
-
 static const char *get_env(const char *name)
 {
 	return getenv(name);
 }
 
-static const char *param(const struct page *pg, const char *name)
+const char *param(const struct page *pg, const char *name)
 {
 	const char *v = cgi_get(pg->p, name);
 	return v ? v : "";
 }
 
-static long param_long(const struct page *pg, const char *name, long dflt, long lo, long hi)
+long param_long(const struct page *pg, const char *name, long dflt, long lo, long hi)
 {
 	const char *v = cgi_get(pg->p, name);
 	long n;
@@ -483,393 +419,6 @@ static void free_answers(struct page *pg)
 	buf_reset(&pg->errors);
 }
 
-/* ---- rendering ------------------------------------------------------------ */
-
-static int put_num(struct tpl_run *r, enum tpl_ctx ctx, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int put_num(struct tpl_run *r, enum tpl_ctx ctx, const char *fmt, ...)
-{
-	char s[64];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(s, sizeof(s), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		n = 0;
-	if ((size_t)n >= sizeof(s))
-		n = sizeof(s) - 1;
-	return tpl_put_text(r, ctx, s, (size_t)n);
-}
-
-static int put_str(struct tpl_run *r, enum tpl_ctx ctx, const char *s)
-{
-	return tpl_put_text(r, ctx, s ? s : "", s ? strlen(s) : 0);
-}
-
-/* A section, or `dflt` as markup when the template has none. */
-static int section_or(struct tpl_run *r, const char *name, const char *dflt)
-{
-	if (tpl_has(r->t, name))
-		return tpl_render(r, name);
-	return tpl_put_markup(r, TPL_HTML, dflt, strlen(dflt));
-}
-
-/* Highlighted text: the spans wrapped in `open`/`close` sections (markup in
- * element text only; elsewhere the plain text).  `colors`: set $H per
- * distinct term, for the cached copy. */
-static int put_highlighted(struct tpl_run *r, enum tpl_ctx ctx, const struct proto_text *tx,
-			   const char *open, const char *close, const char *dopen,
-			   const char *dclose, bool colors)
-{
-	struct page *pg = r->arg;
-	size_t pos = 0, len = strlen(tx->text);
-	char terms[16][64];
-	size_t n_terms = 0;
-	uint32_t i;
-
-	if (ctx != TPL_HTML || tx->n_spans == 0)
-		return tpl_put_text(r, ctx, tx->text, len);
-	for (i = 0; i < tx->n_spans; i++) {
-		size_t s = tx->spans[2 * i], e = tx->spans[2 * i + 1];
-		if (s < pos || e > len || s >= e)
-			continue; /* proto.c checks; stay safe anyway */
-		if (tpl_put_text(r, ctx, tx->text + pos, s - pos))
-			return -1;
-		if (colors) {
-			/* one colour per distinct term (ASCII case-folded) */
-			char term[64];
-			size_t k, tl = e - s < sizeof(term) - 1 ? e - s : sizeof(term) - 1;
-			for (k = 0; k < tl; k++) {
-				char c = tx->text[s + k];
-				term[k] = (c >= 'A' && c <= 'Z') ? (char)(c | 0x20) : c;
-			}
-			term[tl] = '\0';
-			for (k = 0; k < n_terms && strcmp(terms[k], term); k++)
-				;
-			if (k == n_terms && n_terms < ARRAY_SIZE(terms))
-				strlcpy_(terms[n_terms++], term, sizeof(terms[0]));
-			pg->color = (unsigned)k;
-		}
-		if (section_or(r, open, dopen) ||
-		    tpl_put_text(r, ctx, tx->text + s, e - s) || section_or(r, close, dclose))
-			return -1;
-		pos = e;
-	}
-	return tpl_put_text(r, ctx, tx->text + pos, len - pos);
-}
-
-/* $H: the colour of term pg->color, from the lines of section hicolors. */
-static int put_color(struct tpl_run *r, enum tpl_ctx ctx)
-{
-	/* names: a value in a style attribute is CSS-escaped, '#' included */
-	static const char *const dflt[] = { "yellow", "palegreen", "lightskyblue", "pink",
-					    "orange", "plum" };
-	struct page *pg = r->arg;
-	size_t len, n = 0, i, want;
-	const char *s = tpl_literal(r->t, "hicolors", r->variant, &len), *e, *line[32];
-	size_t ll[32];
-
-	while (s && len && n < ARRAY_SIZE(line)) {
-		while (len && (*s == '\n' || *s == '\r' || *s == ' ' || *s == '\t')) {
-			s++;
-			len--;
-		}
-		if (!len)
-			break;
-		e = memchr(s, '\n', len);
-		ll[n] = e ? (size_t)(e - s) : len;
-		line[n] = s;
-		while (ll[n] && (line[n][ll[n] - 1] == '\r' || line[n][ll[n] - 1] == ' '))
-			ll[n]--;
-		n++;
-		s += e ? (size_t)(e - s) + 1 : len;
-		len -= e ? (size_t)(e - line[n - 1]) + 1 : len;
-	}
-	if (n == 0) {
-		want = pg->color % ARRAY_SIZE(dflt);
-		return put_str(r, ctx, dflt[want]);
-	}
-	i = pg->color % n;
-	return tpl_put_text(r, ctx, line[i], ll[i]);
-}
-
-/* A link back to s.cgi: $A?q=...&<carried parameters>[&st=][&np=]. */
-static void self_link(const struct page *pg, struct buf *b, long np, long st)
-{
-	size_t i, k;
-	char sep = '?';
-
-	buf_adds(b, pg->action);
-	for (k = 0; k <= ARRAY_SIZE(carry); k++) {
-		for (i = 0; i < pg->p->n; i++) {
-			const struct cgi_param *cp = &pg->p->v[i];
-			uint32_t sp;
-			if (k < ARRAY_SIZE(carry) ? strcmp(cp->name, carry[k]) != 0
-						  : !space_param(cp->name, &sp))
-				continue;
-			if (!cp->len && strcmp(cp->name, "q"))
-				continue;
-			buf_printf(b, "%c%s=", sep, cp->name);
-			tpl_escape_component(b, cp->value, cp->len);
-			sep = '&';
-		}
-	}
-	if (st >= 0)
-		buf_printf(b, "%cst=%ld", sep, st), sep = '&';
-	else if (cgi_get(pg->p, "st") && *param(pg, "st"))
-		buf_printf(b, "%cst=%ld", sep, param_long(pg, "st", 0, 0, UINT32_MAX)), sep = '&';
-	if (np > 0)
-		buf_printf(b, "%cnp=%ld", sep, np);
-}
-
-static int put_link(struct tpl_run *r, enum tpl_ctx ctx, long np, long st)
-{
-	struct buf b = BUF_INIT(1 << 17);
-	int rc;
-
-	self_link(r->arg, &b, np, st);
-	rc = tpl_put_url(r, ctx, b.ptr ? b.ptr : "", b.len);
-	buf_free(&b);
-	return rc;
-}
-
-static long n_pages(const struct page *pg)
-{
-	uint64_t n = (pg->total_results + (uint64_t)pg->ps - 1) / (uint64_t)pg->ps;
-	uint64_t cap = pg->conf->n_daemon_addresses > 1 ? MULTI_MAX_PAGE + 1 : PROTO_MAX_PAGE + 1;
-	return (long)(n > cap ? cap : n);
-}
-
-static int nav_bar(struct tpl_run *r)
-{
-	struct page *pg = r->arg;
-	long per = pg->conf->pages_per_screen, total = n_pages(pg);
-	long first = pg->np - per / 2, last, i;
-
-	if (first + per > total)
-		first = total - per;
-	if (first < 0)
-		first = 0;
-	last = first + per < total ? first + per : total;
-	for (i = first; i < last; i++) {
-		pg->nav = i;
-		if (tpl_render(r, i == pg->np ? "navbar0" : "navbar1"))
-			return -1;
-	}
-	return 0;
-}
-
-static void fmt_date(uint64_t t, char *s, size_t n)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (!t || !gmtime_r(&tt, &tm) || !strftime(s, n, "%Y-%m-%d", &tm))
-		s[0] = '\0';
-}
-
-/* Statistics of word i, summed over the daemons (each one's first answer). */
-static void word_sum(const struct page *pg, uint32_t i, uint64_t *urls, uint64_t *total)
-{
-	size_t d;
-
-	*urls = *total = 0;
-	for (d = 0; d < pg->n_first; d++) {
-		const struct proto_results *x = &pg->res[pg->first[d]];
-		if (i < x->n_words) {
-			*urls += x->words[i].urls;
-			*total += x->words[i].total;
-		}
-	}
-}
-
-static int put_words(struct tpl_run *r, enum tpl_ctx ctx)
-{
-	struct page *pg = r->arg;
-	struct buf b = BUF_INIT(1 << 16);
-	uint64_t urls, total;
-	uint32_t i;
-	int rc;
-
-	for (i = 0; pg->n_res && i < pg->res[0].n_words; i++) {
-		word_sum(pg, i, &urls, &total);
-		buf_printf(&b, "%s%s: %llu/%llu%s", i ? ", " : "", pg->res[0].words[i].word,
-			   (unsigned long long)urls, (unsigned long long)total,
-			   pg->res[0].words[i].stopword ? " (stopword)" : "");
-	}
-	rc = tpl_put_text(r, ctx, b.ptr ? b.ptr : "", b.len);
-	buf_free(&b);
-	return rc;
-}
-
-static int var_cb(struct tpl_run *r, int var, long num, enum tpl_ctx ctx)
-{
-	struct page *pg = r->arg;
-	const struct proto_hit *h = pg->hit;
-	const struct proto_cached *cc = pg->cached;
-	const char *url = pg->clone ? pg->clone->url : h ? h->url : cc ? cc->url : NULL;
-	char s[64];
-	uint32_t i;
-
-	switch (var) {
-	case V_Q: case V_q: case V_QF:
-		return put_str(r, ctx, pg->q_typed);
-	case V_A: return put_str(r, ctx, pg->action);
-	case V_P:
-		if (!pg->tmpl)
-			return 0;
-		snprintf(s, sizeof(s), "&tmpl=%s", pg->tmpl);
-		return tpl_put_url(r, ctx, s, strlen(s));
-	case V_c: return put_str(r, ctx, "UTF-8");
-	case V_ps: return put_num(r, ctx, "%ld", pg->ps);
-	case V_s: return put_str(r, ctx, pg->by_date ? "date" : "rate");
-	case V_np: return put_num(r, ctx, "%ld", pg->np);
-	case V_gr: return put_str(r, ctx, pg->group ? "on" : "off");
-	case V_o: return put_num(r, ctx, "%ld", pg->o);
-	case V_ul: return put_str(r, ctx, param(pg, "ul"));
-	case V_ST: return put_str(r, ctx, param(pg, "st"));
-	case V_bd: case V_ds: case V_kw: case V_tl: /* for checked="$tl" */
-		return put_str(r, ctx, param(pg, var_names[var]));
-	case V_r: {
-		unsigned long x = (unsigned long)(pg->started * 1e6) ^ (unsigned long)getpid();
-		return put_num(r, ctx, "%lu", num > 0 ? x % (unsigned long)num : 0);
-	}
-	case V_AV: return put_str(r, ctx, PACKAGE_VERSION);
-	case V_E: return put_str(r, ctx, pg->error);
-	case V_f: return put_num(r, ctx, "%ld", pg->n_ent ? pg->np * pg->ps + 1 : 0);
-	case V_l: return put_num(r, ctx, "%ld", pg->np * pg->ps + (long)pg->n_ent);
-	case V_t: return put_num(r, ctx, "%llu", (unsigned long long)pg->total_results);
-	case V_UT: return put_num(r, ctx, "%llu", (unsigned long long)pg->total_urls);
-	case V_W: return put_words(r, ctx);
-	case V_Y: return put_num(r, ctx, "%.3f", pg->seconds);
-	case V_H: return put_color(r, ctx);
-	case V_V: /* no navigator for a single page */
-		return n_pages(pg) > 1 ? tpl_render(r, "navigator") : 0;
-	case V_NL:
-		if (pg->np > 0) {
-			pg->nav = pg->np - 1;
-			return tpl_render(r, "navleft");
-		}
-		return tpl_render(r, "navleft0");
-	case V_NR:
-		if (pg->np + 1 < n_pages(pg)) {
-			pg->nav = pg->np + 1;
-			return tpl_render(r, "navright");
-		}
-		return tpl_render(r, "navright0");
-	case V_NB: return nav_bar(r);
-	case V_NH: return put_link(r, ctx, pg->nav, -1);
-	case V_NP: return put_num(r, ctx, "%ld", pg->nav + 1);
-	case V_CX:
-		return cc ? put_highlighted(r, ctx, &cc->text, "hiopen", "hiclose",
-					    "<mark>", "</mark>", true) : 0;
-	}
-	if (var == V_DU || var == V_DE)
-		return put_str(r, ctx, url);
-	if (var == V_DM) {
-		fmt_date(h ? h->last_modified : cc ? cc->last_index_time : 0, s, sizeof(s));
-		return put_str(r, ctx, s);
-	}
-	if (var == V_DC)
-		return put_str(r, ctx, h ? h->content_type : cc ? cc->content_type : "");
-	if (!h)
-		return 0; /* a hit variable outside a hit */
-	switch (var) {
-	case V_DT:
-		if (!h->title.text[0])
-			return put_str(r, ctx, h->url);
-		return put_highlighted(r, ctx, &h->title, "hiexopen", "hiexclose", "<b>", "</b>",
-				       false);
-	case V_DR: return put_num(r, ctx, "%.4f", h->score);
-	case V_DX:
-		for (i = 0; i < h->n_excerpts; i++) {
-			if (ctx == TPL_HTML && section_or(r, "exopen", ""))
-				return -1;
-			if (put_highlighted(r, ctx, &h->excerpts[i], "hiexopen", "hiexclose", "<b>",
-					    "</b>", false))
-				return -1;
-			if (ctx == TPL_HTML ? section_or(r, "exclose", " &hellip; ")
-					    : tpl_put_text(r, ctx, " ... ", 5))
-				return -1;
-		}
-		if (h->n_excerpts == 0)
-			return put_highlighted(r, ctx, &h->description, "hiexopen", "hiexclose",
-					       "<b>", "</b>", false);
-		return 0;
-	case V_DS: return put_num(r, ctx, "%u", h->size);
-	case V_DB: return put_num(r, ctx, "%u", (h->size + 1023) / 1024);
-	case V_DZ: return tpl_render(r, h->size < 1024 ? "sizeb" : "sizek");
-	case V_DN: return put_num(r, ctx, "%ld", pg->n_cur);
-	case V_DD:
-		return put_highlighted(r, ctx, &h->description, "hiexopen", "hiexclose", "<b>",
-				       "</b>", false);
-	case V_DK: return put_str(r, ctx, h->keywords);
-	case V_CC: return tpl_render(r, "cached");
-	case V_CL:
-		if (!pg->conf->show_clones)
-			return 0;
-		for (i = 0; i < h->n_clones; i++) {
-			pg->clone = &h->clones[i];
-			if (tpl_render(r, "clone")) {
-				pg->clone = NULL;
-				return -1;
-			}
-		}
-		pg->clone = NULL;
-		return 0;
-	case V_M:
-		if (pg->group && h->site_hits > (pg->cur && pg->cur->second ? 2u : 1u) &&
-		    !cgi_get(pg->p, "st"))
-			return tpl_render(r, "moreurls");
-		return 0;
-	case V_SS: return put_str(r, ctx, h->site);
-	case V_SH: return put_link(r, ctx, 0, h->site_id);
-	case V_SC: return put_num(r, ctx, "%u", h->site_hits);
-	case V_R: return tpl_render(r, pg->group ? "ressites" : "resurls");
-	}
-	return 0;
-}
-
-static int render(struct page *pg, struct buf *out, const char *const *sections)
-{
-	struct tpl_run r;
-
-	memset(&r, 0, sizeof(r));
-	r.t = pg->t;
-	r.fn = var_cb;
-	r.arg = pg;
-	r.variant = (unsigned)pg->o;
-	r.out = out;
-	for (; *sections; sections++) {
-		if (!strcmp(*sections, "*results")) {
-			size_t i;
-			if (tpl_render(&r, "restop"))
-				return -1;
-			for (i = 0; i < pg->n_ent; i++) {
-				pg->cur = &pg->ent[i];
-				pg->n_cur = pg->np * pg->ps + (long)i + 1;
-				pg->hit = pg->ent[i].hit;
-				if (tpl_render(&r, "res"))
-					return -1;
-				if (pg->ent[i].second) {
-					pg->hit = pg->ent[i].second;
-					if (tpl_render(&r, tpl_has(pg->t, "res2") ? "res2" : "res"))
-						return -1;
-				}
-			}
-			pg->hit = NULL;
-			pg->cur = NULL;
-			if (tpl_render(&r, "resbot"))
-				return -1;
-		} else if (tpl_render(&r, *sections)) {
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* ---- JSON ----------------------------------------------------------------- */
 
 static void json_str(struct buf *b, const char *s)
@@ -1089,144 +638,180 @@ out:
 
 /* ---- the search ----------------------------------------------------------- */
 
-static void search_page(struct page *pg, bool json, bool head)
+static const char *const s_noquery[] = { "top", "noquery", "bottom", NULL };
+static const char *const s_results[] = { "top", "*results", "bottom", NULL };
+static const char *const s_notfound[] = { "top", "notfound", "bottom", NULL };
+static const char *const s_qerror[] = { "top", "queryerror", "bottom", NULL };
+static const char *const s_error[] = { "top", "error", "bottom", NULL };
+
+/* The request to searchd from the page's parameters and the environment.
+ * Its strings are borrowed from pg and the environment; spaces has room
+ * for PROTO_MAX_SPACES. */
+static void build_request(const struct page *pg, struct proto_search *req, uint32_t *spaces)
 {
 	static char empty[1];
-	uint32_t *spaces = NULL;
+	static const char *const sec[] = { "bd", "ds", "kw", "tl" };
+	const struct conf *c = pg->conf;
+
+	req->q = (char *)buf_str(&pg->q);
+	req->page_size = (uint32_t)pg->ps;
+	req->sort = pg->by_date ? PROTO_SORT_DATE : PROTO_SORT_RATE;
+	req->group = pg->group;
+	req->site_id = (uint32_t)param_long(pg, "st", 0, 0, UINT32_MAX);
+	req->ul = (char *)param(pg, "ul");
+	if (strlen(req->ul) > 4096)
+		req->ul = empty;
+	time_limits(pg, req);
+	/* section limits bd ds kw tl (body, description, keywords, title) */
+	for (size_t i = 0; i < ARRAY_SIZE(sec); i++)
+		if (!strcmp(param(pg, sec[i]), "on"))
+			req->sections |= (uint8_t)(1u << i);
+	/* web spaces, OR-ed */
+	for (size_t i = 0; i < pg->p->n && req->n_spaces < PROTO_MAX_SPACES; i++)
+		if (!strcmp(pg->p->v[i].value, "on") &&
+		    space_param(pg->p->v[i].name, &spaces[req->n_spaces]))
+			req->n_spaces++;
+	req->spaces = spaces;
+	req->max_excerpts = (uint32_t)(c->max_excerpts < PROTO_MAX_EXCERPTS ? c->max_excerpts
+									   : PROTO_MAX_EXCERPTS);
+	req->excerpt_len = (uint32_t)(c->max_excerpt_len < PROTO_MAX_EXCERPT_LEN
+					      ? c->max_excerpt_len : PROTO_MAX_EXCERPT_LEN);
+	req->client = (char *)(getenv("REMOTE_ADDR") ? getenv("REMOTE_ADDR") : "");
+	req->referer = (char *)(getenv("HTTP_REFERER") ? getenv("HTTP_REFERER") : "");
+	if (strlen(req->client) > 255 || !utf8_valid(req->client, strlen(req->client)))
+		req->client = empty;
+	if (strlen(req->referer) > 2048 || !utf8_valid(req->referer, strlen(req->referer)))
+		req->referer = empty;
+}
+
+/* Ask every daemon; when one site matches across all of them, grouping
+ * would show one entry, so ask again for its pages (ASPseek does the
+ * same).  Returns the number of daemons that answered. */
+static size_t ask_all(struct page *pg, struct proto_search *req)
+{
+	size_t answered = ask_daemons(pg, req);
+
+	if (answered && pg->group && pg->total_sites == 1 && !pg->errors.len) {
+		free_answers(pg);
+		pg->group = false;
+		req->group = 0;
+		answered = ask_daemons(pg, req);
+	}
+	return answered;
+}
+
+static void empty_query_page(struct page *pg, bool json, bool head, struct buf *out)
+{
+	if (json) {
+		json_error(200, head, "ER_EMPTYQUERY",
+			   er_text(pg->conf, "ER_EMPTYQUERY", "Please type a query."));
+	} else if (render(pg, out, s_noquery)) {
+		plain_page(500, head, "Page too large", "The page hit its size cap.");
+	} else {
+		respond(200, "text/html; charset=UTF-8", out, head, NULL);
+	}
+}
+
+/* No daemon answered: 503. */
+static void unavailable_page(struct page *pg, bool json, bool head, struct buf *out)
+{
+	const char *token = "ER_NOSEARCHD";
+	const char *msg = er_text(pg->conf, token,
+				  "The search service is not available, please try again later.");
+
+	pg->error = msg;
+	if (json) {
+		json_error(503, head, token, msg);
+	} else if (render(pg, out, s_error)) {
+		plain_page(503, head, "Search is not available", msg);
+	} else {
+		respond(503, "text/html; charset=UTF-8", out, head, NULL);
+	}
+}
+
+/* t=: take me there, to the first hit (a 302), when its URL is a clean
+ * http(s) URL.  Returns true when it answered. */
+static bool take_me_there(const struct page *pg, bool head, struct buf *out)
+{
+	const char *u = pg->ent[0].hit->url;
+	bool clean = !ascii_ncasecmp(u, "http://", 7) || !ascii_ncasecmp(u, "https://", 8);
+	char *loc;
+
+	for (size_t i = 0; u[i] && clean; i++)
+		if ((unsigned char)u[i] <= 0x20 || u[i] == 0x7f)
+			clean = false;
+	if (!clean)
+		return false;
+	loc = xasprintf("Location: %s\r\n", u);
+	buf_adds(out, "<!DOCTYPE html><title>Found</title><a href=\"");
+	tpl_escape_html(out, u, strlen(u));
+	buf_adds(out, "\">Continue</a>\n");
+	respond(302, "text/html; charset=UTF-8", out, head, loc);
+	free(loc);
+	return true;
+}
+
+/* A query a daemon refused (or one too long to send): its error token and
+ * text, in the page (the queryerror section, else error) or the JSON. */
+static void query_error_page(struct page *pg, bool json, bool head, struct buf *out,
+			     const char *token, const char *msg)
+{
+	pg->error = msg;
+	if (json) {
+		json_results(pg, out, token, msg);
+		respond(200, "application/json; charset=UTF-8", out, head, NULL);
+	} else if (render(pg, out, tpl_has(pg->t, "queryerror") ? s_qerror : s_error)) {
+		plain_page(500, head, "Page too large", "The page hit its size cap.");
+	} else {
+		respond(200, "text/html; charset=UTF-8", out, head, NULL);
+	}
+}
+
+static void results_page(struct page *pg, bool json, bool head, struct buf *out)
+{
+	if (json) {
+		json_results(pg, out, NULL, NULL);
+		respond(200, "application/json; charset=UTF-8", out, head, NULL);
+	} else if (render(pg, out, pg->n_ent ? s_results : s_notfound)) {
+		plain_page(500, head, "Page too large", "The page hit its size cap.");
+	} else {
+		respond(200, "text/html; charset=UTF-8", out, head, NULL);
+	}
+}
+
+static void search_page(struct page *pg, bool json, bool head)
+{
 	const struct conf *c = pg->conf;
 	struct proto_search req;
+	uint32_t *spaces = NULL;
 	struct buf out = BUF_INIT(PAGE_MAX);
-	const char *token = NULL, *msg = NULL;
-	const char *const *secs;
-	int status = 200;
-	size_t answered, i;
-	static const char *const s_noquery[] = { "top", "noquery", "bottom", NULL };
-	static const char *const s_results[] = { "top", "*results", "bottom", NULL };
-	static const char *const s_notfound[] = { "top", "notfound", "bottom", NULL };
-	static const char *const s_qerror[] = { "top", "queryerror", "bottom", NULL };
-	static const char *const s_error[] = { "top", "error", "bottom", NULL };
 
 	memset(&req, 0, sizeof(req));
 	if (!buf_str(&pg->q)[strspn(buf_str(&pg->q), " ")]) {
-		if (json) {
-			json_error(200, head, "ER_EMPTYQUERY",
-				   er_text(c, "ER_EMPTYQUERY", "Please type a query."));
-		} else if (render(pg, &out, s_noquery)) {
-			plain_page(500, head, "Page too large", "The page hit its size cap.");
-		} else {
-			respond(200, "text/html; charset=UTF-8", &out, head, NULL);
-		}
+		empty_query_page(pg, json, head, &out);
 		goto out;
 	}
 	if (pg->q.len > PROTO_MAX_QUERY) {
-		token = "ER_TOOLONG";
-		msg = er_text(c, "ER_TOOLONG", "The query is too long.");
-		goto query_error;
-	}
-	req.q = (char *)buf_str(&pg->q);
-	req.page_size = (uint32_t)pg->ps;
-	req.sort = pg->by_date ? PROTO_SORT_DATE : PROTO_SORT_RATE;
-	req.group = pg->group;
-	req.site_id = (uint32_t)param_long(pg, "st", 0, 0, UINT32_MAX);
-	req.ul = (char *)param(pg, "ul");
-	if (strlen(req.ul) > 4096)
-		req.ul = empty;
-	time_limits(pg, &req);
-	/* section limits bd ds kw tl (body, description, keywords, title) */
-	{
-		static const char *const sec[] = { "bd", "ds", "kw", "tl" };
-		for (i = 0; i < ARRAY_SIZE(sec); i++)
-			if (!strcmp(param(pg, sec[i]), "on"))
-				req.sections |= (uint8_t)(1u << i);
-	}
-	/* web spaces, OR-ed */
-	spaces = xcalloc(PROTO_MAX_SPACES, sizeof(*spaces));
-	for (i = 0; i < pg->p->n && req.n_spaces < PROTO_MAX_SPACES; i++)
-		if (!strcmp(pg->p->v[i].value, "on") &&
-		    space_param(pg->p->v[i].name, &spaces[req.n_spaces]))
-			req.n_spaces++;
-	req.spaces = spaces;
-	req.max_excerpts = (uint32_t)(c->max_excerpts < PROTO_MAX_EXCERPTS ? c->max_excerpts
-									 : PROTO_MAX_EXCERPTS);
-	req.excerpt_len = (uint32_t)(c->max_excerpt_len < PROTO_MAX_EXCERPT_LEN
-					     ? c->max_excerpt_len : PROTO_MAX_EXCERPT_LEN);
-	req.client = (char *)(getenv("REMOTE_ADDR") ? getenv("REMOTE_ADDR") : "");
-	req.referer = (char *)(getenv("HTTP_REFERER") ? getenv("HTTP_REFERER") : "");
-	if (strlen(req.client) > 255 || !utf8_valid(req.client, strlen(req.client)))
-		req.client = empty;
-	if (strlen(req.referer) > 2048 || !utf8_valid(req.referer, strlen(req.referer)))
-		req.referer = empty;
-
-	answered = ask_daemons(pg, &req);
-	if (answered && pg->group && pg->total_sites == 1 && !pg->errors.len) {
-		/* One site matches, across all daemons: grouping would show one
-		 * entry, so list its pages instead (ASPseek does the same). */
-		free_answers(pg);
-		pg->group = false;
-		req.group = 0;
-		answered = ask_daemons(pg, &req);
-	}
-	if (answered == 0) {
-		status = 503;
-		token = "ER_NOSEARCHD";
-		msg = er_text(c, "ER_NOSEARCHD",
-			      "The search service is not available, please try again later.");
-		pg->error = msg;
-		if (json) {
-			json_error(503, head, token, msg);
-		} else if (render(pg, &out, s_error)) {
-			plain_page(503, head, "Search is not available", msg);
-		} else {
-			respond(503, "text/html; charset=UTF-8", &out, head, NULL);
-		}
+		query_error_page(pg, json, head, &out, "ER_TOOLONG",
+				 er_text(c, "ER_TOOLONG", "The query is too long."));
 		goto out;
 	}
-	for (i = 0; i < pg->n_res; i++) {
-		if (pg->res[i].error[0]) {
-			token = pg->res[i].error;
-			msg = er_text(c, token, pg->res[i].message);
-			goto query_error;
-		}
+	spaces = xcalloc(PROTO_MAX_SPACES, sizeof(*spaces));
+	build_request(pg, &req, spaces);
+	if (ask_all(pg, &req) == 0) {
+		unavailable_page(pg, json, head, &out);
+		goto out;
 	}
-	/* t=: take me there */
-	if (cgi_get(pg->p, "t") && pg->n_ent && !json) {
-		const char *u = pg->ent[0].hit->url;
-		bool clean = !ascii_ncasecmp(u, "http://", 7) || !ascii_ncasecmp(u, "https://", 8);
-		for (i = 0; u[i] && clean; i++)
-			if ((unsigned char)u[i] <= 0x20 || u[i] == 0x7f)
-				clean = false;
-		if (clean) {
-			char *loc = xasprintf("Location: %s\r\n", u);
-			buf_adds(&out, "<!DOCTYPE html><title>Found</title><a href=\"");
-			tpl_escape_html(&out, u, strlen(u));
-			buf_adds(&out, "\">Continue</a>\n");
-			respond(302, "text/html; charset=UTF-8", &out, head, loc);
-			free(loc);
+	for (size_t i = 0; i < pg->n_res; i++) {
+		if (pg->res[i].error[0]) {
+			query_error_page(pg, json, head, &out, pg->res[i].error,
+					 er_text(c, pg->res[i].error, pg->res[i].message));
 			goto out;
 		}
 	}
-	if (json) {
-		json_results(pg, &out, NULL, NULL);
-		respond(200, "application/json; charset=UTF-8", &out, head, NULL);
+	if (cgi_get(pg->p, "t") && pg->n_ent && !json && take_me_there(pg, head, &out))
 		goto out;
-	}
-	secs = pg->n_ent ? s_results : s_notfound;
-	if (render(pg, &out, secs))
-		plain_page(500, head, "Page too large", "The page hit its size cap.");
-	else
-		respond(status, "text/html; charset=UTF-8", &out, head, NULL);
-	goto out;
-
-query_error:
-	pg->error = msg;
-	if (json) {
-		json_results(pg, &out, token, msg);
-		respond(200, "application/json; charset=UTF-8", &out, head, NULL);
-	} else if (render(pg, &out, tpl_has(pg->t, "queryerror") ? s_qerror : s_error)) {
-		plain_page(500, head, "Page too large", "The page hit its size cap.");
-	} else {
-		respond(200, "text/html; charset=UTF-8", &out, head, NULL);
-	}
+	results_page(pg, json, head, &out);
 out:
 	free(spaces);
 	buf_free(&out);
@@ -1240,7 +825,8 @@ int cgi_main(const char *default_template)
 	struct tpl *t = NULL;
 	struct buf err = BUF_INIT(4096);
 	char *path = NULL;
-	const char *v;
+	const char *v, *names[CGI_MAX_VARS];
+	size_t n_names;
 	bool json;
 	int fd;
 
@@ -1275,8 +861,9 @@ int cgi_main(const char *default_template)
 		goto out;
 	}
 	pg.tmpl = v && *v ? v : NULL;
+	n_names = cgi_var_names(names);
 	if (conf_load(path, CONF_TEMPLATE, &conf, &err) ||
-	    tpl_load(path, var_names, ARRAY_SIZE(var_names), &t, &err)) {
+	    tpl_load(path, names, n_names, &t, &err)) {
 		warning("template: %s", buf_str(&err));
 		if (json)
 			json_error(500, rq.head, "ER_TEMPLATE", buf_str(&err));

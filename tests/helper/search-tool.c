@@ -128,51 +128,45 @@ static int run_bench(struct search_index *ix, const struct search_env *env,
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
-	struct proto_search req = { 0 };
-	uint32_t spaces[16];
-	struct buf err = BUF_INIT(4096);
-	struct conf *c = NULL, *sc = NULL;
-	struct tokenizer *tok = NULL;
-	struct search_index *ix = NULL;
-	struct db *db = NULL;
-	char *sock = NULL; /* the embedded server's, used when there is no DBAddr */
-	const char *sconf = NULL, *gen_dir = NULL;
-	bool verbose = false, cached = false, expired = false, bench = false;
-	long repeat = 0;
-	int opt, rc = 1;
+#define MAX_SPACES 16 /* -s given at most */
 
-	log_set_prog("search-tool");
-	log_set_level(LOG_WARN);
-	req.page_size = 10;
-	req.group = 1;
-	req.excerpt_len = 200;
-	req.ul = (char *)"";
+/* The command line besides the request it fills. */
+struct opts {
+	const char *sconf, *gen_dir;
+	bool verbose, cached, expired, bench;
+	long repeat;
+};
+
+/* Options into *o and *req (spaces: room for MAX_SPACES); 0, or 2 (usage). */
+static int parse_options(int argc, char **argv, struct opts *o, struct proto_search *req,
+			 uint32_t *spaces)
+{
+	int opt;
+
 	while ((opt = getopt(argc, argv, "S:p:n:dGt:u:f:T:m:x:l:vcr:Dbs:g:")) != -1) {
 		switch (opt) {
-		case 'S': sconf = optarg; break;
-		case 'p': req.page = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 'n': req.page_size = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 'd': req.sort = PROTO_SORT_DATE; break;
-		case 'G': req.group = 0; break;
-		case 't': req.site_id = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 'u': req.ul = optarg; break;
-		case 'f': req.time_from = strtoull(optarg, NULL, 10); break;
-		case 'T': req.time_to = strtoull(optarg, NULL, 10); break;
-		case 'm': req.sections = (uint8_t)strtoul(optarg, NULL, 0); break;
-		case 'x': req.max_excerpts = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 'l': req.excerpt_len = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 'v': verbose = true; break;
-		case 'c': cached = true; break;
-		case 'r': repeat = strtol(optarg, NULL, 10); break;
-		case 'D': expired = true; break;
-		case 'b': bench = true; break;
-		case 'g': gen_dir = optarg; break;
+		case 'S': o->sconf = optarg; break;
+		case 'p': req->page = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'n': req->page_size = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'd': req->sort = PROTO_SORT_DATE; break;
+		case 'G': req->group = 0; break;
+		case 't': req->site_id = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'u': req->ul = optarg; break;
+		case 'f': req->time_from = strtoull(optarg, NULL, 10); break;
+		case 'T': req->time_to = strtoull(optarg, NULL, 10); break;
+		case 'm': req->sections = (uint8_t)strtoul(optarg, NULL, 0); break;
+		case 'x': req->max_excerpts = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'l': req->excerpt_len = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'v': o->verbose = true; break;
+		case 'c': o->cached = true; break;
+		case 'r': o->repeat = strtol(optarg, NULL, 10); break;
+		case 'D': o->expired = true; break;
+		case 'b': o->bench = true; break;
+		case 'g': o->gen_dir = optarg; break;
 		case 's':
-			if (req.n_spaces < ARRAY_SIZE(spaces))
-				spaces[req.n_spaces++] = (uint32_t)strtoul(optarg, NULL, 10);
-			req.spaces = spaces;
+			if (req->n_spaces < MAX_SPACES)
+				spaces[req->n_spaces++] = (uint32_t)strtoul(optarg, NULL, 10);
+			req->spaces = spaces;
 			break;
 		default:
 			fprintf(stderr, "usage: search-tool [options] CONFIG QUERY\n");
@@ -183,11 +177,146 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: search-tool [options] CONFIG QUERY\n");
 		return 2;
 	}
+	return 0;
+}
+
+/* -c: q is "URL_OR_ID<TAB>terms"; print the cached copy.  Returns the exit
+ * code. */
+static int run_cached(struct search_index *ix, const struct search_env *env, const char *q,
+		      struct buf *err)
+{
+	struct proto_cached_req cr = { 0 };
+	struct proto_cached res;
+	const char *tab = strchr(q, '\t');
+	char *first = xstrndup(q, tab ? (size_t)(tab - q) : strlen(q));
+	struct buf frame = BUF_INIT(PROTO_MAX_FRAME + PROTO_HEADER_SIZE);
+	struct proto_cached back;
+	int rc;
+
+	if (strstr(first, "://"))
+		cr.url = first;
+	else
+		cr.url_id = (uint32_t)strtoul(first, NULL, 10);
+	cr.q = (char *)(tab ? tab + 1 : "");
+	rc = search_cached(ix, env, &cr, &res) ? 1 : 0;
+	/* What searchd would send must encode and decode. */
+	if (proto_encode_cached(&frame, &res) ||
+	    proto_decode_cached(frame.ptr + PROTO_HEADER_SIZE, frame.len - PROTO_HEADER_SIZE,
+				&back, err)) {
+		printf("ERROR WIRE the cached copy does not encode: %s\n", buf_str(err));
+		rc = 1;
+	} else {
+		proto_cached_free(&back);
+	}
+	buf_free(&frame);
+	if (res.error && res.error[0])
+		printf("ERROR %s\n", res.error);
+	else {
+		printf("%u %s %s %s\n", res.url_id, res.url, res.content_type, res.charset);
+		print_text("text", &res.text);
+	}
+	proto_cached_free(&res);
+	free(first);
+	return rc;
+}
+
+/* The answer as the tests read it (see the top of the file). */
+static void print_results(const struct proto_results *res, bool verbose)
+{
+	printf("%" PRIu64 " %" PRIu64 " %u\n", res->total_urls, res->total_results,
+	       res->total_sites);
+	printf("words:");
+	for (uint32_t i = 0; i < res->n_words; i++)
+		printf(" %s:%u:%" PRIu64 "%s", res->words[i].word, res->words[i].urls,
+		       res->words[i].total, res->words[i].stopword ? ":stop" : "");
+	printf("\n");
+	if (verbose && res->message && res->message[0])
+		printf("note: %s\n", res->message);
+}
+
+static void print_hits(const struct proto_results *res, bool verbose)
+{
+	for (uint32_t i = 0; i < res->n_hits; i++) {
+		const struct proto_hit *h = &res->hits[i];
+
+		if (h->url)
+			printf("%s%s\n", h->second ? "  " : "", h->url);
+		else
+			printf("%s%u\n", h->second ? "  " : "", h->url_id);
+		if (!verbose)
+			continue;
+		printf("    score %.4f site_hits %u url_id %u lastmod %" PRIu64 "\n", h->score,
+		       h->site_hits, h->url_id, h->last_modified);
+		print_text("title", &h->title);
+		for (uint32_t k = 0; k < h->n_excerpts; k++)
+			print_text("excerpt", &h->excerpts[k]);
+		for (uint32_t k = 0; k < h->n_clones; k++)
+			printf("    clone: %s\n", h->clones[k].url);
+	}
+}
+
+/* Run the query (-r times, timing the last) and print it.  Returns the
+ * exit code. */
+static int run_query(struct search_index *ix, const struct search_env *env,
+		     struct proto_search *req, const struct opts *o)
+{
+	struct proto_results res;
+	double t0;
+	int rc;
+
+	for (long i = 1; i < o->repeat; i++) {
+		search_run(ix, env, req, &res);
+		proto_results_free(&res);
+	}
+	t0 = now_monotonic();
+	rc = search_run(ix, env, req, &res) ? 1 : 0;
+	if (o->repeat > 0)
+		fprintf(stderr, "time %.3f ms\n", 1000 * (now_monotonic() - t0));
+	if (!wire_ok(&res))
+		rc = 1;
+	if (res.error && res.error[0]) {
+		printf("ERROR %s %s\n", res.error, res.message);
+	} else {
+		print_results(&res, o->verbose);
+		if (o->repeat > 0) {
+			uint64_t ch, cm, cr;
+
+			search_index_cache_stats(ix, &ch, &cm, &cr);
+			fprintf(stderr, "cache %" PRIu64 " hits %" PRIu64 " misses %" PRIu64 " rows\n",
+				ch, cm, cr);
+		}
+		print_hits(&res, o->verbose);
+	}
+	proto_results_free(&res);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct proto_search req = { 0 };
+	uint32_t spaces[MAX_SPACES];
+	struct opts o = { 0 };
+	struct buf err = BUF_INIT(4096);
+	struct conf *c = NULL, *sc = NULL;
+	struct tokenizer *tok = NULL;
+	struct search_index *ix = NULL;
+	struct db *db = NULL;
+	char *sock = NULL; /* the embedded server's, used when there is no DBAddr */
+	int rc = 1;
+
+	log_set_prog("search-tool");
+	log_set_level(LOG_WARN);
+	req.page_size = 10;
+	req.group = 1;
+	req.excerpt_len = 200;
+	req.ul = (char *)"";
+	if (parse_options(argc, argv, &o, &req, spaces))
+		return 2;
 	if (conf_load(argv[optind], CONF_INDEXER, &c, &err)) {
 		fprintf(stderr, "search-tool: %s\n", buf_str(&err));
 		goto out;
 	}
-	if (sconf && conf_load(sconf, CONF_SEARCHD, &sc, &err)) {
+	if (o.sconf && conf_load(o.sconf, CONF_SEARCHD, &sc, &err)) {
 		fprintf(stderr, "search-tool: %s\n", buf_str(&err));
 		goto out;
 	}
@@ -195,112 +324,24 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < c->n_stopword_files; i++)
 		if (tok_load_stopwords(tok, c->stopword_files[i]))
 			goto out;
-	if (search_index_open(sc ? sc : c, c->data_dir, gen_dir, !gen_dir, &ix, &err)) {
+	if (search_index_open(sc ? sc : c, c->data_dir, o.gen_dir, !o.gen_dir, &ix, &err)) {
 		fprintf(stderr, "search-tool: %s\n", buf_str(&err));
 		goto out;
 	}
 	sock = dbserver_socket_path(c->data_dir);
-	if (!gen_dir && db_open(c, sock, 10, &db))
+	if (!o.gen_dir && db_open(c, sock, 10, &db))
 		goto out;
 	{
-		struct search_env env = { sc ? sc : c, tok, db, expired ? now_monotonic() - 1 : 0 };
+		struct search_env env = { sc ? sc : c, tok, db, o.expired ? now_monotonic() - 1 : 0 };
 		const char *q = argv[optind + 1];
 
-		if (bench) {
-			rc = run_bench(ix, &env, &req, q, repeat > 0 ? repeat : 1);
-			goto out;
-		}
-		if (cached) {
-			struct proto_cached_req cr = { 0 };
-			struct proto_cached res;
-			const char *tab = strchr(q, '\t');
-			char *first = xstrndup(q, tab ? (size_t)(tab - q) : strlen(q));
-
-			if (strstr(first, "://"))
-				cr.url = first;
-			else
-				cr.url_id = (uint32_t)strtoul(first, NULL, 10);
-			cr.q = (char *)(tab ? tab + 1 : "");
-			rc = search_cached(ix, &env, &cr, &res) ? 1 : 0;
-			{
-				/* What searchd would send must encode and decode. */
-				struct buf frame = BUF_INIT(PROTO_MAX_FRAME + PROTO_HEADER_SIZE);
-				struct proto_cached back;
-
-				if (proto_encode_cached(&frame, &res) ||
-				    proto_decode_cached(frame.ptr + PROTO_HEADER_SIZE,
-							frame.len - PROTO_HEADER_SIZE, &back, &err)) {
-					printf("ERROR WIRE the cached copy does not encode: %s\n",
-					       buf_str(&err));
-					rc = 1;
-				} else {
-					proto_cached_free(&back);
-				}
-				buf_free(&frame);
-			}
-			if (res.error && res.error[0])
-				printf("ERROR %s\n", res.error);
-			else {
-				printf("%u %s %s %s\n", res.url_id, res.url, res.content_type, res.charset);
-				print_text("text", &res.text);
-			}
-			proto_cached_free(&res);
-			free(first);
-			goto out;
-		}
-		req.q = (char *)q;
-		for (long i = 1; i < repeat; i++) {
-			struct proto_results res;
-			search_run(ix, &env, &req, &res);
-			proto_results_free(&res);
-		}
-		{
-			struct proto_results res;
-			double t0 = now_monotonic();
-
-			rc = search_run(ix, &env, &req, &res) ? 1 : 0;
-			if (repeat > 0)
-				fprintf(stderr, "time %.3f ms\n", 1000 * (now_monotonic() - t0));
-			if (!wire_ok(&res))
-				rc = 1;
-			if (res.error && res.error[0]) {
-				printf("ERROR %s %s\n", res.error, res.message);
-			} else {
-				printf("%" PRIu64 " %" PRIu64 " %u\n", res.total_urls, res.total_results,
-				       res.total_sites);
-				printf("words:");
-				for (uint32_t i = 0; i < res.n_words; i++)
-					printf(" %s:%u:%" PRIu64 "%s", res.words[i].word, res.words[i].urls,
-					       res.words[i].total, res.words[i].stopword ? ":stop" : "");
-				printf("\n");
-				if (verbose && res.message && res.message[0])
-					printf("note: %s\n", res.message);
-				if (repeat > 0) {
-					uint64_t ch, cm, cr;
-
-					search_index_cache_stats(ix, &ch, &cm, &cr);
-					fprintf(stderr, "cache %" PRIu64 " hits %" PRIu64 " misses %" PRIu64
-						" rows\n", ch, cm, cr);
-				}
-				for (uint32_t i = 0; i < res.n_hits; i++) {
-					const struct proto_hit *h = &res.hits[i];
-
-					if (h->url)
-						printf("%s%s\n", h->second ? "  " : "", h->url);
-					else
-						printf("%s%u\n", h->second ? "  " : "", h->url_id);
-					if (!verbose)
-						continue;
-					printf("    score %.4f site_hits %u url_id %u lastmod %" PRIu64 "\n",
-					       h->score, h->site_hits, h->url_id, h->last_modified);
-					print_text("title", &h->title);
-					for (uint32_t k = 0; k < h->n_excerpts; k++)
-						print_text("excerpt", &h->excerpts[k]);
-					for (uint32_t k = 0; k < h->n_clones; k++)
-						printf("    clone: %s\n", h->clones[k].url);
-				}
-			}
-			proto_results_free(&res);
+		if (o.bench) {
+			rc = run_bench(ix, &env, &req, q, o.repeat > 0 ? o.repeat : 1);
+		} else if (o.cached) {
+			rc = run_cached(ix, &env, q, &err);
+		} else {
+			req.q = (char *)q;
+			rc = run_query(ix, &env, &req, &o);
 		}
 	}
 out:

@@ -240,6 +240,122 @@ out:
 
 /* ---- round trips ------------------------------------------------------------ */
 
+/* A search request through encode, header and decode. */
+static void round_trip_search(struct proto_search *s, struct buf *f, struct buf *err)
+{
+	struct proto_search s2;
+	struct buf d1 = BUF_INIT(1 << 20), d2 = BUF_INIT(1 << 20);
+	enum proto_type type;
+	uint32_t len;
+
+	ok(proto_encode_search(f, s) == 0, "encode search");
+	ok(proto_parse_header((uint8_t *)f->ptr, &type, &len, err) == 0 && type == PROTO_SEARCH &&
+		   len == f->len - PROTO_HEADER_SIZE, "search header");
+	ok(proto_decode_search(f->ptr + PROTO_HEADER_SIZE, len, &s2, err) == 0, "decode search");
+	dump_search(&d2, &s2);
+	s->referer = S("");
+	dump_search(&d1, s);
+	is_str(buf_str(&d2), buf_str(&d1), "search round trip");
+	proto_search_free(&s2);
+	buf_free(&d1);
+	buf_free(&d2);
+}
+
+/* Results through encode and decode, then every truncation refused. */
+static void round_trip_results(struct proto_results *r, struct buf *f, struct buf *err)
+{
+	struct proto_results r2;
+	struct buf d1 = BUF_INIT(1 << 20), d2 = BUF_INIT(1 << 20);
+	size_t plen;
+	int refused = 0;
+
+	buf_reset(f);
+	ok(proto_encode_results(f, r) == 0, "encode results");
+	ok(proto_decode_results(f->ptr + PROTO_HEADER_SIZE, f->len - PROTO_HEADER_SIZE, &r2, err) ==
+		   0, "decode results: %s", buf_str(err));
+	r->message = S("");
+	dump_results(&d1, r);
+	dump_results(&d2, &r2);
+	is_str(buf_str(&d2), buf_str(&d1), "results round trip");
+	ok(r2.hits && r2.hits[0].size == 1000 && r2.hits[0].last_modified == 1700000000 &&
+		   !strcmp(r2.hits[0].content_type, "text/html") && r2.seconds == 0.25,
+	   "results: size, date, type, time");
+	/* Every truncation of a valid frame is refused without a leak. */
+	plen = f->len - PROTO_HEADER_SIZE;
+	for (size_t k = 0; k < plen; k++) {
+		struct proto_results r3;
+		if (proto_decode_results(f->ptr + PROTO_HEADER_SIZE, k, &r3, NULL) == -1 &&
+		    r3.hits == NULL && r3.error == NULL)
+			refused++;
+	}
+	is_int(refused, plen, "every truncated results payload is refused, struct zeroed");
+	proto_results_free(&r2);
+	proto_results_free(&r2); /* idempotent on a zeroed struct */
+	buf_free(&d1);
+	buf_free(&d2);
+}
+
+/* The cached-copy request and answer. */
+static void round_trip_cached(uint32_t *tspans, struct buf *f, struct buf *err)
+{
+	struct proto_cached_req cr = { 0, S("http://a/5"), S("title") }, cr2;
+	struct proto_cached c = { S(""), 5, S("http://a/5"), S("text/html"), S("koi8-r"), 99,
+				  { S("the title"), 2, tspans } }, c2;
+	struct buf d1 = BUF_INIT(1 << 20), d2 = BUF_INIT(1 << 20);
+
+	buf_reset(f);
+	ok(proto_encode_cached_req(f, &cr) == 0 &&
+		   proto_decode_cached_req(f->ptr + 12, f->len - 12, &cr2, err) == 0 &&
+		   cr2.url_id == 0 && !strcmp(cr2.url, "http://a/5") && !strcmp(cr2.q, "title"),
+	   "cached request round trip");
+	proto_cached_req_free(&cr2);
+	buf_reset(f);
+	ok(proto_encode_cached(f, &c) == 0 &&
+		   proto_decode_cached(f->ptr + 12, f->len - 12, &c2, err) == 0,
+	   "cached round trip");
+	dump_cached(&d1, &c);
+	dump_cached(&d2, &c2);
+	is_str(buf_str(&d2), buf_str(&d1), "cached copy fields");
+	ok(c2.last_index_time == 99, "cached last index time");
+	proto_cached_free(&c2);
+	buf_free(&d1);
+	buf_free(&d2);
+}
+
+/* Encoders refuse what a decoder would refuse, and leave out unchanged.
+ * s, r (with hit h[0] and its excerpts ex) are put back as they were. */
+static void encoders_refuse(struct proto_search *s, struct proto_results *r, struct proto_hit *h,
+			    struct proto_text *ex, struct buf *f)
+{
+	char big[PROTO_MAX_QUERY + 2];
+	uint32_t bad[] = { 0, 2 }; /* ends inside the first "é" of ex[0] */
+	struct proto_text t = ex[0];
+
+	buf_reset(f);
+	buf_adds(f, "keep");
+	s->page_size = 0;
+	ok(proto_encode_search(f, s) == -1 && f->len == 4, "encode refuses page size 0");
+	s->page_size = 10;
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	s->q = big;
+	ok(proto_encode_search(f, s) == -1 && f->len == 4, "encode refuses a long query");
+	s->q = S("\xff");
+	ok(proto_encode_search(f, s) == -1, "encode refuses bad UTF-8 in the query");
+	t.spans = bad;
+	h[0].excerpts = &t;
+	h[0].n_excerpts = 1;
+	ok(proto_encode_results(f, r) == -1, "encode refuses a span inside a character");
+	bad[0] = 3;
+	bad[1] = 3;
+	ok(proto_encode_results(f, r) == -1, "encode refuses an empty span");
+	h[0].excerpts = ex;
+	h[0].n_excerpts = 2;
+	r->n_hits = PROTO_MAX_HITS + 1;
+	ok(proto_encode_results(f, r) == -1 && f->len == 4, "encode refuses too many hits");
+	r->n_hits = 2;
+}
+
 static void round_trip(void)
 {
 	uint32_t spaces[] = { 3, 7 };
@@ -249,7 +365,6 @@ static void round_trip(void)
 		.time_from = 1, .time_to = UINT64_MAX, .n_spaces = 2, .spaces = spaces,
 		.max_excerpts = 2, .excerpt_len = 200, .client = S("127.0.0.1"), .referer = NULL,
 	};
-	struct proto_search s2;
 	uint32_t tspans[] = { 0, 3, 4, 9 }, espans[] = { 1, 3 };
 	struct proto_text ex[2] = { { S("x\xc3\xa9t\xc3\xa9 ok"), 1, espans }, { S(""), 0, NULL } };
 	struct proto_clone cl[1] = { { 77, S("http://b/x") } };
@@ -265,115 +380,21 @@ static void round_trip(void)
 	struct proto_results r = { .error = S(""), .message = NULL, .total_urls = 1ull << 40,
 				   .total_sites = 9, .total_results = 9, .first = 20, .seconds = 0.25,
 				   .generation = 7, .n_words = 2, .words = w, .n_hits = 2, .hits = h };
-	struct proto_results r2;
-	struct proto_cached_req cr = { 0, S("http://a/5"), S("title") }, cr2;
-	struct proto_cached c = { S(""), 5, S("http://a/5"), S("text/html"), S("koi8-r"), 99,
-				  { S("the title"), 2, tspans } }, c2;
 	struct buf f = BUF_INIT(PROTO_HEADER_SIZE + PROTO_MAX_FRAME), err = BUF_INIT(4096);
-	struct buf d1 = BUF_INIT(1 << 20), d2 = BUF_INIT(1 << 20);
-	enum proto_type type;
-	uint32_t len;
+	struct buf t = BUF_INIT(100), m = BUF_INIT(100);
 
-	ok(proto_encode_search(&f, &s) == 0, "encode search");
-	ok(proto_parse_header((uint8_t *)f.ptr, &type, &len, &err) == 0 && type == PROTO_SEARCH &&
-		   len == f.len - PROTO_HEADER_SIZE, "search header");
-	ok(proto_decode_search(f.ptr + PROTO_HEADER_SIZE, len, &s2, &err) == 0, "decode search");
-	dump_search(&d2, &s2);
-	s.referer = S("");
-	dump_search(&d1, &s);
-	is_str(buf_str(&d2), buf_str(&d1), "search round trip");
-	proto_search_free(&s2);
-
-	buf_reset(&f);
-	buf_reset(&d1);
-	buf_reset(&d2);
-	ok(proto_encode_results(&f, &r) == 0, "encode results");
-	ok(proto_decode_results(f.ptr + PROTO_HEADER_SIZE, f.len - PROTO_HEADER_SIZE, &r2, &err) == 0,
-	   "decode results: %s", buf_str(&err));
-	r.message = S("");
-	dump_results(&d1, &r);
-	dump_results(&d2, &r2);
-	is_str(buf_str(&d2), buf_str(&d1), "results round trip");
-	ok(r2.hits && r2.hits[0].size == 1000 && r2.hits[0].last_modified == 1700000000 &&
-		   !strcmp(r2.hits[0].content_type, "text/html") && r2.seconds == 0.25,
-	   "results: size, date, type, time");
-	/* Every truncation of a valid frame is refused without a leak. */
-	{
-		int refused = 0;
-		size_t plen = f.len - PROTO_HEADER_SIZE;
-		for (size_t k = 0; k < plen; k++) {
-			struct proto_results r3;
-			if (proto_decode_results(f.ptr + PROTO_HEADER_SIZE, k, &r3, NULL) == -1 &&
-			    r3.hits == NULL && r3.error == NULL)
-				refused++;
-		}
-		is_int(refused, plen, "every truncated results payload is refused, struct zeroed");
-	}
-	proto_results_free(&r2);
-	proto_results_free(&r2); /* idempotent on a zeroed struct */
-
-	buf_reset(&f);
-	ok(proto_encode_cached_req(&f, &cr) == 0 &&
-		   proto_decode_cached_req(f.ptr + 12, f.len - 12, &cr2, &err) == 0 &&
-		   cr2.url_id == 0 && !strcmp(cr2.url, "http://a/5") && !strcmp(cr2.q, "title"),
-	   "cached request round trip");
-	proto_cached_req_free(&cr2);
-	buf_reset(&f);
-	buf_reset(&d1);
-	buf_reset(&d2);
-	ok(proto_encode_cached(&f, &c) == 0 &&
-		   proto_decode_cached(f.ptr + 12, f.len - 12, &c2, &err) == 0,
-	   "cached round trip");
-	dump_cached(&d1, &c);
-	dump_cached(&d2, &c2);
-	is_str(buf_str(&d2), buf_str(&d1), "cached copy fields");
-	ok(c2.last_index_time == 99, "cached last index time");
-	proto_cached_free(&c2);
-
-	/* Encoders refuse what a decoder would refuse, and leave out unchanged. */
-	buf_reset(&f);
-	buf_adds(&f, "keep");
-	s.page_size = 0;
-	ok(proto_encode_search(&f, &s) == -1 && f.len == 4, "encode refuses page size 0");
-	s.page_size = 10;
-	{
-		char big[PROTO_MAX_QUERY + 2];
-		memset(big, 'a', sizeof(big) - 1);
-		big[sizeof(big) - 1] = '\0';
-		s.q = big;
-		ok(proto_encode_search(&f, &s) == -1 && f.len == 4, "encode refuses a long query");
-		s.q = S("\xff");
-		ok(proto_encode_search(&f, &s) == -1, "encode refuses bad UTF-8 in the query");
-	}
-	{
-		uint32_t bad[] = { 0, 2 }; /* ends inside the first "é" of ex[0] */
-		struct proto_text t = ex[0];
-		t.spans = bad;
-		h[0].excerpts = &t;
-		h[0].n_excerpts = 1;
-		ok(proto_encode_results(&f, &r) == -1, "encode refuses a span inside a character");
-		bad[0] = 3;
-		bad[1] = 3;
-		ok(proto_encode_results(&f, &r) == -1, "encode refuses an empty span");
-		h[0].excerpts = ex;
-		h[0].n_excerpts = 2;
-	}
-	r.n_hits = PROTO_MAX_HITS + 1;
-	ok(proto_encode_results(&f, &r) == -1 && f.len == 4, "encode refuses too many hits");
-	r.n_hits = 2;
+	round_trip_search(&s, &f, &err);
+	round_trip_results(&r, &f, &err);
+	round_trip_cached(tspans, &f, &err);
+	encoders_refuse(&s, &r, h, ex, &f);
 	ok(proto_encode_error(&f, "ER_BUSY", "all threads busy") == 0, "encode error");
-	{
-		struct buf t = BUF_INIT(100), m = BUF_INIT(100);
-		ok(proto_decode_error(f.ptr + 4 + 12, f.len - 16, &t, &m, &err) == 0 &&
-			   !strcmp(t.ptr, "ER_BUSY") && !strcmp(m.ptr, "all threads busy"),
-		   "error round trip");
-		buf_free(&t);
-		buf_free(&m);
-	}
+	ok(proto_decode_error(f.ptr + 4 + 12, f.len - 16, &t, &m, &err) == 0 &&
+		   !strcmp(t.ptr, "ER_BUSY") && !strcmp(m.ptr, "all threads busy"),
+	   "error round trip");
+	buf_free(&t);
+	buf_free(&m);
 	buf_free(&f);
 	buf_free(&err);
-	buf_free(&d1);
-	buf_free(&d2);
 }
 
 /* ---- frames on a socket ----------------------------------------------------- */

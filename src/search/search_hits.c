@@ -1,0 +1,334 @@
+/* search_hits.c - the result page (search_int.h): the picked documents
+ * made hits, their rows (URL, title, description, clones) read from the
+ * database in one query and kept in the generation's cache, titles and
+ * descriptions highlighted and snippets cut from the stored text
+ * (excerpt.c).  It ranks nothing; the SQL is db.c's.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "caps.h"
+#include "charset.h"
+#include "db.h"
+#include "excerpt.h"
+#include "log.h"
+#include "search.h"
+#include "search_int.h"
+#include "util.h"
+
+#define SEARCH_CACHE_SLOTS   (1u << 17) /* result-page rows kept per generation: slots, */
+#define SEARCH_CACHE_ROWS    (1u << 16) /* rows (at most half the slots), */
+#define SEARCH_CACHE_BYTES   (64u << 20) /* and their bytes */
+
+/* The distinct positive words, for highlighting. */
+void run_highlight_words(struct run *r, const char ***out, size_t *n)
+{
+	const char **v = xmalloc(EXCERPT_MAX_TERMS * sizeof(char *));
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->n_leaves; i++) {
+		if (!r->leaves[i].positive)
+			continue;
+		for (size_t j = 0; j < r->leaves[i].n_words && k < EXCERPT_MAX_TERMS; j++) {
+			size_t m;
+
+			for (m = 0; m < k; m++)
+				if (!strcmp(v[m], r->leaves[i].words[j]))
+					break;
+			if (m == k)
+				v[k++] = r->leaves[i].words[j];
+		}
+	}
+	*out = v;
+	*n = k;
+}
+
+char *valid_dup(const char *s)
+{
+	struct buf b = BUF_INIT(PROTO_MAX_STRING);
+	size_t len = strlen(s);
+
+	if (utf8_valid(s, len))
+		return xstrdup(s);
+	utf8_sanitize(s, len, &b, NULL);
+	if (!b.ptr)
+		return xstrdup("");
+	return buf_detach(&b, NULL);
+}
+
+/* ---- the rows of result pages, cached per generation ------------------------- */
+
+/* What a result page shows of a document besides its snippets: read from
+ * the database once per generation and kept (a recrawl changes the rows
+ * before the index follows; the cache follows with the next generation,
+ * like the index).  Owned strings; clones owned too. */
+struct hit_row {
+	uint32_t url_id;
+	bool found;                /* the database has the document */
+	char *url, *site, *title, *description, *keywords, *content_type;
+	uint32_t size;
+	struct proto_clone *clones;
+	uint32_t n_clones;
+	size_t bytes;
+};
+
+static void hit_row_free(struct hit_row *h)
+{
+	if (!h)
+		return;
+	free(h->url);
+	free(h->site);
+	free(h->title);
+	free(h->description);
+	free(h->keywords);
+	free(h->content_type);
+	for (uint32_t i = 0; i < h->n_clones; i++)
+		free(h->clones[i].url);
+	free(h->clones);
+	memset(h, 0, sizeof(*h));
+}
+
+static void hit_row_copy(struct hit_row *to, const struct hit_row *from)
+{
+	*to = *from;
+	to->url = xstrdup(from->url);
+	to->site = xstrdup(from->site);
+	to->title = xstrdup(from->title);
+	to->description = xstrdup(from->description);
+	to->keywords = xstrdup(from->keywords);
+	to->content_type = xstrdup(from->content_type);
+	to->clones = from->n_clones ? xmalloc(from->n_clones * sizeof(*to->clones)) : NULL;
+	for (uint32_t i = 0; i < from->n_clones; i++) {
+		to->clones[i].url_id = from->clones[i].url_id;
+		to->clones[i].url = xstrdup(from->clones[i].url);
+	}
+}
+
+static size_t slot_of(uint32_t url_id, size_t cap)
+{
+	return (size_t)(url_id * 2654435761u) & (cap - 1);
+}
+
+/* Copy the cached row of url_id into *out: true when there is one. */
+static bool cache_get(struct search_index *ix, uint32_t url_id, struct hit_row *out)
+{
+	bool hit = false;
+
+	pthread_mutex_lock(&ix->cache_mu);
+	if (ix->cache) {
+		for (size_t i = slot_of(url_id, SEARCH_CACHE_SLOTS);; i = (i + 1) & (SEARCH_CACHE_SLOTS - 1)) {
+			struct hit_row *h = ix->cache[i];
+
+			if (!h)
+				break;
+			if (h->url_id == url_id) {
+				hit_row_copy(out, h);
+				hit = true;
+				break;
+			}
+		}
+	}
+	if (hit)
+		ix->cache_hits++;
+	else
+		ix->cache_misses++;
+	pthread_mutex_unlock(&ix->cache_mu);
+	return hit;
+}
+
+void hit_cache_clear_locked(struct search_index *ix)
+{
+	for (size_t i = 0; ix->cache && i < SEARCH_CACHE_SLOTS; i++) {
+		hit_row_free(ix->cache[i]);
+		free(ix->cache[i]);
+		ix->cache[i] = NULL;
+	}
+	ix->cache_rows = 0;
+	ix->cache_bytes = 0;
+}
+
+/* Keep a copy of row (nothing when url_id is there already).  A full cache
+ * is emptied first: rows are cheap to read again, and nothing is evicted
+ * one by one. */
+static void cache_put(struct search_index *ix, const struct hit_row *row)
+{
+	size_t i;
+
+	pthread_mutex_lock(&ix->cache_mu);
+	if (!ix->cache)
+		ix->cache = xcalloc(SEARCH_CACHE_SLOTS, sizeof(*ix->cache));
+	if (ix->cache_rows >= SEARCH_CACHE_ROWS || ix->cache_bytes + row->bytes > SEARCH_CACHE_BYTES)
+		hit_cache_clear_locked(ix);
+	for (i = slot_of(row->url_id, SEARCH_CACHE_SLOTS); ix->cache[i];
+	     i = (i + 1) & (SEARCH_CACHE_SLOTS - 1))
+		if (ix->cache[i]->url_id == row->url_id)
+			goto out;
+	ix->cache[i] = xmalloc(sizeof(*ix->cache[i]));
+	hit_row_copy(ix->cache[i], row);
+	ix->cache_rows++;
+	ix->cache_bytes += row->bytes;
+out:
+	pthread_mutex_unlock(&ix->cache_mu);
+}
+
+static void row_from_db(struct hit_row *h, const struct db_hit_doc *d)
+{
+	h->url_id = d->url_id;
+	h->found = d->found;
+	h->url = valid_dup(d->found ? d->url : "");
+	h->site = valid_dup(d->found ? d->site : "");
+	h->title = valid_dup(d->found ? d->title : "");
+	h->description = valid_dup(d->found ? d->description : "");
+	h->keywords = valid_dup(d->found ? d->keywords : "");
+	h->content_type = valid_dup(d->found ? d->content_type : "");
+	h->size = d->size;
+	h->bytes = sizeof(*h) + strlen(h->url) + strlen(h->site) + strlen(h->title) +
+		   strlen(h->description) + strlen(h->keywords) + strlen(h->content_type) + 6;
+}
+
+struct clone_fill {
+	struct hit_row *rows;
+	const size_t *which;       /* row of each asked id */
+};
+
+static int clone_cb(void *arg, size_t i, uint32_t clone_id, const char *url)
+{
+	struct clone_fill *c = arg;
+	struct hit_row *h = &c->rows[c->which[i]];
+
+	if (h->n_clones >= PROTO_MAX_CLONES)
+		return 0;
+	if (!h->clones)
+		h->clones = xcalloc(PROTO_MAX_CLONES, sizeof(*h->clones));
+	h->clones[h->n_clones].url_id = clone_id;
+	h->clones[h->n_clones].url = valid_dup(url);
+	h->bytes += sizeof(*h->clones) + strlen(h->clones[h->n_clones].url) + 1;
+	h->n_clones++;
+	return 0;
+}
+
+int run_fill_hits(struct run *r, const struct search_doc *docs, const struct search_pick *pk,
+		  size_t n)
+{
+	struct proto_results *res = r->res;
+	const struct proto_search *q = r->req;
+	struct db_hit_doc *dd = NULL;
+	struct hit_row *rows = NULL;
+	uint32_t *miss = NULL;
+	size_t *which = NULL, n_miss = 0;
+	const char **words = NULL;
+	struct excerpt_terms terms;
+	struct buf raw = BUF_INIT(MAX_DOC_BYTES), plain = BUF_INIT(MAX_DOC_BYTES + 1),
+		   err = BUF_INIT(256);
+	uint32_t max_ex = q->max_excerpts < PROTO_MAX_EXCERPTS ? q->max_excerpts : PROTO_MAX_EXCERPTS;
+	uint32_t ex_len = q->excerpt_len < PROTO_MAX_EXCERPT_LEN ? q->excerpt_len :
+			  PROTO_MAX_EXCERPT_LEN;
+	int rc = 0;
+
+	res->hits = xcalloc(n ? n : 1, sizeof(*res->hits));
+	res->n_hits = (uint32_t)n;
+	for (size_t i = 0; i < n; i++) {
+		const struct search_doc *d = &docs[pk[i].doc];
+		struct proto_hit *h = &res->hits[i];
+
+		h->url_id = d->url_id;
+		h->site_id = d->site_id;
+		h->score = d->score;
+		h->second = pk[i].second;
+		h->site_hits = pk[i].site_hits;
+		h->last_modified = d->last_modified;
+	}
+	if (!r->env->db || n == 0)
+		goto out;
+	/* The rows: from the cache, the rest in one SELECT (with the stored
+	 * texts when snippets are asked for: those are not cached) and one
+	 * for the clones. */
+	rows = xcalloc(n, sizeof(*rows));
+	miss = xmalloc(n * sizeof(*miss));
+	which = xmalloc(n * sizeof(*which));
+	for (size_t i = 0; i < n; i++) {
+		if (!max_ex && cache_get(r->ix, res->hits[i].url_id, &rows[i]))
+			continue;
+		miss[n_miss] = res->hits[i].url_id;
+		which[n_miss++] = i;
+	}
+	if (n_miss) {
+		struct clone_fill cf = { rows, which };
+
+		dd = xcalloc(n_miss, sizeof(*dd));
+		if (db_hit_docs(r->env->db, miss, n_miss, max_ex > 0, dd)) {
+			r->db_failed = true;
+			rc = -1;
+			goto out;
+		}
+		for (size_t k = 0; k < n_miss; k++) {
+			row_from_db(&rows[which[k]], &dd[k]);
+			rows[which[k]].url_id = miss[k];
+		}
+		if (db_hit_clones(r->env->db, miss, n_miss, clone_cb, &cf)) {
+			r->db_failed = true;
+			rc = -1;
+			goto out;
+		}
+		for (size_t k = 0; k < n_miss; k++)
+			if (rows[which[k]].found)
+				cache_put(r->ix, &rows[which[k]]);
+	}
+	run_highlight_words(r, &words, &terms.n);
+	terms.words = words;
+	for (size_t i = 0; i < n; i++) {
+		struct proto_hit *h = &res->hits[i];
+		struct hit_row *w = &rows[i];
+
+		if (!w->found)
+			continue;
+		h->url = xstrdup(w->url);
+		h->site = xstrdup(w->site);
+		excerpt_highlight(r->env->tok, w->title, strlen(w->title), &terms, 64, &h->title);
+		excerpt_highlight(r->env->tok, w->description, strlen(w->description), &terms, 64,
+				  &h->description);
+		h->keywords = xstrdup(w->keywords);
+		h->content_type = xstrdup(w->content_type);
+		h->size = w->size;
+		/* The clones move over to the hit. */
+		h->clones = w->clones;
+		h->n_clones = w->n_clones;
+		w->clones = NULL;
+		w->n_clones = 0;
+	}
+	for (size_t k = 0; max_ex && k < n_miss; k++) {
+		struct proto_hit *h = &res->hits[which[k]];
+		struct db_hit_doc *d = &dd[k];
+
+		if (!d->found || !d->text)
+			continue;
+		if (excerpt_inflate(d->text, d->text_len, EXCERPT_MAX_HTML, &raw, &err)) {
+			warning("url %u: stored text: %s", d->url_id, buf_str(&err));
+			buf_reset(&err);
+		} else if (!excerpt_plain_text(buf_str(&raw), raw.len, d->content_type, false,
+					      &plain)) {
+			excerpt_passages(r->env->tok, buf_str(&plain), plain.len, &terms, max_ex,
+					 ex_len, &h->excerpts, &h->n_excerpts);
+		}
+		if (run_past_deadline(r))
+			break;
+	}
+out:
+	for (size_t k = 0; dd && k < n_miss; k++)
+		db_hit_doc_free(&dd[k]);
+	free(dd);
+	for (size_t i = 0; rows && i < n; i++)
+		hit_row_free(&rows[i]);
+	free(rows);
+	free(miss);
+	free(which);
+	free(words);
+	buf_free(&raw);
+	buf_free(&plain);
+	buf_free(&err);
+	return rc;
+}

@@ -1,0 +1,230 @@
+/* search_int.h - what the files of the engine share and nobody else sees
+ * (as sqlite's whereInt.h): the opened generation, one query's state
+ * (struct run) and the postings it holds in memory.  search.c runs a query
+ * through the phases of search_match.c (postings, evaluation),
+ * search_filter.c (site:, link:, ul, spaces), search_score.c (ranking) and
+ * search_hits.c (the result page's rows); none of those calls another.
+ * Hot helpers are static inline here so that splitting the engine into
+ * files costs no call on the per-document paths.
+ */
+#ifndef MPSEEK_SEARCH_INT_H
+#define MPSEEK_SEARCH_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "buf.h"
+#include "query.h"
+#include "search.h"
+#include "storage.h"
+#include "util.h"
+
+/* ---- the generation --------------------------------------------------------- */
+
+struct hit_row;
+
+struct search_index {
+	int refs;                  /* __atomic */
+	struct storage *st;
+	struct ranks *rk;          /* NULL: no ranks file */
+	struct citations *rev;     /* NULL: no citations */
+	char *dir;
+	uint64_t gen;
+	double avg_len[STORAGE_SECTIONS];
+	/* result-page rows read from the database (search_hits.c) */
+	pthread_mutex_t cache_mu;
+	struct hit_row **cache;    /* SEARCH_CACHE_SLOTS, open addressing; NULL until used */
+	size_t cache_rows, cache_bytes;
+	uint64_t cache_hits, cache_misses; /* under cache_mu */
+};
+
+/* ---- postings in memory --------------------------------------------------------- */
+
+/* The postings of one leaf: documents by key (site_id << 32 | url_id), the
+ * positions of document i at pos[end[i-1] .. end[i]).  Owned arrays. */
+struct plist {
+	uint64_t *key;
+	uint32_t *end;
+	uint16_t *pos;
+	size_t n, cap, npos, poscap;
+};
+
+void plist_free(struct plist *p);
+
+static inline const uint16_t *plist_pos(const struct plist *p, size_t i, uint32_t *n)
+{
+	uint32_t start = i ? p->end[i - 1] : 0;
+	*n = p->end[i] - start;
+	return p->pos + start;
+}
+
+/* Index of key in p at or after *cursor (keys ascending), or SIZE_MAX.
+ * Galloping: the documents are visited in key order, so the key is
+ * usually at or just after the cursor. */
+static inline size_t plist_find(const struct plist *p, uint64_t key, size_t *cursor)
+{
+	size_t lo = *cursor, hi, step = 1;
+
+	if (lo < p->n && p->key[lo] >= key) {
+		*cursor = lo;
+		return p->key[lo] == key ? lo : SIZE_MAX;
+	}
+	hi = lo + 1;
+	while (hi < p->n && p->key[hi] < key) {
+		lo = hi;
+		step *= 2;
+		hi = lo + step;
+	}
+	if (hi > p->n)
+		hi = p->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->key[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*cursor = lo;
+	return lo < p->n && p->key[lo] == key ? lo : SIZE_MAX;
+}
+
+/* A sorted set of document keys; owned array. */
+struct kset {
+	uint64_t *k;
+	size_t n;
+};
+
+void kset_free(struct kset *s);
+
+static inline int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static inline bool u32_in(const uint32_t *v, size_t n, uint32_t x)
+{
+	return n && bsearch(&x, v, n, sizeof(*v), cmp_u32) != NULL;
+}
+
+/* ---- one query ------------------------------------------------------------------- */
+
+struct leaf {
+	const struct qnode *node;  /* Q_TERM or Q_WILD */
+	bool positive;             /* not under a NOT: scored and highlighted */
+	bool in_phrase;
+	uint8_t mask;              /* sections */
+	struct plist pl;
+	double idf;
+	size_t cursor;
+	bool loaded;               /* by run_load_driven() */
+	uint64_t df;               /* documents of the word (run_load_driven) */
+	char **words;              /* the words it stands for (a wildcard: its expansion); owned */
+	size_t n_words;
+};
+
+struct phrase {
+	const struct qnode *node;
+	bool positive;
+	uint64_t *key;             /* matching documents */
+	uint32_t (*count)[4];      /* occurrences per section */
+	size_t n;
+	double idf;                /* sum over its words */
+	size_t cursor;
+};
+
+/* The set of sites of a site: node, or the documents of a link: node. */
+struct filter {
+	const struct qnode *node;
+	uint32_t *sites;           /* Q_SITE: sorted site_ids */
+	size_t n_sites;
+	struct kset docs;          /* Q_LINK */
+};
+
+/* One query from parse to page; everything it points to it owns, except
+ * ix, env, req and res (the caller's). */
+struct run {
+	struct search_index *ix;
+	const struct search_env *env;
+	const struct proto_search *req;
+	struct proto_results *res;
+	struct query q;
+	struct search_rank_params rp;
+	struct storage_cursor *cur;
+	struct leaf *leaves;
+	size_t n_leaves;
+	struct phrase *phrases;
+	size_t n_phrases;
+	struct filter *filters;
+	size_t n_filters;
+	size_t positions;          /* loaded so far */
+	struct buf notes;
+	const char *err_token;     /* set: stop with this error */
+	char err_msg[256];
+	bool db_failed;
+	/* request filters */
+	uint32_t *space_sites, *ul_sites, *ul_urls;
+	size_t n_space_sites, n_ul_sites, n_ul_urls;
+	bool ul_set;
+	/* exact title */
+	bool title_eligible;
+	uint32_t query_tokens;
+};
+
+/* search.c: stop the query with an ER_* token and a sentence (the first
+ * failure wins). */
+void run_fail(struct run *r, const char *token, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static inline bool run_past_deadline(struct run *r)
+{
+	if (r->err_token)
+		return true;
+	if (r->env->deadline > 0 && now_monotonic() > r->env->deadline) {
+		run_fail(r, "ER_TIMEOUT", "The search took longer than its time limit.");
+		return true;
+	}
+	return false;
+}
+
+/* ---- the phases, in the order search_run() takes them ---------------------- */
+
+/* search_match.c: number the leaves, phrases and filters of the tree. */
+void run_collect(struct run *r, struct qnode *n, bool positive, bool in_phrase);
+/* search_filter.c: site:, link:, ul and spaces from the database; -1 when
+ * it failed (a query that cannot have them gets run_fail() and 0). */
+int run_resolve_filters(struct run *r);
+/* search_match.c: the words every answer must have, rarest first (0, or -1
+ * damage), then each leaf not loaded by it (0, or -1 with or without
+ * run_fail()). */
+int run_load_driven(struct run *r);
+int run_load_leaf(struct run *r, struct leaf *l);
+/* search_match.c: the words a leaf stands for, without reading postings
+ * (the cached copy highlights them). */
+void run_leaf_words(struct run *r, struct leaf *l);
+/* search_match.c: the matching documents of the tree (caller frees). */
+struct kset run_eval(struct run *r, const struct qnode *n);
+/* search_score.c: count the query's tokens when its words may all be in a
+ * title (the exact-title boost). */
+void run_title_prepare(struct run *r);
+/* search_score.c: score the documents of set into *docs (malloc'd, caller
+ * frees), those the filters keep; 0, -1 (index damage, run_fail() done) or
+ * 1 past the deadline. */
+int run_score(struct run *r, const struct kset *set, struct search_doc **docs, size_t *n_docs);
+/* search_hits.c: the hits of picks pk[0..n) into r->res, with the rows from
+ * the database (and the generation's cache) and their snippets; -1 when the
+ * database failed. */
+int run_fill_hits(struct run *r, const struct search_doc *docs, const struct search_pick *pk,
+		  size_t n);
+/* search_hits.c: the distinct positive words, for highlighting: *out is
+ * malloc'd (caller frees), its strings borrowed from r's leaves. */
+void run_highlight_words(struct run *r, const char ***out, size_t *n);
+/* search_hits.c: s as valid UTF-8 (invalid bytes replaced); malloc'd. */
+char *valid_dup(const char *s);
+/* search_hits.c: empty the generation's row cache (cache_mu held, or the
+ * last reference gone). */
+void hit_cache_clear_locked(struct search_index *ix);
+
+#endif

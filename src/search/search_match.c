@@ -1,0 +1,672 @@
+/* search_match.c - which documents answer a query (search_int.h): the
+ * postings of its words read into memory (the words every answer must have
+ * rarest first, the others only for the documents those have; wildcards
+ * expanded through the dictionary), phrases checked position by position,
+ * and the query tree evaluated into the set of matching keys.  It neither
+ * ranks (search_score.c) nor reads the database (search_filter.c).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "conf.h"
+#include "query.h"
+#include "search.h"
+#include "search_int.h"
+#include "storage.h"
+#include "tokenize.h"
+#include "util.h"
+
+#define SEARCH_MAX_POSITIONS (1u << 26) /* positions one query may load (128 MiB) */
+#define SEARCH_MAX_SCANNED   100000     /* dictionary words looked at per wildcard */
+
+/* ---- phrases -------------------------------------------------------------------- */
+
+static bool has_pos(const uint16_t *v, uint32_t n, uint16_t x)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo] == x;
+}
+
+uint32_t search_phrase_count(const uint16_t *const *pos, const uint32_t *n, const uint32_t *offs,
+			     size_t k, uint32_t per_section[4])
+{
+	uint32_t total = 0;
+
+	if (per_section)
+		memset(per_section, 0, 4 * sizeof(uint32_t));
+	if (k == 0)
+		return 0;
+	for (uint32_t j = 0; j < n[0]; j++) {
+		unsigned sec = tok_pos_section(pos[0][j]), at = tok_pos_position(pos[0][j]);
+		size_t i;
+
+		/* A saturated position (the end of a long section) is not a place. */
+		if (at >= MAX_POSITION && k > 1)
+			continue;
+		for (i = 1; i < k; i++) {
+			unsigned want = at + offs[i] - offs[0];
+
+			if (want > MAX_POSITION ||
+			    !has_pos(pos[i], n[i], (uint16_t)((sec << TOK_POSITION_BITS) | want)))
+				break;
+		}
+		if (i == k) {
+			total++;
+			if (per_section)
+				per_section[sec]++;
+		}
+	}
+	return total;
+}
+
+/* ---- postings in memory --------------------------------------------------------- */
+
+void plist_free(struct plist *p)
+{
+	free(p->key);
+	free(p->end);
+	free(p->pos);
+	memset(p, 0, sizeof(*p));
+}
+
+void kset_free(struct kset *s)
+{
+	free(s->k);
+	s->k = NULL;
+	s->n = 0;
+}
+
+enum { OP_AND, OP_OR, OP_SUB };
+
+static struct kset kset_op(const struct kset *a, const struct kset *b, int op)
+{
+	struct kset r;
+	size_t i = 0, j = 0, n = 0;
+	size_t cap = op == OP_OR ? a->n + b->n : a->n;
+
+	r.k = xmalloc((cap ? cap : 1) * sizeof(uint64_t));
+	while (i < a->n && j < b->n) {
+		if (a->k[i] < b->k[j]) {
+			if (op != OP_AND)
+				r.k[n++] = a->k[i];
+			i++;
+		} else if (a->k[i] > b->k[j]) {
+			if (op == OP_OR)
+				r.k[n++] = b->k[j];
+			j++;
+		} else {
+			if (op != OP_SUB)
+				r.k[n++] = a->k[i];
+			i++;
+			j++;
+		}
+	}
+	if (op != OP_AND)
+		while (i < a->n)
+			r.k[n++] = a->k[i++];
+	if (op == OP_OR)
+		while (j < b->n)
+			r.k[n++] = b->k[j++];
+	r.n = n;
+	return r;
+}
+
+/* ---- loading ----------------------------------------------------------------------- */
+
+static void plist_push_doc(struct run *r, struct plist *p, uint64_t key)
+{
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 64;
+		p->key = xrealloc(p->key, p->cap * sizeof(*p->key));
+		p->end = xrealloc(p->end, p->cap * sizeof(*p->end));
+	}
+	p->key[p->n] = key;
+	p->end[p->n] = (uint32_t)p->npos;
+	p->n++;
+	UNUSED(r);
+}
+
+static int plist_push_pos(struct run *r, struct plist *p, uint16_t v)
+{
+	if (p->npos == p->poscap) {
+		if (r->positions + p->poscap >= SEARCH_MAX_POSITIONS) {
+			run_fail(r, "ER_TOOCOMPLEX",
+			     "The query's words occur too often to search them all at once.");
+			return -1;
+		}
+		r->positions += p->poscap ? p->poscap : 256;
+		p->poscap = p->poscap ? 2 * p->poscap : 256;
+		p->pos = xrealloc(p->pos, p->poscap * sizeof(*p->pos));
+	}
+	p->pos[p->npos++] = v;
+	return 0;
+}
+
+/* One document's positions pos[0..np) that are in a section of mask, and
+ * the document itself when any is: 0, or -2 past the position cap. */
+static int push_doc(struct run *r, struct plist *p, const uint16_t *pos, uint32_t np,
+		    uint8_t mask, uint32_t site, uint32_t url)
+{
+	size_t start = p->npos;
+
+	for (uint32_t i = 0; i < np; i++)
+		if ((mask >> tok_pos_section(pos[i])) & 1)
+			if (plist_push_pos(r, p, pos[i]))
+				return -2;
+	if (p->npos > start) {
+		plist_push_doc(r, p, (uint64_t)site << 32 | url);
+		p->end[p->n - 1] = (uint32_t)p->npos;
+	}
+	return 0;
+}
+
+/* Load the postings of word_id into p, keeping positions in mask. */
+static int load_word(struct run *r, uint32_t word_id, uint8_t mask, struct plist *p)
+{
+	struct storage_cursor *c = r->cur;
+	uint32_t site, url, np;
+	size_t seen = 0;
+	int rc = storage_postings(r->ix->st, word_id, c);
+
+	if (rc <= 0)
+		return rc;
+	while ((rc = storage_next_site(c, &site)) == 1) {
+		while ((rc = storage_next_url(c, &url, &np)) == 1) {
+			if (push_doc(r, p, c->pos, np, mask, site, url))
+				return -2;
+			if (++seen % 4096 == 0 && run_past_deadline(r))
+				return -2;
+		}
+		if (rc < 0)
+			break;
+	}
+	return rc < 0 ? -1 : 0;
+}
+
+/* Load the postings of word_id into p only for the documents of keys[0..nk)
+ * (ascending): the other words of an AND are read by seeking, without
+ * decoding the positions of documents the rarest word does not have. */
+static int load_word_in(struct run *r, uint32_t word_id, uint8_t mask, const uint64_t *keys,
+			size_t nk, struct plist *p)
+{
+	struct storage_cursor *c = r->cur;
+	uint32_t site, url, np;
+	size_t k = 0;
+	int rc = storage_postings(r->ix->st, word_id, c);
+
+	if (rc <= 0)
+		return rc;
+	while (k < nk && (rc = storage_next_site(c, &site)) == 1) {
+		while (k < nk && (keys[k] >> 32) < site)
+			k++;
+		while (k < nk && (keys[k] >> 32) == site) {
+			rc = storage_seek_url(c, (uint32_t)keys[k], &url, &np);
+			if (rc < 0)
+				return -1;
+			if (rc == 0)
+				break;
+			/* The seek may land past the target, on a later key. */
+			while (k < nk && (keys[k] >> 32) == site && (uint32_t)keys[k] < url)
+				k++;
+			if (k < nk && (keys[k] >> 32) == site && (uint32_t)keys[k] == url) {
+				if (push_doc(r, p, c->pos, np, mask, site, url))
+					return -2;
+				k++;
+			}
+		}
+		if (run_past_deadline(r))
+			return -2;
+	}
+	return rc < 0 ? -1 : 0;
+}
+
+/* A plain word stands for itself alone. */
+static void leaf_own_word(struct leaf *l)
+{
+	l->words = xmalloc(sizeof(char *));
+	l->words[0] = xstrdup(l->node->word);
+	l->n_words = 1;
+}
+
+struct driven {
+	struct leaf *l;
+	uint32_t word_id;
+	uint64_t df;
+};
+
+static int cmp_driven(const void *a, const void *b)
+{
+	const struct driven *x = a, *y = b;
+	return x->df < y->df ? -1 : x->df > y->df;
+}
+
+/* Words that must all be in every answer (the plain words of a root AND,
+ * the words of a phrase that is the root or one of its ANDed parts), over
+ * all sections: load the rarest whole, then each other only for the
+ * documents all the rarer ones have.  Marks the leaves loaded; the rest are
+ * loaded by run_load_leaf().  Returns 0 or -1 (damage). */
+static int drive_group(struct run *r, struct qnode *const *kids, size_t nk)
+{
+	struct driven d[QUERY_MAX_NODES];
+	size_t n = 0;
+	const struct plist *prev = NULL;
+	bool none = false;
+
+	for (size_t i = 0; i < nk && n < QUERY_MAX_NODES; i++) {
+		const struct qnode *k = kids[i];
+		struct storage_word w;
+		struct leaf *l;
+		int rc;
+
+		if (k->type != Q_TERM)
+			continue;
+		l = &r->leaves[k->id];
+		if (l->mask != 0xf || l->loaded)
+			continue;
+		rc = storage_word(r->ix->st, k->word, strlen(k->word), &w);
+		if (rc < 0)
+			return -1;
+		d[n].l = l;
+		d[n].word_id = rc ? w.word_id : 0;
+		d[n].df = rc ? w.n_urls : 0;
+		if (d[n].df == 0)
+			none = true;
+		n++;
+	}
+	if (n < 2)
+		return 0;
+	qsort(d, n, sizeof(d[0]), cmp_driven);
+	for (size_t i = 0; i < n && !run_past_deadline(r); i++) {
+		struct leaf *l = d[i].l;
+		int rc = 0;
+
+		leaf_own_word(l);
+		l->loaded = true;
+		l->df = d[i].df;
+		/* A word no document has: nothing to read for the others. */
+		if (none || (prev && prev->n == 0))
+			continue;
+		if (!prev)
+			rc = load_word(r, d[i].word_id, l->mask, &l->pl);
+		else
+			rc = load_word_in(r, d[i].word_id, l->mask, prev->key, prev->n, &l->pl);
+		if (rc == -1)
+			return -1;
+		prev = &l->pl;
+	}
+	return 0;
+}
+
+int run_load_driven(struct run *r)
+{
+	struct qnode *root = r->q.root;
+
+	if (root->type == Q_PHRASE)
+		return drive_group(r, root->kids, root->n_kids);
+	if (root->type != Q_AND)
+		return 0;
+	if (drive_group(r, root->kids, root->n_kids))
+		return -1;
+	for (size_t i = 0; i < root->n_kids; i++)
+		if (root->kids[i]->type == Q_PHRASE &&
+		    drive_group(r, root->kids[i]->kids, root->kids[i]->n_kids))
+			return -1;
+	return 0;
+}
+
+/* a = a OR b, positions merged. */
+static int plist_union(struct run *r, struct plist *a, struct plist *b)
+{
+	struct plist m = { 0 };
+	size_t i = 0, j = 0;
+
+	while (i < a->n || j < b->n) {
+		uint64_t k;
+		const uint16_t *pa = NULL, *pb = NULL;
+		uint32_t na = 0, nb = 0, x = 0, y = 0;
+
+		if (j >= b->n || (i < a->n && a->key[i] < b->key[j])) {
+			k = a->key[i];
+			pa = plist_pos(a, i++, &na);
+		} else if (i >= a->n || b->key[j] < a->key[i]) {
+			k = b->key[j];
+			pb = plist_pos(b, j++, &nb);
+		} else {
+			k = a->key[i];
+			pa = plist_pos(a, i++, &na);
+			pb = plist_pos(b, j++, &nb);
+		}
+		plist_push_doc(r, &m, k);
+		while (x < na || y < nb) {
+			uint16_t v;
+
+			if (y >= nb || (x < na && pa[x] < pb[y]))
+				v = pa[x++];
+			else if (x >= na || pb[y] < pa[x])
+				v = pb[y++];
+			else {
+				v = pa[x++];
+				y++;
+			}
+			if (plist_push_pos(r, &m, v)) {
+				plist_free(&m);
+				return -1;
+			}
+		}
+		m.end[m.n - 1] = (uint32_t)m.npos;
+	}
+	plist_free(a);
+	*a = m;
+	return 0;
+}
+
+struct wild_ctx {
+	struct run *r;
+	struct leaf *l;
+	uint32_t *ids;
+	size_t n, scanned;
+	bool capped;
+};
+
+static int wild_word(void *arg, const char *word, size_t len, const struct storage_word *w)
+{
+	struct wild_ctx *x = arg;
+	const char *pat = x->l->node->word;
+
+	if (++x->scanned > SEARCH_MAX_SCANNED) {
+		x->capped = true;
+		return 1;
+	}
+	if (!w->n_urls || !query_wild_match(pat, word, len))
+		return 0;
+	if (x->n >= (size_t)x->r->env->c->max_wildcard_words) {
+		x->capped = true;
+		return 1;
+	}
+	x->ids[x->n++] = w->word_id;
+	x->l->words = xrealloc(x->l->words, (x->l->n_words + 1) * sizeof(char *));
+	x->l->words[x->l->n_words++] = xstrndup(word, len);
+	return 0;
+}
+
+/* Load every word of wildcard leaf l, their postings merged into l->pl. */
+static int load_wild(struct run *r, struct leaf *l)
+{
+	const struct qnode *n = l->node;
+	struct wild_ctx x = { r, l, NULL, 0, 0, false };
+	size_t plen = query_wild_prefix(n->word);
+	int rc;
+
+	x.ids = xmalloc((size_t)r->env->c->max_wildcard_words * sizeof(uint32_t));
+	if (storage_words_prefix(r->ix->st, n->word, plen, SIZE_MAX, wild_word, &x) < 0) {
+		free(x.ids);
+		return -1;
+	}
+	if (x.capped)
+		buf_printf(&r->notes, "%s%s matches more than %ld words: the first %zu are searched.",
+			   r->notes.len ? " " : "", n->word, r->env->c->max_wildcard_words, x.n);
+	for (size_t i = 0; i < x.n && !r->err_token; i++) {
+		struct plist one = { 0 };
+
+		rc = load_word(r, x.ids[i], l->mask, &one);
+		if (rc == -1) {
+			plist_free(&one);
+			free(x.ids);
+			return -1;
+		}
+		if (rc == 0) {
+			if (l->pl.n == 0) {
+				plist_free(&l->pl);
+				l->pl = one;
+				continue;
+			}
+			plist_union(r, &l->pl, &one);
+		}
+		plist_free(&one);
+	}
+	free(x.ids);
+	return 0;
+}
+
+int run_load_leaf(struct run *r, struct leaf *l)
+{
+	const struct qnode *n = l->node;
+	struct storage_word w;
+	int rc;
+
+	if (n->type != Q_TERM)
+		return load_wild(r, l);
+	leaf_own_word(l);
+	rc = storage_word(r->ix->st, n->word, strlen(n->word), &w);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		return 0;
+	return load_word(r, w.word_id, l->mask, &l->pl) == -1 ? -1 : 0;
+}
+
+void run_leaf_words(struct run *r, struct leaf *l)
+{
+	struct wild_ctx x = { r, l, NULL, 0, 0, false };
+
+	if (l->node->type == Q_TERM) {
+		leaf_own_word(l);
+		return;
+	}
+	x.ids = xmalloc((size_t)r->env->c->max_wildcard_words * sizeof(uint32_t));
+	storage_words_prefix(r->ix->st, l->node->word, query_wild_prefix(l->node->word), SIZE_MAX,
+			     wild_word, &x);
+	free(x.ids);
+}
+
+/* Number the leaves and phrases of the tree, note site: and link: nodes. */
+void run_collect(struct run *r, struct qnode *n, bool positive, bool in_phrase)
+{
+	switch (n->type) {
+	case Q_TERM:
+	case Q_WILD: {
+		struct leaf *l;
+
+		r->leaves = xrealloc(r->leaves, (r->n_leaves + 1) * sizeof(*r->leaves));
+		l = &r->leaves[r->n_leaves];
+		memset(l, 0, sizeof(*l));
+		l->node = n;
+		l->positive = positive;
+		l->in_phrase = in_phrase;
+		l->mask = n->sections ? n->sections : r->req->sections ? r->req->sections : 0xf;
+		n->id = (int)r->n_leaves++;
+		return;
+	}
+	case Q_PHRASE: {
+		struct phrase *p;
+
+		r->phrases = xrealloc(r->phrases, (r->n_phrases + 1) * sizeof(*r->phrases));
+		p = &r->phrases[r->n_phrases];
+		memset(p, 0, sizeof(*p));
+		p->node = n;
+		p->positive = positive;
+		n->id = (int)r->n_phrases++;
+		for (size_t k = 0; k < n->n_kids; k++) {
+			if (!n->kids[k]->sections)
+				n->kids[k]->sections = n->sections;
+			run_collect(r, n->kids[k], positive, true);
+		}
+		return;
+	}
+	case Q_SITE:
+	case Q_LINK:
+		r->filters = xrealloc(r->filters, (r->n_filters + 1) * sizeof(*r->filters));
+		memset(&r->filters[r->n_filters], 0, sizeof(*r->filters));
+		r->filters[r->n_filters].node = n;
+		n->id = (int)r->n_filters++;
+		return;
+	case Q_NOT:
+		positive = false;
+		break;
+	default:
+		break;
+	}
+	for (size_t k = 0; k < n->n_kids; k++)
+		run_collect(r, n->kids[k], positive, in_phrase);
+}
+
+/* ---- evaluation ---------------------------------------------------------------- */
+
+static struct kset keys_of(const struct plist *p)
+{
+	struct kset s;
+
+	s.n = p->n;
+	s.k = xmalloc((p->n ? p->n : 1) * sizeof(uint64_t));
+	if (p->n)
+		memcpy(s.k, p->key, p->n * sizeof(uint64_t));
+	return s;
+}
+
+static struct kset eval_phrase(struct run *r, const struct qnode *n)
+{
+	struct phrase *ph = &r->phrases[n->id];
+	const uint16_t *pos[QUERY_MAX_PHRASE];
+	uint32_t np[QUERY_MAX_PHRASE], offs[QUERY_MAX_PHRASE];
+	struct kset s = { NULL, 0 };
+	size_t k = n->n_kids < QUERY_MAX_PHRASE ? n->n_kids : QUERY_MAX_PHRASE;
+	struct leaf *l[QUERY_MAX_PHRASE];
+	size_t cursor[QUERY_MAX_PHRASE] = { 0 };
+
+	if (k == 0)
+		return (struct kset){ xmalloc(sizeof(uint64_t)), 0 };
+	for (size_t i = 0; i < k; i++) {
+		l[i] = &r->leaves[n->kids[i]->id];
+		offs[i] = n->offs ? n->offs[i] : (uint32_t)i;
+	}
+	s = keys_of(&l[0]->pl);
+	for (size_t i = 1; i < k; i++) {
+		struct kset o = keys_of(&l[i]->pl), t = kset_op(&s, &o, OP_AND);
+
+		kset_free(&s);
+		kset_free(&o);
+		s = t;
+	}
+	ph->key = xmalloc((s.n ? s.n : 1) * sizeof(uint64_t));
+	ph->count = xmalloc((s.n ? s.n : 1) * sizeof(*ph->count));
+	for (size_t j = 0; j < s.n; j++) {
+		for (size_t i = 0; i < k; i++) {
+			size_t at = plist_find(&l[i]->pl, s.k[j], &cursor[i]);
+			pos[i] = plist_pos(&l[i]->pl, at, &np[i]);
+		}
+		if (search_phrase_count(pos, np, offs, k, ph->count[ph->n]))
+			ph->key[ph->n++] = s.k[j];
+	}
+	for (size_t i = 0; i < k; i++)
+		ph->idf += l[i]->idf;
+	kset_free(&s);
+	s.n = ph->n;
+	s.k = xmalloc((ph->n ? ph->n : 1) * sizeof(uint64_t));
+	if (ph->n)
+		memcpy(s.k, ph->key, ph->n * sizeof(uint64_t));
+	return s;
+}
+
+static void filter_sites(struct kset *s, const uint32_t *sites, size_t n, bool keep)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (u32_in(sites, n, (uint32_t)(s->k[i] >> 32)) == keep)
+			s->k[w++] = s->k[i];
+	s->n = w;
+}
+
+static struct kset eval_and(struct run *r, const struct qnode *n)
+{
+	struct kset s = { NULL, 0 };
+	bool have = false;
+
+	for (size_t i = 0; i < n->n_kids; i++) {
+		const struct qnode *k = n->kids[i];
+		struct kset o, t;
+
+		if (k->type == Q_NOT || k->type == Q_SITE)
+			continue;
+		o = run_eval(r, k);
+		if (!have) {
+			s = o;
+			have = true;
+			continue;
+		}
+		t = kset_op(&s, &o, OP_AND);
+		kset_free(&s);
+		kset_free(&o);
+		s = t;
+	}
+	if (!have)
+		return (struct kset){ xmalloc(sizeof(uint64_t)), 0 };
+	for (size_t i = 0; i < n->n_kids; i++) {
+		const struct qnode *k = n->kids[i];
+
+		if (k->type == Q_SITE) {
+			filter_sites(&s, r->filters[k->id].sites, r->filters[k->id].n_sites, true);
+		} else if (k->type == Q_NOT && k->n_kids == 1) {
+			const struct qnode *x = k->kids[0];
+
+			if (x->type == Q_SITE) {
+				filter_sites(&s, r->filters[x->id].sites, r->filters[x->id].n_sites,
+					     false);
+			} else {
+				struct kset o = run_eval(r, x), t = kset_op(&s, &o, OP_SUB);
+
+				kset_free(&s);
+				kset_free(&o);
+				s = t;
+			}
+		}
+	}
+	return s;
+}
+
+struct kset run_eval(struct run *r, const struct qnode *n)
+{
+	switch (n->type) {
+	case Q_TERM:
+	case Q_WILD:
+		return keys_of(&r->leaves[n->id].pl);
+	case Q_PHRASE:
+		return eval_phrase(r, n);
+	case Q_AND:
+		return eval_and(r, n);
+	case Q_OR: {
+		struct kset s = { xmalloc(sizeof(uint64_t)), 0 };
+
+		for (size_t i = 0; i < n->n_kids; i++) {
+			struct kset o = run_eval(r, n->kids[i]), t = kset_op(&s, &o, OP_OR);
+
+			kset_free(&s);
+			kset_free(&o);
+			s = t;
+		}
+		return s;
+	}
+	case Q_LINK: {
+		const struct kset *d = &r->filters[n->id].docs;
+		struct kset s = { xmalloc((d->n ? d->n : 1) * sizeof(uint64_t)), d->n };
+
+		if (d->n)
+			memcpy(s.k, d->k, d->n * sizeof(uint64_t));
+		return s;
+	}
+	default: /* a NOT or a site: outside an AND selects nothing by itself */
+		return (struct kset){ xmalloc(sizeof(uint64_t)), 0 };
+	}
+}

@@ -1,0 +1,178 @@
+/* searchd_reload.c - the generation searchd serves: the pointer and its
+ * references, and the reload thread that watches index/current and swaps
+ * in a new generation once it passes its checks (search_index_open()).
+ * It answers no query (searchd_work.c) and owns no socket (searchd.c).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "conf.h"
+#include "log.h"
+#include "search.h"
+#include "searchd.h"
+#include "searchd_int.h"
+#include "util.h"
+
+static void deadline_in(struct timespec *ts, long ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+/* ---- the served generation ----------------------------------------------- *
+ * The pointer holds one reference and each running query one (search.h's
+ * counts are atomic); a query takes its reference under ix_mu so that a
+ * swap cannot drop the last one between reading the pointer and taking it.
+ * A swapped-out generation closes when the last query on it ends. */
+
+struct search_index *index_get(struct server *s)
+{
+	struct search_index *ix;
+
+	pthread_mutex_lock(&s->ix_mu);
+	ix = s->ix;
+	if (ix)
+		search_index_ref(ix);
+	pthread_mutex_unlock(&s->ix_mu);
+	return ix;
+}
+
+void index_put(struct server *s, struct search_index *ix)
+{
+	UNUSED(s);
+	search_index_unref(ix);
+}
+
+/* The link text of DataDir/index/current: 1 and *out (malloc'd), 0 when
+ * there is none, -1 on another error (logged once until it changes: this
+ * runs every SEARCHD_RELOAD_MS). */
+static int read_current(struct server *s, char **out)
+{
+	char *path = xasprintf("%s/index/current", s->c->data_dir);
+	char target[PATH_MAX];
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
+	int rc;
+
+	*out = NULL;
+	if (n < 0 && errno == ENOENT) {
+		rc = 0;
+	} else if (n < 0) {
+		rc = -1;
+		if (errno != s->read_errno) {
+			s->read_errno = errno;
+			error_errno("cannot read the symlink %s", path);
+		}
+	} else {
+		s->read_errno = 0;
+		target[n] = '\0';
+		*out = xstrdup(target);
+		rc = 1;
+	}
+	free(path);
+	return rc;
+}
+
+/* Look at index/current and swap in what it points to when that is new
+ * (or always, with force) and passes its checks.  Reload thread (and once
+ * at start-up, before the workers). */
+void reload_check(struct server *s, bool force)
+{
+	const struct conf *c = s->c;
+	struct search_index *ix = NULL, *old;
+	struct buf err = BUF_INIT(4096);
+	char *link = NULL, *dir = NULL;
+	uint64_t was = 0;
+	double t0;
+	int k;
+
+	k = read_current(s, &link);
+	if (k <= 0) {
+		if (k == 0 && s->ix_link && !s->warned_gone) {
+			warning("%s/index/current is gone: still serving generation %" PRIu64,
+				c->data_dir, search_index_generation(s->ix));
+			s->warned_gone = true;
+		}
+		goto out;
+	}
+	s->warned_gone = false;
+	if (!force && ((s->ix_link && !strcmp(link, s->ix_link)) ||
+		       (s->failed_link && !strcmp(link, s->failed_link))))
+		goto out;
+	dir = link[0] == '/' ? xstrdup(link) : xasprintf("%s/index/%s", c->data_dir, link);
+	t0 = now_monotonic();
+	if (search_index_open(c, c->data_dir, dir, true, &ix, &err)) {
+		if (s->ix)
+			error("refusing the index generation %s: %s; still serving generation %" PRIu64,
+			      dir, buf_str(&err), search_index_generation(s->ix));
+		else
+			error("refusing the index generation %s: %s; no index to serve (queries get "
+			      "ER_NOINDEX)", dir, buf_str(&err));
+		free(s->failed_link);
+		s->failed_link = link;
+		link = NULL;
+		goto out;
+	}
+	free(s->failed_link);
+	s->failed_link = NULL;
+	pthread_mutex_lock(&s->ix_mu);
+	old = s->ix;
+	s->ix = ix;
+	if (old)
+		was = search_index_generation(old);
+	pthread_mutex_unlock(&s->ix_mu);
+	free(s->ix_link);
+	s->ix_link = link;
+	link = NULL;
+	if (old)
+		info("now serving index generation %" PRIu64 " (%s, checked in %.3f s), was %" PRIu64,
+		     search_index_generation(ix), search_index_dir(ix), now_monotonic() - t0, was);
+	else
+		info("serving index generation %" PRIu64 " (%s, checked in %.3f s)",
+		     search_index_generation(ix), search_index_dir(ix), now_monotonic() - t0);
+	index_put(s, old); /* the pointer's reference: closes after its last query */
+out:
+	free(link);
+	free(dir);
+	buf_free(&err);
+}
+
+void *reload_main(void *arg)
+{
+	struct server *s = arg;
+	struct timespec ts;
+	bool force;
+
+	for (;;) {
+		pthread_mutex_lock(&s->rl_mu);
+		deadline_in(&ts, SEARCHD_RELOAD_MS);
+		while (!s->rl_stop && !s->rl_force)
+			if (pthread_cond_timedwait(&s->rl_cv, &s->rl_mu, &ts) == ETIMEDOUT)
+				break;
+		force = s->rl_force;
+		s->rl_force = false;
+		if (s->rl_stop) {
+			pthread_mutex_unlock(&s->rl_mu);
+			break;
+		}
+		pthread_mutex_unlock(&s->rl_mu);
+		if (force)
+			info("SIGHUP: opening %s/index/current again", s->c->data_dir);
+		reload_check(s, force);
+	}
+	return NULL;
+}
+
