@@ -280,7 +280,7 @@ int db_graph_hrefs(struct db *db, uint32_t lo, uint32_t hi,
 int db_graph_urls(struct db *db, int (*cb)(void *arg, uint32_t url_id, const char *url),
 		  void *arg);
 
-/* --- engine: what a result page and the query filters need (search.c) ---
+/* --- search: what a result page and the query filters need (src/search) ---
  *
  * Each is one statement (per result page, per filter), built from integers
  * or escaped strings, run on the caller's connection with db.c's reconnect

@@ -66,7 +66,7 @@ const char *param(const struct page *pg, const char *name);
 /* cgi_page.c: parameter `name` as a number within [lo, hi], dflt when absent
  * or not a number. */
 long param_long(const struct page *pg, const char *name, long dflt, long lo, long hi);
-/* cgi_page.c: is `name` spN (web space N, ASPseek §2.4)?  *n is N. */
+/* cgi_page.c: is `name` spN (web space N, doc/CGI.md)?  *n is N. */
 bool space_param(const char *name, uint32_t *n);
 
 /* cgi_render.c: the sections (NULL-terminated; "*results" stands for the

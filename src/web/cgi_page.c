@@ -33,7 +33,7 @@
 #define MAX_TMPL_NAME 64
 #define RETRY_AFTER 30               /* seconds, for 503 */
 
-/* spN=on: web space N (ASPseek §2.4), carried over too. */
+/* spN=on: web space N (doc/CGI.md, "Parameters"), carried over too. */
 bool space_param(const char *name, uint32_t *n)
 {
 	long v;
@@ -227,7 +227,7 @@ static int parse_date(const char *s, uint64_t *out)
 	return day_time(d, m - 1, y, out);
 }
 
-/* Time limits (aspseek.md §2.4): dt=back&dp=4h30M, dt=er&dx=1|-1&dd&dm&dy,
+/* Time limits (doc/CGI.md, "Parameters"): dt=back&dp=4h30M, dt=er&dx=1|-1&dd&dm&dy,
  * dt=range&db=dd/mm/yyyy&de=dd/mm/yyyy.  A bad value is ignored. */
 static void time_limits(const struct page *pg, struct proto_search *s)
 {

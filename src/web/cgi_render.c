@@ -560,7 +560,7 @@ static int v_results(const struct var_call *c)
 	return tpl_render(c->r, c->pg->group ? "ressites" : "resurls");
 }
 
-/* The variables of s.htm (reference/aspseek.md §2.3; doc/CGI.md): a name
+/* The variables of s.htm (doc/CGI.md, "Variables", after ASPseek 1.2): a name
  * (a trailing '#' lets a number follow it), its handler, the handler's
  * argument, and whether it belongs to a hit. */
 static const struct var {
