@@ -18,7 +18,7 @@ struct conf;
 struct db;
 
 /* The schema version this build reads and writes (row in table `mpseek_meta`). */
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2
 
 /* Connect as configured: DBAddr, or when no DBAddr is set the embedded
  * server on unix socket `embedded_socket` (borrowed for the call; the caller
@@ -182,7 +182,8 @@ long db_expire_all(struct db *db);
 
 /* Up to n site_ids (into out, caller's memory) of sites with a due URL
  * whose lease is free or expired and not held by `rank`, oldest due URL
- * first.  Returns the number found, 0..n, or -1. */
+ * first (by sites.next_due: a site may turn out to have nothing due, and
+ * its claim then corrects it).  Returns the number found, 0..n, or -1. */
 int db_pick_sites(struct db *db, int rank, int n, unsigned *out);
 /* Give back rank's lease on site_id so that another rank may take the site
  * `after` seconds from now at the earliest (the politeness delay still owed
@@ -192,11 +193,17 @@ int db_release_site_after(struct db *db, int rank, unsigned site_id, double afte
  * at the start of a job: what a killed earlier job left, whatever its number
  * of ranks).  Returns the number of URLs released, or -1. */
 long db_release_all_claims(struct db *db);
+/* Recount sites.next_due of every site from its URLs (the master at the
+ * start of a job, after db_release_all_claims(): a time an administrator
+ * set by hand takes effect then).  One index dive per site.  0 or -1. */
+long db_frontier_recount(struct db *db);
 
 /* The work queue at one moment (one statement, one read view). */
+#define DB_DUE_COUNT_CAP 100000 /* due URLs are counted up to this many */
 struct db_queue {
 	long long due;            /* claimable now: not deleted, next_index_time passed
-	                           * (an expired claim included) */
+	                           * (an expired claim included); at most
+	                           * DB_DUE_COUNT_CAP (= "that many or more") */
 	long long claimed;        /* index_status = 2 */
 	long long sites_leased;   /* sites with an unexpired lease */
 };

@@ -1,4 +1,4 @@
--- schema.sql - mpseek's tables, schema version 1 (doc/DATABASE.md), after
+-- schema.sql - mpseek's tables, schema version 2 (doc/DATABASE.md), after
 -- ASPseek 1.2's etc/sql/mysql/tables.sql, on InnoDB.
 --
 -- The programs carry this file compiled in (sql/embed.awk) and apply it to an
@@ -34,13 +34,20 @@ CREATE TABLE IF NOT EXISTS mpseek_meta (
 -- when not the default).  claim_rank/lease_until are the site lease of the
 -- cluster crawl: while a rank holds an unexpired lease no other rank claims
 -- URLs of the site, so politeness holds across ranks (doc/CLUSTER.md).
+-- next_due is never later than the earliest next_index_time of the site's
+-- live URLs (4294967295: none), so that free sites with due URLs are found
+-- from this table alone, whatever the number of URLs (doc/DATABASE.md,
+-- "The frontier"): every statement that gives a URL an earlier time lowers
+-- it; only a recount from urlword's site_claim index raises it.
 CREATE TABLE IF NOT EXISTS sites (
 	site_id int unsigned NOT NULL AUTO_INCREMENT,
 	site varbinary(255) NOT NULL,
 	claim_rank smallint NOT NULL DEFAULT -1,
 	lease_until int unsigned NOT NULL DEFAULT 0,
+	next_due int unsigned NOT NULL DEFAULT 0,
 	PRIMARY KEY (site_id),
-	UNIQUE KEY site (site)
+	UNIQUE KEY site (site),
+	KEY due (next_due, site_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 
 -- One row per known URL, fetched or queued (ASPseek's urlword), and the work
@@ -203,5 +210,5 @@ CREATE TABLE IF NOT EXISTS wordsite (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 
 -- Last: the version row marks the schema as complete.
-INSERT INTO mpseek_meta (name, value) VALUES ('schema_version', '1')
+INSERT INTO mpseek_meta (name, value) VALUES ('schema_version', '2')
 	ON DUPLICATE KEY UPDATE name = name;

@@ -396,7 +396,8 @@ static int job_setup(const struct options *o, const struct conf *c, struct db **
 			else
 				info("-a: %ld URL(s) are due now", k);
 		}
-		if (!rc && !o->seed_only && !crawl_off && db_release_all_claims(*db) < 0)
+		if (!rc && !o->seed_only && !crawl_off &&
+		    (db_release_all_claims(*db) < 0 || db_frontier_recount(*db) < 0))
 			rc = -1;
 	}
 	if (cluster_agree(rc) < 0)

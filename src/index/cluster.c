@@ -594,9 +594,10 @@ static void coord_progress(struct coord *k, bool last)
 	for (int i = first_crawler(k); i < k->n; i++)
 		busy += k->r[i].seen && !k->r[i].v[R_IDLE] && !k->r[i].final;
 	snprintf(line, sizeof(line),
-		 "%lld pages done, %lld due, %lld claimed; %.1f pages/s, %.2f MB/s; "
+		 "%lld pages done, %lld%s due, %lld claimed; %.1f pages/s, %.2f MB/s; "
 		 "%lld errors; %d/%d ranks busy, %lld sites held",
-		 (long long)docs, (long long)k->q.due, (long long)k->q.claimed,
+		 (long long)docs, (long long)k->q.due, k->q.due >= DB_DUE_COUNT_CAP ? "+" : "",
+		 (long long)k->q.claimed,
 		 el > 0 ? (double)docs / el : 0.0, el > 0 ? (double)sum(k, R_WIRE) / 1e6 / el : 0.0,
 		 (long long)errs, busy, k->crawlers, (long long)sum(k, R_SITES));
 	if (k->tty) {

@@ -65,6 +65,77 @@ const char st_sql_release_site[] = "UPDATE sites SET claim_rank = -1, lease_unti
 	" WHERE site_id = ? AND claim_rank = ?";
 const char st_sql_explain_claim[] = "EXPLAIN " CLAIM_SELECT;
 
+/* --- the frontier: sites.next_due ----------------------------------------
+ *
+ * sites.next_due is never later than the earliest next_index_time of the
+ * site's live URLs (schema.sql), so free sites with due URLs are found in
+ * the sites table (db_pick_sites()) at a cost that does not grow with the
+ * number of URLs.  Every statement that gives URLs an earlier time lowers
+ * it in the same transaction, after its own write; only next_due_recount()
+ * raises it, in one statement that locks the site's row first, so that a
+ * lowering running at the same moment either waits for it or is read by
+ * it (READ COMMITTED: the subquery reads what was committed when it runs).
+ * A next_due that is too early costs one empty claim, which recounts it. */
+
+#define NO_DUE 4294967295u /* a site without live URLs */
+
+/* The recount of one site, inside a transaction: its row locked first (a
+ * lowering waits for the recount, or was committed before it and is read
+ * by it), then the earliest time of its live URLs read without locks (the
+ * site_claim index: one dive; a locking read there would wait for the
+ * rank's own store thread, which holds the rows of the URLs it stores). */
+static int next_due_recount(struct db *db, unsigned site_id)
+{
+	char sql[256];
+	long long v[1];
+	bool found;
+
+	int rc;
+
+	snprintf(sql, sizeof(sql), "SELECT next_due FROM sites WHERE site_id = %u FOR UPDATE",
+		 site_id);
+	rc = sql_row(db, sql, v, 1, &found);
+	if (rc || !found)
+		return rc; /* -1, DB_AGAIN (the transaction is retried), or no such site */
+	snprintf(sql, sizeof(sql), "SELECT COALESCE(MIN(next_index_time), %u) FROM urlword"
+		 " FORCE INDEX (site_claim) WHERE site_id = %u AND deleted = 0", NO_DUE, site_id);
+	rc = sql_row(db, sql, v, 1, &found);
+	if (rc)
+		return rc;
+	snprintf(sql, sizeof(sql), "UPDATE sites SET next_due = %llu WHERE site_id = %u",
+		 found ? (unsigned long long)v[0] : (unsigned long long)NO_DUE, site_id);
+	return sql_run(db, sql, NULL);
+}
+
+static int recount_body(struct db *db, void *arg)
+{
+	return next_due_recount(db, *(unsigned *)arg);
+}
+
+/* The same as a transaction of its own. */
+static int next_due_recount_tx(struct db *db, unsigned site_id)
+{
+	return in_transaction(db, "recounting a site's next due time", recount_body, &site_id);
+}
+
+long db_frontier_recount(struct db *db)
+{
+	double t0 = now_monotonic();
+	char sql[384];
+
+	/* At the start of a job, before any rank claims: locking reads are
+	 * harmless here, and one statement does every site. */
+	snprintf(sql, sizeof(sql),
+		 "UPDATE sites s SET s.next_due = COALESCE((SELECT MIN(u.next_index_time)"
+		 " FROM urlword u FORCE INDEX (site_claim)"
+		 " WHERE u.site_id = s.site_id AND u.deleted = 0), %u)", NO_DUE);
+	if (sql_run(db, sql, NULL))
+		return -1;
+	debug("frontier: next_due recounted for %llu site(s) in %.3f s",
+	      (unsigned long long)mysql_affected_rows(db->my), now_monotonic() - t0);
+	return 0;
+}
+
 /* --- claiming URLs and their sites ----------------------------------------- */
 
 struct claim_ctx {
@@ -160,6 +231,10 @@ static int claim_body(struct db *db, void *arg)
 			rc = sql_run(db, buf_str(&sql), NULL);
 		buf_free(&sql);
 	}
+	/* A site claim that found fewer than it asked for took every URL due
+	 * now: the site's next_due is its next one (or its lease's end). */
+	if (!rc && c->site_id && c->got < c->n)
+		rc = next_due_recount(db, c->site_id);
 	free(sites);
 	return rc;
 }
@@ -200,6 +275,21 @@ struct release_ctx {
 	long released;
 };
 
+/* The URLs claimed by `rank` (every rank: rank < 0) are due again at `now`:
+ * their sites' next_due comes down to it first (see "the frontier"). */
+static int lower_released(struct db *db, int rank, unsigned now)
+{
+	char sql[384], who[32] = "";
+
+	if (rank >= 0)
+		snprintf(who, sizeof(who), " AND claim_rank = %d", rank);
+	snprintf(sql, sizeof(sql),
+		 "UPDATE sites s JOIN (SELECT DISTINCT site_id FROM urlword FORCE INDEX (claims)"
+		 " WHERE index_status = 2%s) r ON r.site_id = s.site_id"
+		 " SET s.next_due = LEAST(s.next_due, %u)", who, now);
+	return sql_run(db, sql, NULL);
+}
+
 static int release_body(struct db *db, void *arg)
 {
 	struct release_ctx *r = arg;
@@ -207,6 +297,9 @@ static int release_body(struct db *db, void *arg)
 	unsigned now = (unsigned)time(NULL);
 	int rc;
 
+	rc = lower_released(db, r->rank, now);
+	if (rc)
+		return rc;
 	bind_uint(&par[0], &now);
 	bind_int(&par[1], &r->rank);
 	rc = st_exec(db, ST_RELEASE_URLS, par, NULL);
@@ -235,7 +328,9 @@ int db_release_site(struct db *db, int rank, unsigned site_id)
 	bind_uint(&par[0], &site_id);
 	bind_int(&par[1], &rank);
 	/* One statement in autocommit: its own transaction, retried inside. */
-	return st_exec(db, ST_RELEASE_SITE, par, NULL) ? -1 : 0;
+	if (st_exec(db, ST_RELEASE_SITE, par, NULL))
+		return -1;
+	return next_due_recount_tx(db, site_id) ? -1 : 0;
 }
 
 int db_explain_claim(struct db *db, FILE *out)
@@ -286,16 +381,17 @@ int db_pick_sites(struct db *db, int rank, int n, unsigned *out)
 
 	if (n <= 0)
 		return 0;
-	/* The claim index in order: due URLs, oldest first, of sites nobody
-	 * holds (a free site has lease_until 0) or whose lease ran out; DISTINCT
-	 * ... LIMIT stops at n sites.  The rank's own unexpired leases are left
-	 * out by the same test: it knows its sites. */
+	/* The sites table alone, through its `due` index in order: sites whose
+	 * earliest URL is due, oldest first, that nobody holds (a free site has
+	 * lease_until 0) or whose lease ran out.  The rows skipped are the
+	 * sites leased now, a few per rank, whatever the number of URLs (the
+	 * frontier above; doc/DATABASE.md has the EXPLAIN).  The rank's own
+	 * unexpired leases are left out by the same test: it knows its sites. */
 	UNUSED(rank);
 	snprintf(sql, sizeof(sql),
-		 "SELECT STRAIGHT_JOIN DISTINCT u.site_id FROM urlword u FORCE INDEX (claim)"
-		 " JOIN sites s ON s.site_id = u.site_id"
-		 " WHERE u.deleted = 0 AND u.next_index_time <= %u AND s.lease_until <= %u"
-		 " LIMIT %d", now, now, n);
+		 "SELECT site_id FROM sites FORCE INDEX (due)"
+		 " WHERE next_due <= %u AND lease_until <= %u"
+		 " ORDER BY next_due, site_id LIMIT %d", now, now, n);
 	if (sql_run(db, sql, &res))
 		return -1;
 	while (res && got < n && (row = mysql_fetch_row(res)))
@@ -322,24 +418,39 @@ int db_release_site_after(struct db *db, int rank, unsigned site_id, double afte
 		snprintf(sql, sizeof(sql), "UPDATE sites SET lease_until = %u"
 			 " WHERE site_id = %u AND claim_rank = %d", until, site_id, rank);
 	}
-	return sql_run(db, sql, NULL) ? -1 : 0;
+	if (sql_run(db, sql, NULL))
+		return -1;
+	/* The site's URLs have their new times now (its outcomes are stored
+	 * before the lease is given back): its next_due, exactly. */
+	return next_due_recount_tx(db, site_id) ? -1 : 0;
+}
+
+static int release_all_body(struct db *db, void *arg)
+{
+	long *n = arg;
+	unsigned now = (unsigned)time(NULL);
+	char sql[256];
+
+	/* Their sites first, while the rows still say who held them. */
+	int rc = lower_released(db, -1, now);
+
+	if (rc)
+		return rc;
+	snprintf(sql, sizeof(sql), "UPDATE urlword SET index_status = IF(last_index_time = 0, 0, 1),"
+		 " claim_rank = -1, lease_until = 0, next_index_time = %u WHERE index_status = 2",
+		 now);
+	if (sql_run(db, sql, NULL))
+		return -1;
+	*n = (long)mysql_affected_rows(db->my);
+	return sql_run(db, "UPDATE sites SET claim_rank = -1, lease_until = 0"
+			   " WHERE claim_rank <> -1", NULL);
 }
 
 long db_release_all_claims(struct db *db)
 {
-	char sql[256];
-	long n;
-	int rc;
+	long n = 0;
 
-	snprintf(sql, sizeof(sql), "UPDATE urlword SET index_status = IF(last_index_time = 0, 0, 1),"
-		 " claim_rank = -1, lease_until = 0, next_index_time = %u WHERE index_status = 2",
-		 (unsigned)time(NULL));
-	rc = sql_run(db, sql, NULL);
-	if (rc)
-		return -1;
-	n = (long)mysql_affected_rows(db->my);
-	if (sql_run(db, "UPDATE sites SET claim_rank = -1, lease_until = 0 WHERE claim_rank <> -1",
-		    NULL))
+	if (in_transaction(db, "releasing every claim", release_all_body, &n))
 		return -1;
 	if (n)
 		info("released %ld URL(s) claimed by an earlier run", n);
@@ -353,13 +464,16 @@ int db_queue_state(struct db *db, struct db_queue *q)
 	bool found;
 
 	/* One statement, so one read view: `due` and `claimed` are counted at
-	 * the same moment (a claim moves a URL from one to the other). */
+	 * the same moment (a claim moves a URL from one to the other).  The
+	 * due URLs are counted up to DB_DUE_COUNT_CAP: the coordinator needs
+	 * "none", "fewer than the ranks can take" and a figure for the
+	 * progress line, and a full count would read every due URL each time. */
 	snprintf(sql, sizeof(sql),
-		 "SELECT (SELECT COUNT(*) FROM urlword FORCE INDEX (claim)"
-		 "  WHERE deleted = 0 AND next_index_time <= %u),"
+		 "SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM urlword FORCE INDEX (claim)"
+		 "  WHERE deleted = 0 AND next_index_time <= %u LIMIT %d) d),"
 		 " (SELECT COUNT(*) FROM urlword FORCE INDEX (claims) WHERE index_status = 2),"
 		 " (SELECT COUNT(*) FROM sites WHERE claim_rank <> -1 AND lease_until > %u)",
-		 (unsigned)time(NULL), (unsigned)time(NULL));
+		 (unsigned)time(NULL), DB_DUE_COUNT_CAP, (unsigned)time(NULL));
 	if (sql_row(db, sql, v, 3, &found))
 		return -1;
 	q->due = v[0];
@@ -372,8 +486,12 @@ int db_queue_state(struct db *db, struct db_queue *q)
 
 long db_expire_all(struct db *db)
 {
+	long n;
 	int rc = sql_run(db, "UPDATE urlword SET next_index_time = 0 WHERE index_status <> 2"
 			     " AND deleted = 0", NULL);
 
-	return rc ? -1 : (long)mysql_affected_rows(db->my);
+	if (rc)
+		return -1;
+	n = (long)mysql_affected_rows(db->my);
+	return sql_run(db, "UPDATE sites SET next_due = 0", NULL) ? -1 : n;
 }

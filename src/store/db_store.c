@@ -181,6 +181,44 @@ static int add_case_str(struct db *db, struct buf *b, unsigned url_id, const cha
 	return buf_printf(b, " WHEN %u THEN ", url_id) || add_quoted(db, b, s, strlen(s));
 }
 
+/* The sites of the URLs just stored come down to their earliest new time
+ * (a retry sooner than the site's next_due: db_claim.c, "the frontier"),
+ * after the rows are written, in the same transaction.  The times are read
+ * from the rows just written, then each site is lowered by a single-table
+ * UPDATE, which passes over a site row another transaction holds unless
+ * it has to lower it (READ COMMITTED's semi-consistent read): a claim that
+ * holds the site's row is not waited for in the common case, a next_index_time
+ * later than next_due. */
+static int done_lower_due(struct db *db, const struct db_done *d, size_t n, const bool *owned,
+			  struct buf *sql)
+{
+	MYSQL_RES *res = NULL;
+	MYSQL_ROW row;
+	size_t k = 0;
+	int rc;
+
+	buf_reset(sql);
+	buf_adds(sql, "SELECT site_id, MIN(next_index_time) FROM urlword WHERE url_id IN (");
+	for (size_t i = 0; i < n; i++)
+		if (owned[i])
+			buf_printf(sql, "%s%u", k++ ? "," : "", d[i].url_id);
+	if (!k)
+		return 0;
+	if (buf_adds(sql, ") GROUP BY site_id"))
+		return error("a batch of %zu URLs does not fit one statement", n);
+	rc = sql_run(db, buf_str(sql), &res);
+	while (!rc && res && (row = mysql_fetch_row(res))) {
+		char up[160];
+		unsigned site = (unsigned)num(row[0]), t = (unsigned)num(row[1]);
+
+		snprintf(up, sizeof(up), "UPDATE sites SET next_due = %u WHERE site_id = %u"
+			 " AND next_due > %u", t, site, t);
+		rc = sql_run(db, up, NULL);
+	}
+	mysql_free_result(res);
+	return rc;
+}
+
 /* The URL rows of a batch in two statements instead of one UPDATE each
  * (the store thread's round trips were half of its time): a SELECT ... FOR
  * UPDATE finds and locks the rows the rank still holds (only the holder of
@@ -271,6 +309,8 @@ static int done_urls(struct db *db, int rank, const struct db_done *d, size_t n,
 		goto out;
 	}
 	rc = sql_run(db, buf_str(&sql), NULL);
+	if (!rc)
+		rc = done_lower_due(db, d, n, owned, &sql);
 out:
 	buf_free(&sql);
 	return rc;
