@@ -79,6 +79,16 @@ const char st_sql_explain_claim[] = "EXPLAIN " CLAIM_SELECT;
 
 #define NO_DUE 4294967295u /* a site without live URLs */
 
+/* The pick of free sites with due URLs (db_pick_sites()); its EXPLAIN is
+ * checked by tests/integration/frontier.sh on this very text, taken from
+ * the lines between the markers.  Parameters: now, now, limit. */
+/* BEGIN PICK SELECT */
+#define PICK_SELECT \
+	"SELECT site_id FROM sites FORCE INDEX (due)" \
+	" WHERE next_due <= %u AND lease_until <= %u" \
+	" ORDER BY next_due, site_id LIMIT %d"
+/* END PICK SELECT */
+
 /* The recount of one site, inside a transaction: its row locked first (a
  * lowering waits for the recount, or was committed before it and is read
  * by it), then the earliest time of its live URLs read without locks (the
@@ -388,10 +398,7 @@ int db_pick_sites(struct db *db, int rank, int n, unsigned *out)
 	 * frontier above; doc/DATABASE.md has the EXPLAIN).  The rank's own
 	 * unexpired leases are left out by the same test: it knows its sites. */
 	UNUSED(rank);
-	snprintf(sql, sizeof(sql),
-		 "SELECT site_id FROM sites FORCE INDEX (due)"
-		 " WHERE next_due <= %u AND lease_until <= %u"
-		 " ORDER BY next_due, site_id LIMIT %d", now, now, n);
+	snprintf(sql, sizeof(sql), PICK_SELECT, now, now, n);
 	if (sql_run(db, sql, &res))
 		return -1;
 	while (res && got < n && (row = mysql_fetch_row(res)))
