@@ -192,30 +192,48 @@ static int add_case_str(struct db *db, struct buf *b, unsigned url_id, const cha
 static int done_lower_due(struct db *db, const struct db_done *d, size_t n, const bool *owned,
 			  struct buf *sql)
 {
+	unsigned site[DB_STORE_BATCH_MAX], t[DB_STORE_BATCH_MAX];
 	MYSQL_RES *res = NULL;
 	MYSQL_ROW row;
-	size_t k = 0;
+	size_t k = 0, ns = 0;
 	int rc;
 
 	buf_reset(sql);
-	buf_adds(sql, "SELECT site_id, MIN(next_index_time) FROM urlword WHERE url_id IN (");
+	/* By primary key, the earliest time of each site found here: a
+	 * GROUP BY let the optimiser scan a whole index instead. */
+	buf_adds(sql, "SELECT site_id, next_index_time FROM urlword FORCE INDEX (PRIMARY)"
+		      " WHERE url_id IN (");
 	for (size_t i = 0; i < n; i++)
 		if (owned[i])
 			buf_printf(sql, "%s%u", k++ ? "," : "", d[i].url_id);
 	if (!k)
 		return 0;
-	if (buf_adds(sql, ") GROUP BY site_id"))
+	if (buf_addc(sql, ')'))
 		return error("a batch of %zu URLs does not fit one statement", n);
 	rc = sql_run(db, buf_str(sql), &res);
 	while (!rc && res && (row = mysql_fetch_row(res))) {
-		char up[160];
-		unsigned site = (unsigned)num(row[0]), t = (unsigned)num(row[1]);
+		unsigned si = (unsigned)num(row[0]), ti = (unsigned)num(row[1]);
+		size_t j = 0;
 
-		snprintf(up, sizeof(up), "UPDATE sites SET next_due = %u WHERE site_id = %u"
-			 " AND next_due > %u", t, site, t);
-		rc = sql_run(db, up, NULL);
+		while (j < ns && site[j] != si)
+			j++;
+		if (j == ns) {
+			if (ns == DB_STORE_BATCH_MAX)
+				continue; /* cannot be: at most one site per URL */
+			site[ns] = si;
+			t[ns++] = ti;
+		} else if (ti < t[j]) {
+			t[j] = ti;
+		}
 	}
 	mysql_free_result(res);
+	for (size_t j = 0; !rc && j < ns; j++) {
+		char up[160];
+
+		snprintf(up, sizeof(up), "UPDATE sites SET next_due = %u WHERE site_id = %u"
+			 " AND next_due > %u", t[j], site[j], t[j]);
+		rc = sql_run(db, up, NULL);
+	}
 	return rc;
 }
 
