@@ -37,8 +37,9 @@ CREATE TABLE IF NOT EXISTS mpseek_meta (
 -- next_due is never later than the earliest next_index_time of the site's
 -- live URLs (4294967295: none), so that free sites with due URLs are found
 -- from this table alone, whatever the number of URLs (doc/DATABASE.md,
--- "The frontier"): every statement that gives a URL an earlier time lowers
--- it; only a recount from urlword's site_claim index raises it.
+-- "The frontier"): the triggers after urlword lower it whenever a row gets
+-- an earlier time, whoever writes it (an administrator by hand included);
+-- only a recount from urlword's site_claim index raises it.
 CREATE TABLE IF NOT EXISTS sites (
 	site_id int unsigned NOT NULL AUTO_INCREMENT,
 	site varbinary(255) NOT NULL,
@@ -97,6 +98,17 @@ CREATE TABLE IF NOT EXISTS urlword (
 	KEY hops (hops, next_index_time),
 	KEY clones (origin, site_id, crc(8))
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+
+-- sites.next_due follows every urlword row that becomes due sooner (see the
+-- sites table): one primary-key lookup of the site per row written, no
+-- lock unless next_due must come down.  A single statement each, so that
+-- the file's one-statement-per-';' rule holds.
+CREATE TRIGGER IF NOT EXISTS urlword_due_insert AFTER INSERT ON urlword FOR EACH ROW
+	UPDATE sites SET next_due = NEW.next_index_time
+	WHERE site_id = NEW.site_id AND next_due > NEW.next_index_time AND NEW.deleted = 0;
+CREATE TRIGGER IF NOT EXISTS urlword_due_update AFTER UPDATE ON urlword FOR EACH ROW
+	UPDATE sites SET next_due = NEW.next_index_time
+	WHERE site_id = NEW.site_id AND next_due > NEW.next_index_time AND NEW.deleted = 0;
 
 -- The stored documents, split by url_id mod 16 as in ASPseek: the cached
 -- copy, snippets, change detection and clone promotion read `words` (4-byte

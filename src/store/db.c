@@ -649,28 +649,38 @@ static int schema_each(int (*fn)(void *arg, const char *stmt), void *arg)
 
 struct table_list {
 	char names[64][65];
+	bool trigger[64];        /* names[i] is a trigger, not a table */
 	int n;
 };
 
-/* The name after "CREATE TABLE IF NOT EXISTS" in a statement. */
+/* The name after "CREATE TABLE IF NOT EXISTS" or "CREATE TRIGGER IF NOT
+ * EXISTS" in a statement: the objects schema.sql makes. */
 static int collect_table(void *arg, const char *stmt)
 {
 	static const char lead[] = "CREATE TABLE IF NOT EXISTS ";
+	static const char tlead[] = "CREATE TRIGGER IF NOT EXISTS ";
 	struct table_list *t = arg;
 	const char *p = stmt;
 	size_t n = 0;
+	bool trigger = false;
 
 	while (*p == ' ' || *p == '\t' || *p == '\n')
 		p++;
-	if (ascii_ncasecmp(p, lead, sizeof(lead) - 1))
+	if (!ascii_ncasecmp(p, tlead, sizeof(tlead) - 1)) {
+		trigger = true;
+		p += sizeof(tlead) - 1;
+	} else if (!ascii_ncasecmp(p, lead, sizeof(lead) - 1)) {
+		p += sizeof(lead) - 1;
+	} else {
 		return 0;
-	p += sizeof(lead) - 1;
+	}
 	while (p[n] && p[n] != ' ' && p[n] != '(' && p[n] != '\n' && n < 64)
 		n++;
 	if (t->n >= (int)ARRAY_SIZE(t->names))
 		return error("sql/schema.sql: more than %zu tables", ARRAY_SIZE(t->names));
 	memcpy(t->names[t->n], p, n);
-	t->names[t->n++][n] = '\0';
+	t->names[t->n][n] = '\0';
+	t->trigger[t->n++] = trigger;
 	return 0;
 }
 
@@ -694,7 +704,8 @@ struct schema_state {
 	bool has_meta;           /* mpseek_meta exists */
 	bool has_version;        /* ... with a schema_version row */
 	long version;
-	const char *missing;     /* first table of schema.sql that is not there */
+	const char *missing;     /* "table X" or "trigger X" of schema.sql that is not there */
+	char missing_buf[96];
 };
 
 static int inspect(struct db *db, const struct table_list *want, struct schema_state *s)
@@ -728,17 +739,24 @@ static int inspect(struct db *db, const struct table_list *want, struct schema_s
 		res = NULL;
 	}
 	memset(have, 0, sizeof(have));
-	if (sql_run(db, "SELECT table_name FROM information_schema.tables"
-		    " WHERE table_schema = DATABASE()", &res))
+	/* Tables and triggers: a database without the triggers that keep
+	 * sites.next_due is incomplete (db_claim.c, "the frontier"). */
+	if (sql_run(db, "SELECT table_name, 0 FROM information_schema.tables"
+		    " WHERE table_schema = DATABASE() UNION ALL"
+		    " SELECT trigger_name, 1 FROM information_schema.triggers"
+		    " WHERE trigger_schema = DATABASE()", &res))
 		return -1;
 	while (res && (row = mysql_fetch_row(res)))
 		for (int i = 0; i < want->n; i++)
-			if (row[0] && !strcmp(row[0], want->names[i]))
+			if (row[0] && row[1] && !strcmp(row[0], want->names[i]) &&
+			    want->trigger[i] == (row[1][0] == '1'))
 				have[i] = 1;
 	mysql_free_result(res);
 	for (int i = 0; i < want->n; i++)
 		if (!have[i]) {
-			s->missing = want->names[i];
+			snprintf(s->missing_buf, sizeof(s->missing_buf), "%s %s",
+				 want->trigger[i] ? "trigger" : "table", want->names[i]);
+			s->missing = s->missing_buf;
 			break;
 		}
 	return 0;
@@ -798,7 +816,7 @@ int db_schema_check(struct db *db, bool create)
 			goto out;
 		}
 		if (!create) {
-			error("database %s lacks table %s: run mpseek-index to complete the schema",
+			error("database %s lacks %s: run mpseek-index to complete the schema",
 			      db->name, s.missing);
 			goto out;
 		}

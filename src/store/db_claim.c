@@ -70,12 +70,11 @@ const char st_sql_explain_claim[] = "EXPLAIN " CLAIM_SELECT;
  * sites.next_due is never later than the earliest next_index_time of the
  * site's live URLs (schema.sql), so free sites with due URLs are found in
  * the sites table (db_pick_sites()) at a cost that does not grow with the
- * number of URLs.  Every statement that gives URLs an earlier time lowers
- * it in the same transaction, after its own write; only next_due_recount()
- * raises it, in one statement that locks the site's row first, so that a
- * lowering running at the same moment either waits for it or is read by
- * it (READ COMMITTED: the subquery reads what was committed when it runs).
- * A next_due that is too early costs one empty claim, which recounts it. */
+ * number of URLs.  The triggers of schema.sql lower it whenever a urlword
+ * row is written with an earlier time, by any statement (seeding, links,
+ * outcomes, released claims, -a, an administrator's edit); only
+ * next_due_recount() raises it.  A next_due that is too early costs one
+ * empty claim, which recounts it. */
 
 #define NO_DUE 4294967295u /* a site without live URLs */
 
@@ -285,21 +284,6 @@ struct release_ctx {
 	long released;
 };
 
-/* The URLs claimed by `rank` (every rank: rank < 0) are due again at `now`:
- * their sites' next_due comes down to it first (see "the frontier"). */
-static int lower_released(struct db *db, int rank, unsigned now)
-{
-	char sql[384], who[32] = "";
-
-	if (rank >= 0)
-		snprintf(who, sizeof(who), " AND claim_rank = %d", rank);
-	snprintf(sql, sizeof(sql),
-		 "UPDATE sites s JOIN (SELECT DISTINCT site_id FROM urlword FORCE INDEX (claims)"
-		 " WHERE index_status = 2%s) r ON r.site_id = s.site_id"
-		 " SET s.next_due = LEAST(s.next_due, %u)", who, now);
-	return sql_run(db, sql, NULL);
-}
-
 static int release_body(struct db *db, void *arg)
 {
 	struct release_ctx *r = arg;
@@ -307,9 +291,6 @@ static int release_body(struct db *db, void *arg)
 	unsigned now = (unsigned)time(NULL);
 	int rc;
 
-	rc = lower_released(db, r->rank, now);
-	if (rc)
-		return rc;
 	bind_uint(&par[0], &now);
 	bind_int(&par[1], &r->rank);
 	rc = st_exec(db, ST_RELEASE_URLS, par, NULL);
@@ -438,11 +419,6 @@ static int release_all_body(struct db *db, void *arg)
 	unsigned now = (unsigned)time(NULL);
 	char sql[256];
 
-	/* Their sites first, while the rows still say who held them. */
-	int rc = lower_released(db, -1, now);
-
-	if (rc)
-		return rc;
 	snprintf(sql, sizeof(sql), "UPDATE urlword SET index_status = IF(last_index_time = 0, 0, 1),"
 		 " claim_rank = -1, lease_until = 0, next_index_time = %u WHERE index_status = 2",
 		 now);
@@ -500,5 +476,5 @@ long db_expire_all(struct db *db)
 	if (rc)
 		return -1;
 	n = (long)mysql_affected_rows(db->my);
-	return sql_run(db, "UPDATE sites SET next_due = 0", NULL) ? -1 : n;
+	return n;
 }

@@ -96,8 +96,6 @@ static int seed_body(struct db *db, void *arg)
 				   sv->line, sv->url, why ? why : "not a URL mpseek can crawl");
 			break;
 		}
-		int before = s->added;
-
 		rc = add_site(db, buf_str(&site), &site_id);
 		/* robots.txt first: it gets the lower url_id, so a claim (ordered
 		 * by next_index_time, url_id) hands it out before the pages. */
@@ -105,15 +103,6 @@ static int seed_body(struct db *db, void *arg)
 			rc = add_url(db, site_id, buf_str(&robots), &s->added);
 		if (!rc)
 			rc = add_url(db, site_id, buf_str(&url), &s->added);
-		/* New URLs are due at once: so is their site (db_claim.c, "the
-		 * frontier"). */
-		if (!rc && s->added > before) {
-			char sql[128];
-
-			snprintf(sql, sizeof(sql), "UPDATE sites SET next_due = 0 WHERE site_id = %u",
-				 site_id);
-			rc = sql_run(db, sql, NULL);
-		}
 	}
 	buf_free(&url);
 	buf_free(&site);
@@ -179,27 +168,6 @@ static int links_lookup(struct db *db, struct links_ctx *lc, struct buf *sql)
 	}
 	mysql_free_result(res);
 	return 0;
-}
-
-/* The sites of the URLs the batch added are due at `now` at the latest
- * (db_claim.c, "the frontier"): after the INSERT, never before it, so that
- * a recount of the site running meanwhile cannot undo it.  A crash between
- * the two leaves next_due late until the next job's recount. */
-static int links_lower_due(struct db *db, struct links_ctx *lc, unsigned now, struct buf *sql)
-{
-	size_t k = 0;
-
-	buf_reset(sql);
-	buf_printf(sql, "UPDATE sites SET next_due = %u WHERE next_due > %u AND site_id IN (", now,
-		   now);
-	for (size_t i = 0; i < lc->n; i++)
-		if (lc->v[i].added)
-			buf_printf(sql, "%s%u", k++ ? "," : "", lc->v[i].site_id);
-	if (!k)
-		return 0;
-	if (buf_addc(sql, ')'))
-		return error("link batch too large for one statement");
-	return sql_run(db, buf_str(sql), NULL);
 }
 
 static int links_insert(struct db *db, struct links_ctx *lc)
@@ -275,8 +243,6 @@ static int links_insert(struct db *db, struct links_ctx *lc)
 			   l->url_id < first + todo;
 	}
 out:
-	if (!rc && lc->added > 0)
-		rc = links_lower_due(db, lc, now, &sql);
 	buf_free(&sql);
 	return rc;
 }

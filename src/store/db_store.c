@@ -181,62 +181,6 @@ static int add_case_str(struct db *db, struct buf *b, unsigned url_id, const cha
 	return buf_printf(b, " WHEN %u THEN ", url_id) || add_quoted(db, b, s, strlen(s));
 }
 
-/* The sites of the URLs just stored come down to their earliest new time
- * (a retry sooner than the site's next_due: db_claim.c, "the frontier"),
- * after the rows are written, in the same transaction.  The times are read
- * from the rows just written, then each site is lowered by a single-table
- * UPDATE, which passes over a site row another transaction holds unless
- * it has to lower it (READ COMMITTED's semi-consistent read): a claim that
- * holds the site's row is not waited for in the common case, a next_index_time
- * later than next_due. */
-static int done_lower_due(struct db *db, const struct db_done *d, size_t n, const bool *owned,
-			  struct buf *sql)
-{
-	unsigned site[DB_STORE_BATCH_MAX], t[DB_STORE_BATCH_MAX];
-	MYSQL_RES *res = NULL;
-	MYSQL_ROW row;
-	size_t k = 0, ns = 0;
-	int rc;
-
-	buf_reset(sql);
-	/* By primary key, the earliest time of each site found here: a
-	 * GROUP BY let the optimiser scan a whole index instead. */
-	buf_adds(sql, "SELECT site_id, next_index_time FROM urlword FORCE INDEX (PRIMARY)"
-		      " WHERE url_id IN (");
-	for (size_t i = 0; i < n; i++)
-		if (owned[i])
-			buf_printf(sql, "%s%u", k++ ? "," : "", d[i].url_id);
-	if (!k)
-		return 0;
-	if (buf_addc(sql, ')'))
-		return error("a batch of %zu URLs does not fit one statement", n);
-	rc = sql_run(db, buf_str(sql), &res);
-	while (!rc && res && (row = mysql_fetch_row(res))) {
-		unsigned si = (unsigned)num(row[0]), ti = (unsigned)num(row[1]);
-		size_t j = 0;
-
-		while (j < ns && site[j] != si)
-			j++;
-		if (j == ns) {
-			if (ns == DB_STORE_BATCH_MAX)
-				continue; /* cannot be: at most one site per URL */
-			site[ns] = si;
-			t[ns++] = ti;
-		} else if (ti < t[j]) {
-			t[j] = ti;
-		}
-	}
-	mysql_free_result(res);
-	for (size_t j = 0; !rc && j < ns; j++) {
-		char up[160];
-
-		snprintf(up, sizeof(up), "UPDATE sites SET next_due = %u WHERE site_id = %u"
-			 " AND next_due > %u", t[j], site[j], t[j]);
-		rc = sql_run(db, up, NULL);
-	}
-	return rc;
-}
-
 /* The URL rows of a batch in two statements instead of one UPDATE each
  * (the store thread's round trips were half of its time): a SELECT ... FOR
  * UPDATE finds and locks the rows the rank still holds (only the holder of
@@ -327,8 +271,6 @@ static int done_urls(struct db *db, int rank, const struct db_done *d, size_t n,
 		goto out;
 	}
 	rc = sql_run(db, buf_str(&sql), NULL);
-	if (!rc)
-		rc = done_lower_due(db, d, n, owned, &sql);
 out:
 	buf_free(&sql);
 	return rc;

@@ -5,11 +5,13 @@
 #
 # A site's next_due is never later than the earliest next_index_time of its
 # live URLs, so that db_pick_sites() finds free sites with due URLs from the
-# sites table alone: every write that makes a URL due sooner lowers it
-# (seeding, new links, stored outcomes, released claims, -a), and a recount
-# raises it (a site claim that took everything due, a lease given back, the
-# start of a job).  The picks' and recounts' plans use indexes only; a
-# version 1 database is refused, then converted by sql/upgrade-1-to-2.sql.
+# sites table alone: urlword's triggers lower it on every write that makes
+# a URL due sooner (seeding, new links, stored outcomes, released claims,
+# -a, an administrator's UPDATE), and a recount raises it (a site claim that
+# took everything due, a lease given back, the start of a job).  The picks'
+# and recounts' plans use indexes only; a missing trigger is put back by
+# the next crawl run; a version 1 database is refused, then converted by
+# sql/upgrade-1-to-2.sql.
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 idx=$builddir/mpseek-index q=$builddir/tests/helper/queue-tool
@@ -73,15 +75,18 @@ out=$("$q" "$T/f.conf" start 2>&1)
 tap_ok "$(grep -q 'released 1 URL(s) claimed by an earlier run' <<<"$out" && [ "$(due 3)" -le "$(date +%s)" ] && echo 1)" \
 	"a dead job's claim: released at the next job's start, site 3 due now"
 
-# A time an administrator sets by hand takes effect at the next job (its recount).
+# A time an administrator sets by hand takes effect at once (the trigger).
 mdb_sql "UPDATE urlword SET next_index_time = 0 WHERE site_id = 1" mpf
-tap_ok "$(! pick | grep -qw 1 && echo 1)" "a hand edit of next_index_time: not seen before a recount"
-"$q" "$T/f.conf" recount
-tap_is "$(due 1)" 0 "db_frontier_recount(): site 1's next_due is 0"
+tap_is "$(due 1)" 0 "a hand edit of next_index_time to 0: site 1's next_due is 0 at once"
 tap_ok "$(pick | grep -qw 1 && echo 1)" "... and it is picked"
 mdb_sql "UPDATE urlword SET next_index_time = $far WHERE site_id = 1" mpf
+tap_is "$(due 1)" 0 "a later time does not raise next_due by itself"
 "$q" "$T/f.conf" start
 tap_is "$(due 1)" "$far" "a crawl job's start recounts every site (site 1 back to $far)"
+mdb_sql "INSERT INTO urlword (site_id, url, next_index_time) VALUES (1, 'http://127.0.0.1:9/hand', 77)" mpf
+tap_is "$(due 1)" 77 "a URL inserted by hand lowers its site's next_due"
+mdb_sql "DELETE FROM urlword WHERE url = 'http://127.0.0.1:9/hand'" mpf
+"$q" "$T/f.conf" recount
 mdb_sql "INSERT INTO sites (site) VALUES ('http://127.0.0.9:9/')" mpf
 "$q" "$T/f.conf" recount
 tap_is "$(mdb_sql "SELECT next_due FROM sites WHERE site = 'http://127.0.0.9:9/'" mpf)" 4294967295 \
@@ -89,7 +94,8 @@ tap_is "$(mdb_sql "SELECT next_due FROM sites WHERE site = 'http://127.0.0.9:9/'
 
 # -a: everything due now.
 "$q" "$T/f.conf" expire
-tap_is "$(mdb_sql "SELECT COUNT(*) FROM sites WHERE next_due <> 0" mpf)" 0 "-a: every site due now"
+tap_is "$(mdb_sql "SELECT COUNT(*) FROM sites s WHERE next_due <> 0
+	AND EXISTS (SELECT 1 FROM urlword u WHERE u.site_id = s.site_id)" mpf)" 0 "-a: every site with URLs due now"
 
 # The plans: the pick reads the sites table through `due` in order; the
 # recount's MIN is one dive into urlword's site_claim index.
@@ -109,7 +115,18 @@ tap_diag "EXPLAIN (recount):" "$explain"
 tap_ok "$(grep -q 'Select tables optimized away\|site_claim' <<<"$explain" && ! awk -F'\t' '$4 == "ALL"' <<<"$explain" | grep -q . && echo 1)" \
 	"EXPLAIN recount: the site_claim index, no scan"
 
+# A missing trigger: -S names it, a crawl run puts it back.
+mdb_sql "DROP TRIGGER urlword_due_update" mpf
+out=$(timeout 120 "$idx" -S "$T/f.conf" 2>&1); rc=$?
+tap_ok "$([ "$rc" = 1 ] && grep -q 'lacks trigger urlword_due_update' <<<"$out" && echo 1)" \
+	"-S: a dropped trigger is named: $(grep -o 'database mpf lacks[^:]*' <<<"$out")"
+out=$(mpi_no_leak_check timeout 120 "$idx" --seed "$T/f.conf" 2>&1)
+tap_is "$(mdb_sql "SELECT COUNT(*) FROM information_schema.triggers WHERE trigger_schema = 'mpf'")" 2 \
+	"a crawl run puts the trigger back"
+
 # A version 1 database: refused, then converted by the upgrade script.
+mdb_sql "DROP TRIGGER urlword_due_insert" mpf
+mdb_sql "DROP TRIGGER urlword_due_update" mpf
 mdb_sql "ALTER TABLE sites DROP KEY due, DROP COLUMN next_due" mpf
 mdb_sql "UPDATE mpseek_meta SET value = '1' WHERE name = 'schema_version'" mpf
 out=$(timeout 120 "$idx" -S "$T/f.conf" 2>&1); rc=$?
