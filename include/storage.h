@@ -16,9 +16,9 @@
  * Inside a generation:
  *   FORMAT        text: format version, generation, counts (checked first)
  *   NNw/words     the dictionary of partition NN: word k has word_id NN+100k
- *   NNw/ind       per word of the partition: end offset into sites, site
- *                 count, URL count, total count (entry k for word_id NN+100k)
- *   NNw/sites     per word: (site_id, end offset into urls), by site_id
+ *   NNw/ind       per word of the partition: end offset into sites (u64), site
+ *                 count, URL count, total count (u64) (entry k: word_id NN+100k)
+ *   NNw/sites     per word: (site_id, end offset into urls (u64)), by site_id
  *   NNw/urls      per site: (url_id, count, count x 16-bit position), by url_id
  *   docinfo       per url_id: site_id, words per section, last-modified
  *   ranks         PageRank (pagerank.c; read through ranks.h)
@@ -36,7 +36,9 @@
 
 struct buf;
 
-#define STORAGE_FORMAT_VERSION 1
+/* Version 2 widened version 1's 32-bit offsets into sites and urls and a
+ * word's total to 64 bits (doc/FORMATS.md, "Format versions"). */
+#define STORAGE_FORMAT_VERSION 2
 /* Words are spread over this many partitions (ASPseek's 00w..99w). */
 #define STORAGE_PARTITIONS 100
 
@@ -85,8 +87,15 @@ struct storage;
  * and a handle (close with storage_close()), or -1 with the reason in err. */
 int storage_open(const char *data_dir, struct storage **out, struct buf *err);
 int storage_open_dir(const char *gen_dir, struct storage **out, struct buf *err);
+/* As storage_open_dir(), but a generation of an older format version this
+ * build can still read (version 1) opens too: for the merge, which reads the
+ * live generation once to write the next one in the current version.
+ * Everyone else refuses an old generation (storage_open_dir() says how to
+ * convert it). */
+int storage_open_old(const char *gen_dir, struct storage **out, struct buf *err);
 void storage_close(struct storage *s); /* accepts NULL */
 uint64_t storage_generation(const struct storage *s);
+uint32_t storage_version(const struct storage *s); /* its format version */
 const char *storage_dir(const struct storage *s); /* borrowed */
 
 struct storage_word {
@@ -117,9 +126,11 @@ struct storage_cursor {
 	const struct storage *s;
 	const uint8_t *sites, *sites_end;   /* the word's (site_id, end) pairs */
 	const uint8_t *sites_base;          /* the partition's sites entries */
+	uint32_t version;                   /* the generation's: entry layouts */
+	size_t site_entry;                  /* bytes per sites entry */
 	const uint8_t *urls, *urls_end;     /* the current site's URL records */
 	const uint8_t *urls_base;           /* the partition's urls file */
-	size_t urls_size;
+	uint64_t urls_size;
 	uint32_t site_id;
 	uint16_t pos[16384 * STORAGE_SECTIONS]; /* decoded positions of the current URL */
 	int err;                            /* set when a bound check failed */
@@ -211,6 +222,7 @@ void storage_docinfo_abort(struct storage_docinfo_writer *w); /* accepts NULL */
 
 /* What FORMAT says about a generation. */
 struct storage_format {
+	uint32_t version;          /* read: the file's; written: always the current */
 	uint64_t generation;
 	uint64_t words;            /* dictionary entries over all partitions */
 	uint64_t live_words;       /* of those, words with postings */
@@ -222,13 +234,15 @@ struct storage_format {
 /* Write gen_dir/FORMAT (temp file, fsync, rename, fsync dir) after every
  * other file of the generation is complete.  Returns 0 or -1. */
 int storage_format_write(const char *gen_dir, const struct storage_format *f, struct buf *err);
-/* Read and check gen_dir/FORMAT: 0, or -1 with the reason in err. */
+/* Read and check gen_dir/FORMAT: 0, or -1 with the reason in err (an
+ * older format version is refused, saying how to convert it). */
 int storage_format_read(const char *gen_dir, struct storage_format *f, struct buf *err);
 
 /* Verify every file of the generation (structure, offsets, sort orders,
  * counts, docinfo); each problem is one line "file: offset N: what" in
- * report.  Returns 0 when all is well, 1 when damage was found, -1 when the
- * check itself could not run. */
+ * report.  A generation of an older format version is one line saying how to
+ * convert it (nothing else is checked).  Returns 0 when all is well, 1 when
+ * damage (or an old version) was found, -1 when the check could not run. */
 int storage_check(const char *gen_dir, struct buf *report);
 
 /* --- urlstates: bounded merge memory ---------------------------------------

@@ -897,7 +897,7 @@ static int wordurl_rows(void *arg, int (*put)(void *ctx, const struct db_wordurl
 				continue;
 			v.word = storage_word_text(g->s, id, &v.len);
 			v.urlcount = w.n_urls;
-			v.totalcount = (uint32_t)w.total;
+			v.totalcount = wordurl_totalcount(w.total);
 			if (!v.word)
 				return error("merge: cannot read word %u back", id);
 			rc = put(ctx, &v);
@@ -1086,8 +1086,14 @@ static int merge_begin(struct merge *m)
 	if (m->cur > 0 && sees) {
 		char *od = storage_gen_path(c->data_dir, m->cur);
 
-		if (storage_open_dir(od, &m->old, &err))
+		/* An older format version is read and the new generation written
+		 * in the current one: the merge is the conversion. */
+		if (storage_open_old(od, &m->old, &err))
 			rc = error("merge: the live index cannot be read: %s", buf_str(&err));
+		else if (m->me == 0 && storage_version(m->old) != STORAGE_FORMAT_VERSION)
+			info("merge: generation %" PRIu64 " has format version %u: generation %" PRIu64
+			     " converts it to version %d", m->cur, storage_version(m->old), m->gen,
+			     STORAGE_FORMAT_VERSION);
 		free(od);
 	}
 	if (!rc && mkdir_p(m->index_dir))

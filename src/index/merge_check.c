@@ -16,6 +16,7 @@
 #include "delta.h"
 #include "log.h"
 #include "merge.h"
+#include "merge_int.h"
 #include "storage.h"
 #include "util.h"
 
@@ -43,7 +44,7 @@ static int wordurl_row(void *arg, uint32_t word_id, const char *word, size_t len
 			word_id % STORAGE_PARTITIONS);
 		w->problems++;
 	} else if (storage_word_info(w->s, word_id, &sw) != 1 || sw.n_urls != urlcount ||
-		   sw.total != totalcount) {
+		   wordurl_totalcount(sw.total) != totalcount) {
 		fprintf(w->out, "wordurl: word_id %u '%.*s': urlcount %u totalcount %u, the index "
 			"has %u and %" PRIu64 "\n", word_id, (int)len, word, urlcount, totalcount,
 			sw.n_urls, sw.total);

@@ -11,6 +11,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* wordurl.totalcount of a word: the index keeps a word's total in 64 bits
+ * (doc/FORMATS.md, "Format versions"), the table's column (ASPseek's) is 32:
+ * it saturates at 2^32 - 1.  The merge writes it, --check compares it. */
+static inline uint32_t wordurl_totalcount(uint64_t total)
+{
+	return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+}
+
 /* A kind of record: a fixed head, then as many bytes as the head says.
  * merge.c defines the kinds (postings, URL records, winners) and so the
  * order of each; merge_sort.c sorts and moves any of them. */

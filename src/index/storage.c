@@ -31,8 +31,15 @@
 #define FORMAT_MAGIC "mpseek-compactstorage"
 
 _Static_assert(HDR == 8 + 4 + 4 + 8 + 4 + 4, "header layout");
-_Static_assert(IND_ENTRY == 4 * 4, "ind entry layout");
-_Static_assert(SITE_ENTRY == 4 + 4, "sites entry layout");
+_Static_assert(IND_ENTRY == 8 + 4 + 4 + 8, "ind entry layout");
+_Static_assert(SITE_ENTRY == 4 + 4 + 8, "sites entry layout");
+_Static_assert(HDR % 8 == 0 && IND_ENTRY % 8 == 0 && SITE_ENTRY % 8 == 0,
+	       "every u64 of ind and sites sits at a multiple of 8 in its file");
+/* The fields that stay 32-bit are bounded: a word's sites and URLs by the
+ * 32-bit site_id and url_id, a partition's dictionary text by its word
+ * count times the longest word. */
+_Static_assert((uint64_t)((UINT32_MAX - 99) / STORAGE_PARTITIONS) * MAX_WORD_LEN <= UINT32_MAX,
+	       "u32 dictionary text offsets");
 _Static_assert(URL_FIXED == 4 + 2, "urls record layout");
 _Static_assert(DOC_ENTRY == 4 + 2 * STORAGE_SECTIONS + 8, "docinfo entry layout");
 _Static_assert(STORAGE_PARTITIONS == 100, "ASPseek's 00w..99w");
@@ -241,15 +248,12 @@ out:
 static void pw_end_word(struct storage_part_writer *w)
 {
 	unsigned char e[IND_ENTRY];
+	struct ind_entry ie = { .sites_end = w->sites.size, .n_sites = w->w_sites,
+				.n_urls = w->w_urls, .total = w->w_total };
 
 	if (!w->in_word)
 		return;
-	if (w->sites.size > UINT32_MAX || w->w_total > UINT32_MAX)
-		pw_fail(w, "partition %02u: a file passes 4 GiB or a count 2^32 (format 1)", w->part);
-	le_put32(e, (uint32_t)w->sites.size);
-	le_put32(e + 4, w->w_sites);
-	le_put32(e + 8, w->w_urls);
-	le_put32(e + 12, (uint32_t)w->w_total);
+	ind_entry_pack(e, &ie);
 	out_add(&w->ind, e, sizeof(e));
 	w->ind.count++;
 	w->in_word = w->in_site = false;
@@ -258,13 +262,11 @@ static void pw_end_word(struct storage_part_writer *w)
 static void pw_end_site(struct storage_part_writer *w)
 {
 	unsigned char e[SITE_ENTRY];
+	struct site_entry se = { .site_id = w->site_id, .urls_end = w->urls.size };
 
 	if (!w->in_site)
 		return;
-	if (w->urls.size > UINT32_MAX)
-		pw_fail(w, "partition %02u: urls passes 4 GiB (format 1)", w->part);
-	le_put32(e, w->site_id);
-	le_put32(e + 4, (uint32_t)w->urls.size);
+	site_entry_pack(e, &se);
 	out_add(&w->sites, e, sizeof(e));
 	w->sites.count++;
 	w->in_site = false;
@@ -631,7 +633,27 @@ static int format_field(const char **p, const char *name, uint64_t *v, int n)
 	return 0;
 }
 
+/* Why a generation of format version ver cannot be read by this build. */
+static int format_refuse(const char *path, uint64_t ver, struct buf *err)
+{
+	if (ver >= STORAGE_FORMAT_OLDEST && ver < STORAGE_FORMAT_VERSION)
+		return error_into(err,
+		                  "%s: format version %" PRIu64 ", this mpseek reads %d: run a "
+		                  "merge (`mpseek-index -D`), which converts the generation",
+		                  path, ver, STORAGE_FORMAT_VERSION);
+	return error_into(err,
+	                  "%s: format version %" PRIu64 ", this mpseek reads %d (and converts "
+	                  "%d): written by another mpseek; rebuild the index with this one",
+	                  path, ver, STORAGE_FORMAT_VERSION, STORAGE_FORMAT_OLDEST);
+}
+
 int storage_format_read(const char *gen_dir, struct storage_format *f, struct buf *err)
+{
+	return storage_format_read_from(gen_dir, STORAGE_FORMAT_VERSION, f, err);
+}
+
+int storage_format_read_from(const char *gen_dir, uint32_t oldest, struct storage_format *f,
+			     struct buf *err)
 {
 	char *path = xasprintf("%s/FORMAT", gen_dir);
 	char text[1024];
@@ -650,11 +672,11 @@ int storage_format_read(const char *gen_dir, struct storage_format *f, struct bu
 		rc = error_into(err, "%s: not a CompactStorage FORMAT file", path);
 		goto out;
 	}
-	if (ver != STORAGE_FORMAT_VERSION) {
-		rc = error_into(err, "%s: format version %" PRIu64 " (this build reads %d)", path,
-		                ver, STORAGE_FORMAT_VERSION);
+	if (ver < oldest || ver < STORAGE_FORMAT_OLDEST || ver > STORAGE_FORMAT_VERSION) {
+		rc = format_refuse(path, ver, err);
 		goto out;
 	}
+	f->version = (uint32_t)ver;
 	if (format_field(&p, "generation", &f->generation, 1) ||
 	    format_field(&p, "partitions", &parts, 1) || parts != STORAGE_PARTITIONS ||
 	    format_field(&p, "words", &f->words, 1) ||
@@ -688,8 +710,8 @@ static void map_release(struct map *m)
 		madvise((void *)m->base, m->size, MADV_DONTNEED);
 }
 
-int storage_map_file(const char *path, enum ftype type, uint32_t part, struct map *m,
-		    struct buf *err)
+int storage_map_file(const char *path, enum ftype type, uint32_t part, uint32_t version,
+		     struct map *m, struct buf *err)
 {
 	struct stat st;
 	int fd;
@@ -730,11 +752,11 @@ int storage_map_file(const char *path, enum ftype type, uint32_t part, struct ma
 		storage_map_free(m);
 		return error_into(err, "%s: offset 28: header crc mismatch", path);
 	}
-	if (le_get32(h + 8) != STORAGE_FORMAT_VERSION) {
+	if (le_get32(h + 8) != version) {
 		uint32_t v = le_get32(h + 8);
 		storage_map_free(m);
-		return error_into(err, "%s: offset 8: format version %u (this build reads %d)",
-		                  path, v, STORAGE_FORMAT_VERSION);
+		return error_into(err, "%s: offset 8: format version %u, the generation's is %u",
+		                  path, v, version);
 	}
 	if (le_get32(h + 12) != part) {
 		uint32_t v = le_get32(h + 12);
@@ -743,6 +765,7 @@ int storage_map_file(const char *path, enum ftype type, uint32_t part, struct ma
 	}
 	m->count = le_get64(h + 16);
 	m->crc = le_get32(h + 24);
+	m->version = version;
 	m->data = m->base + HDR;
 	m->len = m->size - HDR;
 	return 0;
@@ -761,7 +784,9 @@ int storage_shape_part(const char *path_dir, struct part *p, struct buf *err)
 {
 	uint64_t n = p->ind.count;
 
-	if (p->ind.len % IND_ENTRY || p->ind.len / IND_ENTRY != n)
+	p->ind_entry = ind_entry_size(p->version);
+	p->site_entry = site_entry_size(p->version);
+	if (p->ind.len % p->ind_entry || p->ind.len / p->ind_entry != n)
 		return error_into(err,
 		                  "%s/ind: offset 16: %" PRIu64 " entries do not fill %zu bytes",
 		                  path_dir, n, p->ind.len);
@@ -771,12 +796,10 @@ int storage_shape_part(const char *path_dir, struct part *p, struct buf *err)
 	if (n > (UINT32_MAX - 99) / STORAGE_PARTITIONS)
 		return error_into(err, "%s/words: offset 16: %" PRIu64 " words is too many",
 		                  path_dir, n);
-	if (p->sites.len % SITE_ENTRY || p->sites.len / SITE_ENTRY != p->sites.count)
+	if (p->sites.len % p->site_entry || p->sites.len / p->site_entry != p->sites.count)
 		return error_into(err,
 		                  "%s/sites: offset 16: %" PRIu64 " entries do not fill %zu bytes",
 		                  path_dir, p->sites.count, p->sites.len);
-	if (p->sites.len > UINT32_MAX || p->urls.len > UINT32_MAX)
-		return error_into(err, "%s: a file passes 4 GiB", path_dir);
 	if (p->words.len < 4 * (2 * n + 1))
 		return error_into(err,
 		                  "%s/words: offset %d: %" PRIu64 " words need %" PRIu64
@@ -794,16 +817,18 @@ int storage_shape_part(const char *path_dir, struct part *p, struct buf *err)
 	return 0;
 }
 
-static int open_part(const char *gen_dir, unsigned k, struct part *p, struct buf *err)
+static int open_part(const char *gen_dir, unsigned k, uint32_t version, struct part *p,
+		     struct buf *err)
 {
 	char *d = xasprintf("%s/%02uw", gen_dir, k), *path;
 	struct map *m[4] = { &p->ind, &p->sites, &p->urls, &p->words };
 	enum ftype t[4] = { F_IND, F_SITES, F_URLS, F_WORDS };
 	int rc = 0;
 
+	p->version = version;
 	for (int i = 0; i < 4 && !rc; i++) {
 		path = xasprintf("%s/%s", d, storage_fname[t[i]]);
-		rc = storage_map_file(path, t[i], k, m[i], err);
+		rc = storage_map_file(path, t[i], k, version, m[i], err);
 		free(path);
 	}
 	if (!rc)
@@ -817,7 +842,8 @@ static int open_part(const char *gen_dir, unsigned k, struct part *p, struct buf
 	return rc;
 }
 
-int storage_open_dir(const char *gen_dir, struct storage **out, struct buf *err)
+/* Open gen_dir if its format version is oldest or newer. */
+static int open_gen(const char *gen_dir, uint32_t oldest, struct storage **out, struct buf *err)
 {
 	struct storage *s = xcalloc(1, sizeof(*s));
 	char *path;
@@ -825,12 +851,12 @@ int storage_open_dir(const char *gen_dir, struct storage **out, struct buf *err)
 
 	*out = NULL;
 	s->dir = xstrdup(gen_dir);
-	rc = storage_format_read(gen_dir, &s->f, err);
+	rc = storage_format_read_from(gen_dir, oldest, &s->f, err);
 	for (unsigned k = 0; k < STORAGE_PARTITIONS && !rc; k++)
-		rc = open_part(gen_dir, k, &s->part[k], err);
+		rc = open_part(gen_dir, k, s->f.version, &s->part[k], err);
 	if (!rc) {
 		path = xasprintf("%s/docinfo", gen_dir);
-		rc = storage_map_file(path, F_DOCINFO, NO_PART, &s->doc, err);
+		rc = storage_map_file(path, F_DOCINFO, NO_PART, s->f.version, &s->doc, err);
 		if (!rc && (s->doc.len % DOC_ENTRY || s->doc.len / DOC_ENTRY != s->doc.count ||
 			    s->doc.count != (uint64_t)s->f.max_url_id + 1))
 			rc = error_into(err,
@@ -845,6 +871,16 @@ int storage_open_dir(const char *gen_dir, struct storage **out, struct buf *err)
 	}
 	*out = s;
 	return 0;
+}
+
+int storage_open_dir(const char *gen_dir, struct storage **out, struct buf *err)
+{
+	return open_gen(gen_dir, STORAGE_FORMAT_VERSION, out, err);
+}
+
+int storage_open_old(const char *gen_dir, struct storage **out, struct buf *err)
+{
+	return open_gen(gen_dir, STORAGE_FORMAT_OLDEST, out, err);
 }
 
 int storage_open(const char *data_dir, struct storage **out, struct buf *err)
@@ -887,6 +923,7 @@ void storage_close(struct storage *s)
 }
 
 uint64_t storage_generation(const struct storage *s) { return s->f.generation; }
+uint32_t storage_version(const struct storage *s) { return s->f.version; }
 const char *storage_dir(const struct storage *s) { return s->dir; }
 uint64_t storage_n_docs(const struct storage *s) { return s->f.n_docs; }
 uint32_t storage_max_url_id(const struct storage *s) { return s->f.max_url_id; }
@@ -979,22 +1016,26 @@ int storage_word_id(const struct storage *s, const char *word, size_t len, uint3
 	return 1;
 }
 
-/* The ind entry k of p and the start of its sites range; -1 on damage. */
-static int ind_entry(const struct part *p, uint32_t k, uint32_t *start, struct storage_word *w,
-		     uint32_t *end)
+/* The ind entry k of p and its sites range start..end; -1 on damage. */
+static int ind_entry(const struct part *p, uint32_t k, uint64_t *start, struct storage_word *w,
+		     uint64_t *end)
 {
 	const unsigned char *e;
+	struct ind_entry ie, prev = { 0 };
 
 	if (k >= p->n)
 		return -1;
-	e = p->ind.data + (size_t)k * IND_ENTRY;
-	*start = k ? le_get32(e - IND_ENTRY) : 0;
-	*end = le_get32(e);
-	w->n_sites = le_get32(e + 4);
-	w->n_urls = le_get32(e + 8);
-	w->total = le_get32(e + 12);
-	if (*start > *end || *end > p->sites.len || (*end - *start) % SITE_ENTRY ||
-	    (*end - *start) / SITE_ENTRY != w->n_sites)
+	e = p->ind.data + (size_t)k * p->ind_entry;
+	if (k)
+		ind_entry_unpack(e - p->ind_entry, p->version, &prev);
+	ind_entry_unpack(e, p->version, &ie);
+	*start = prev.sites_end;
+	*end = ie.sites_end;
+	w->n_sites = ie.n_sites;
+	w->n_urls = ie.n_urls;
+	w->total = ie.total;
+	if (*start > *end || *end > p->sites.len || (*end - *start) % p->site_entry ||
+	    (*end - *start) / p->site_entry != w->n_sites)
 		return -1;
 	return 0;
 }
@@ -1002,7 +1043,8 @@ static int ind_entry(const struct part *p, uint32_t k, uint32_t *start, struct s
 int storage_word_info(const struct storage *s, uint32_t word_id, struct storage_word *w)
 {
 	const struct part *p = &s->part[word_id % STORAGE_PARTITIONS];
-	uint32_t k = word_id / STORAGE_PARTITIONS, a, b;
+	uint32_t k = word_id / STORAGE_PARTITIONS;
+	uint64_t a, b;
 
 	if (k >= p->n)
 		return 0;
@@ -1069,7 +1111,8 @@ long storage_words_prefix(const struct storage *s, const char *prefix, size_t le
 int storage_postings(const struct storage *s, uint32_t word_id, struct storage_cursor *c)
 {
 	const struct part *p = &s->part[word_id % STORAGE_PARTITIONS];
-	uint32_t k = word_id / STORAGE_PARTITIONS, a, b;
+	uint32_t k = word_id / STORAGE_PARTITIONS;
+	uint64_t a, b;
 	struct storage_word w;
 
 	c->s = s;
@@ -1088,6 +1131,8 @@ int storage_postings(const struct storage *s, uint32_t word_id, struct storage_c
 	c->sites = p->sites.data + a;
 	c->sites_end = p->sites.data + b;
 	c->sites_base = p->sites.data;
+	c->version = p->version;
+	c->site_entry = p->site_entry;
 	c->urls_base = p->urls.data;
 	c->urls_size = p->urls.len;
 	return 1;
@@ -1095,7 +1140,7 @@ int storage_postings(const struct storage *s, uint32_t word_id, struct storage_c
 
 int storage_next_site(struct storage_cursor *c, uint32_t *site_id)
 {
-	uint32_t start, end;
+	uint64_t start, end;
 
 	if (c->err)
 		return -1;
@@ -1103,9 +1148,9 @@ int storage_next_site(struct storage_cursor *c, uint32_t *site_id)
 		return 0;
 	/* The URL range of a site starts where the previous sites entry of the
 	 * partition ends (0 for the first entry of the file). */
-	start = c->sites > c->sites_base ? le_get32(c->sites - 4) : 0;
+	start = c->sites > c->sites_base ? site_urls_end(c->sites - c->site_entry, c->version) : 0;
 	*site_id = le_get32(c->sites);
-	end = le_get32(c->sites + 4);
+	end = site_urls_end(c->sites, c->version);
 	if (start > end || end > c->urls_size || end - start < URL_FIXED) {
 		c->err = 1;
 		return -1;
@@ -1113,7 +1158,7 @@ int storage_next_site(struct storage_cursor *c, uint32_t *site_id)
 	c->site_id = *site_id;
 	c->urls = c->urls_base + start;
 	c->urls_end = c->urls_base + end;
-	c->sites += SITE_ENTRY;
+	c->sites += c->site_entry;
 	return 1;
 }
 

@@ -66,7 +66,7 @@ static int check_map(struct checker *k, const char *gen_dir, const char *rel, en
 	int rc;
 
 	check_file(k, rel);
-	rc = storage_map_file(path, t, part, m, &why);
+	rc = storage_map_file(path, t, part, STORAGE_FORMAT_VERSION, m, &why);
 	if (rc) {
 		/* storage_map_file says "path: offset N: why"; report it relative to the
 		 * generation. */
@@ -160,7 +160,7 @@ struct post_walk {
 	const struct map *doc;
 	bool doc_ok;            /* docinfo can be trusted: URLs are checked against it */
 	char fi[16], fs[16], fu[16];
-	uint32_t prev_urls;     /* end of the last site's URLs */
+	uint64_t prev_urls;     /* end of the last site's URLs */
 	uint64_t url_records;
 };
 
@@ -219,25 +219,28 @@ static void check_site_urls(struct checker *k, struct post_walk *pw, uint32_t w,
 
 /* The sites of word w, from..end in sites, and their URLs.  Returns false
  * when a site's URL range cannot be trusted (the walk stops there). */
-static bool check_word_sites(struct checker *k, struct post_walk *pw, uint32_t w, uint32_t from,
-			     uint32_t end, struct word_sums *ws)
+static bool check_word_sites(struct checker *k, struct post_walk *pw, uint32_t w, uint64_t from,
+			     uint64_t end, struct word_sums *ws)
 {
 	const struct part *p = pw->p;
 	uint32_t word_id = w * STORAGE_PARTITIONS + pw->pn, site_prev = 0;
 
-	for (uint32_t so = from; so < end; so += SITE_ENTRY) {
+	for (uint64_t so = from; so < end; so += SITE_ENTRY) {
 		const unsigned char *s = p->sites.data + so;
-		uint32_t site = le_get32(s), uend = le_get32(s + 4);
+		uint32_t site = le_get32(s);
+		uint64_t uend = site_urls_end(s, STORAGE_FORMAT_VERSION);
 
 		check_file(k, pw->fs);
 		if (site == 0 || (so > from && site <= site_prev))
-			bad(k, HDR + (uint64_t)so, "word_id %u: site_id %u after %u", word_id, site,
-			    site_prev);
+			bad(k, HDR + so, "word_id %u: site_id %u after %u", word_id, site, site_prev);
 		site_prev = site;
+		if (le_get32(s + 4))
+			bad(k, HDR + so + 4, "word_id %u site %u: reserved field is %u, not 0",
+			    word_id, site, le_get32(s + 4));
 		if (uend < pw->prev_urls + URL_FIXED || uend > p->urls.len) {
-			bad(k, HDR + (uint64_t)so + 4,
-			    "word_id %u site %u: urls end %u after %u (urls has %zu bytes)", word_id,
-			    site, uend, pw->prev_urls, p->urls.len);
+			bad(k, HDR + so + 8,
+			    "word_id %u site %u: urls end %" PRIu64 " after %" PRIu64
+			    " (urls has %zu bytes)", word_id, site, uend, pw->prev_urls, p->urls.len);
 			return false;
 		}
 		check_file(k, pw->fu);
@@ -250,20 +253,20 @@ static bool check_word_sites(struct checker *k, struct post_walk *pw, uint32_t w
 
 /* After the last word: nothing left over in sites and urls, and the URL
  * records the header of urls counts. */
-static void check_part_ends(struct checker *k, const struct post_walk *pw, uint32_t prev_end)
+static void check_part_ends(struct checker *k, const struct post_walk *pw, uint64_t prev_end)
 {
 	const struct part *p = pw->p;
 
 	check_file(k, pw->fi);
 	if (prev_end != p->sites.len) {
 		check_file(k, pw->fs);
-		bad(k, HDR + (uint64_t)prev_end, "%zu bytes after the last word's sites",
-		    p->sites.len - prev_end);
+		bad(k, HDR + prev_end, "%" PRIu64 " bytes after the last word's sites",
+		    (uint64_t)p->sites.len - prev_end);
 	}
 	if (pw->prev_urls != p->urls.len) {
 		check_file(k, pw->fu);
-		bad(k, HDR + (uint64_t)pw->prev_urls, "%zu bytes after the last site's URLs",
-		    p->urls.len - pw->prev_urls);
+		bad(k, HDR + pw->prev_urls, "%" PRIu64 " bytes after the last site's URLs",
+		    (uint64_t)p->urls.len - pw->prev_urls);
 	}
 	if (pw->url_records != p->urls.count) {
 		check_file(k, pw->fu);
@@ -277,44 +280,45 @@ static void check_postings(struct checker *k, const struct part *p, unsigned pn,
 			   const struct map *doc, bool doc_ok, struct check_totals *t)
 {
 	struct post_walk pw = { .p = p, .pn = pn, .doc = doc, .doc_ok = doc_ok };
-	uint32_t prev_end = 0;
+	uint64_t prev_end = 0;
 
 	snprintf(pw.fi, sizeof(pw.fi), "%02uw/ind", pn);
 	snprintf(pw.fs, sizeof(pw.fs), "%02uw/sites", pn);
 	snprintf(pw.fu, sizeof(pw.fu), "%02uw/urls", pn);
 	for (uint32_t w = 0; w < p->n; w++) {
-		const unsigned char *e = p->ind.data + (size_t)w * IND_ENTRY;
 		uint64_t eo = HDR + (uint64_t)w * IND_ENTRY;
-		uint32_t end = le_get32(e), n_sites = le_get32(e + 4), n_urls = le_get32(e + 8);
-		uint32_t total = le_get32(e + 12), word_id = w * STORAGE_PARTITIONS + pn;
+		uint32_t word_id = w * STORAGE_PARTITIONS + pn;
+		struct ind_entry e;
 		struct word_sums ws = { 0 };
 
+		ind_entry_unpack(p->ind.data + (size_t)w * IND_ENTRY, STORAGE_FORMAT_VERSION, &e);
 		check_file(k, pw.fi);
-		if (end < prev_end || end > p->sites.len || (end - prev_end) % SITE_ENTRY) {
-			bad(k, eo, "word_id %u: sites end %u after %u (sites has %zu bytes)", word_id,
-			    end, prev_end, p->sites.len);
+		if (e.sites_end < prev_end || e.sites_end > p->sites.len ||
+		    (e.sites_end - prev_end) % SITE_ENTRY) {
+			bad(k, eo, "word_id %u: sites end %" PRIu64 " after %" PRIu64
+			    " (sites has %zu bytes)", word_id, e.sites_end, prev_end, p->sites.len);
 			t->complete = false;
 			return;
 		}
-		if ((end - prev_end) / SITE_ENTRY != n_sites)
-			bad(k, eo + 4, "word_id %u: site count %u, its range holds %u", word_id,
-			    n_sites, (end - prev_end) / SITE_ENTRY);
+		if ((e.sites_end - prev_end) / SITE_ENTRY != e.n_sites)
+			bad(k, eo + 8, "word_id %u: site count %u, its range holds %" PRIu64, word_id,
+			    e.n_sites, (e.sites_end - prev_end) / SITE_ENTRY);
 		t->words++;
-		if (!check_word_sites(k, &pw, w, prev_end, end, &ws)) {
+		if (!check_word_sites(k, &pw, w, prev_end, e.sites_end, &ws)) {
 			t->complete = false;
 			return;
 		}
 		check_file(k, pw.fi);
-		if (ws.urls != n_urls)
-			bad(k, eo + 8, "word_id %u: URL count %u, its sites hold %" PRIu64, word_id,
-			    n_urls, ws.urls);
-		if (ws.tot != total)
-			bad(k, eo + 12, "word_id %u: total count %u, its URLs hold %" PRIu64, word_id,
-			    total, ws.tot);
-		if (n_urls)
+		if (ws.urls != e.n_urls)
+			bad(k, eo + 12, "word_id %u: URL count %u, its sites hold %" PRIu64, word_id,
+			    e.n_urls, ws.urls);
+		if (ws.tot != e.total)
+			bad(k, eo + 16, "word_id %u: total count %" PRIu64 ", its URLs hold %" PRIu64,
+			    word_id, e.total, ws.tot);
+		if (e.n_urls)
 			t->live_words++;
 		t->postings += ws.urls;
-		prev_end = end;
+		prev_end = e.sites_end;
 	}
 	check_part_ends(k, &pw, prev_end);
 }
@@ -333,6 +337,13 @@ int storage_check(const char *gen_dir, struct buf *report)
 	if (!format_ok) {
 		k.problems++;
 		buf_printf(report, "FORMAT: %s\n", buf_str(&why));
+		/* An older version is not damage: the one line says how to convert
+		 * it, not 401 files each "format version 1". */
+		buf_reset(&why);
+		if (storage_format_read_from(gen_dir, STORAGE_FORMAT_OLDEST, &f, &why) == 0) {
+			buf_free(&why);
+			return 1;
+		}
 	} else {
 		/* The directory name says which generation it is. */
 		const char *base = strrchr(gen_dir, '/');

@@ -72,6 +72,12 @@ int search_index_open(const struct conf *c, const char *data_dir, const char *ge
 		ix->dir = storage_gen_path(data_dir, gen);
 	}
 	if (verify) {
+		struct storage_format f;
+
+		/* A generation of an older format version is not damaged: FORMAT
+		 * alone says so, and how to convert it. */
+		if (storage_format_read(ix->dir, &f, err))
+			goto fail;
 		rc = storage_check(ix->dir, &report);
 		if (rc) {
 			if (err)

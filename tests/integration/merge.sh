@@ -144,6 +144,43 @@ tap_ok "$(grep -q '^addedword' "$T/inc.txt" && ! grep -q 'team\.html' "$T/inc.tx
 "$idx" --check "$conf" >"$T/check3.out" 2>&1
 tap_is "$?" 0 "--check passes after the incremental merge"
 
+# ---- a generation of format version 1 (rewritten by storage-v1.py as the
+# older mpseek wrote it): searchd and --check refuse it saying how to
+# convert it, -D converts it, and the postings do not change
+g=$(readlink -f "$dd/index/current")
+"$idx" --dump-index "$conf" >"$T/v2dump.txt" 2>/dev/null
+python3 "$srcdir/tests/integration/storage-v1.py" "$g"
+tap_is "$?" 0 "the live generation rewritten as format version 1"
+"$idx" --check "$conf" >"$T/v1check.out" 2>&1
+rc=$?
+tap_ok "$([ "$rc" = 1 ] && [ "$(wc -l <"$T/v1check.out")" = 1 ] &&
+	grep -q "^FORMAT: .*format version 1, this mpseek reads 2: .*mpseek-index -D" "$T/v1check.out" &&
+	echo 1)" "--check refuses it in one line: $(head -1 "$T/v1check.out")"
+# searchd stays up without an index (queries get ER_NOINDEX) and says why.
+write_conf "$T/sd.conf" site "Port $((20000 + RANDOM % 12000))"
+"$builddir/searchd" -F "$T/sd.conf" >/dev/null 2>"$T/v1sd.log" </dev/null &
+sd=$!
+for i in $(seq 300); do
+	grep -q "refusing the index generation" "$T/v1sd.log" && break
+	kill -0 "$sd" 2>/dev/null || break
+	sleep 0.1
+done
+kill "$sd" 2>/dev/null
+wait "$sd" 2>/dev/null
+tap_ok "$(grep "refusing the index generation" "$T/v1sd.log" | grep -v damaged |
+	grep -q "format version 1, this mpseek reads 2: .*mpseek-index -D" && echo 1)" \
+	"searchd refuses it: $(grep -m1 -o 'FORMAT: format.*' "$T/v1sd.log")"
+mpi_no_leak_check "$idx" -D "$conf" >/dev/null 2>"$T/v1merge.log"
+tap_is "$?" 0 "-D on the version-1 generation"
+tap_ok "$(grep -q "format version 1: generation .* converts it to version 2" "$T/v1merge.log" &&
+	head -1 "$(readlink -f "$dd/index/current")/FORMAT" | grep -qx 'mpseek-compactstorage 2' &&
+	echo 1)" "the merge converts it to version 2"
+"$idx" --check "$conf" >"$T/v2check.out" 2>&1
+tap_is "$?" 0 "--check passes the converted generation"
+"$idx" --dump-index "$conf" >"$T/v2dump2.txt" 2>/dev/null
+tap_ok "$([ -s "$T/v2dump.txt" ] && cmp -s "$T/v2dump.txt" "$T/v2dump2.txt" && echo 1)" \
+	"the converted generation has the same postings ($(wc -l <"$T/v2dump2.txt"))"
+
 # ---- a flipped byte is reported with its file
 g=$(readlink -f "$dd/index/current")
 f=$(ls -S "$g"/*/urls | head -1)

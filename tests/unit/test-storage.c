@@ -6,6 +6,9 @@
  * must give back exactly the model.  Then every byte of one file of each
  * kind is flipped in turn: storage_check() must name that file, and the
  * reader must either refuse the generation or walk it within bounds.
+ * Format version 2's 64-bit fields: the entry codec, and a sparse partition
+ * whose offsets pass 4 GiB; a version-1 generation is refused by the
+ * reader and the check, and read by storage_open_old() (the merge's).
  */
 #include "config.h"
 
@@ -16,12 +19,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "binfile.h"
 #include "buf.h"
 #include "caps.h"
 #include "log.h"
+#include "le.h"
 #include "storage.h"
+/* The entry codec is private to src/index/storage*.c: tested here directly. */
+#include "../../src/index/storage_int.h"
 #include "tap.h"
 #include "util.h"
 
@@ -493,6 +501,334 @@ static void flips(const char *gen, struct buf *err)
 	is_int(storage_check(gen, err), 0, "restored files pass again");
 }
 
+/* ---- format version 2: fields past 32 bits ---------------------------- */
+
+/* The ind and sites entries round trip values above 2^32, at the documented
+ * offsets; version 1's entries decode as ASPseek laid them out. */
+static void entry_codec(void)
+{
+	unsigned char b[IND_ENTRY], s[SITE_ENTRY], v1[IND_ENTRY_V1];
+	struct ind_entry ie = { .sites_end = (5ull << 30) + 16, .n_sites = UINT32_MAX,
+				.n_urls = 4000000000u, .total = (3ull << 32) + 7 }, got;
+	struct site_entry se = { .site_id = 0xfffffffeu, .urls_end = (1ull << 40) + 6 };
+
+	ind_entry_pack(b, &ie);
+	ind_entry_unpack(b, STORAGE_FORMAT_VERSION, &got);
+	ok(got.sites_end == ie.sites_end && got.n_sites == ie.n_sites && got.n_urls == ie.n_urls &&
+	   got.total == ie.total, "ind entry round trip above 2^32");
+	ok(le_get64(b) == ie.sites_end && le_get32(b + 8) == ie.n_sites &&
+	   le_get64(b + 16) == ie.total, "ind entry: sites end u64 at 0, total u64 at 16");
+	site_entry_pack(s, &se);
+	ok(le_get32(s) == se.site_id && le_get32(s + 4) == 0 && le_get64(s + 8) == se.urls_end &&
+	   site_urls_end(s, STORAGE_FORMAT_VERSION) == se.urls_end,
+	   "sites entry: site_id u32, 0 u32, urls end u64 round trip");
+	le_put32(v1, 4096);
+	le_put32(v1 + 4, 3);
+	le_put32(v1 + 8, 9);
+	le_put32(v1 + 12, UINT32_MAX);
+	ind_entry_unpack(v1, 1, &got);
+	ok(got.sites_end == 4096 && got.n_sites == 3 && got.n_urls == 9 && got.total == UINT32_MAX,
+	   "a version-1 ind entry decodes");
+	le_put32(s + 4, 77);
+	is_int(site_urls_end(s, 1), 77, "a version-1 sites entry decodes");
+	is_int(ind_entry_size(1), 16, "version 1 ind entries: 16 bytes");
+	is_int(site_entry_size(STORAGE_FORMAT_VERSION), 16, "version 2 sites entries: 16 bytes");
+}
+
+/* Write a whole file: a header for (type magic, part, count) and data. */
+static int put_file(const char *path, const char *magic, uint32_t part, uint32_t version,
+		    uint64_t count, const unsigned char *data, size_t len)
+{
+	unsigned char h[32];
+	FILE *fp = fopen(path, "wb");
+	int rc;
+
+	if (!fp)
+		return -1;
+	memcpy(h, magic, 8);
+	le_put32(h + 8, version);
+	le_put32(h + 12, part);
+	le_put64(h + 16, count);
+	le_put32(h + 24, binfile_crc(data, len));
+	le_put32(h + 28, binfile_crc(h, 28));
+	rc = fwrite(h, 1, 32, fp) == 32 && fwrite(data, 1, len, fp) == len ? 0 : -1;
+	return fclose(fp) || rc ? -1 : 0;
+}
+
+/* Two words of partition 0 (the k-th such word of "big<i>"). */
+static void big_words(char w[2][16])
+{
+	for (int i = 0, k = 0; k < 2; i++) {
+		snprintf(w[k], sizeof(w[k]), "big%d", i);
+		if (storage_partition(w[k], strlen(w[k])) == 0)
+			k++;
+	}
+}
+
+#define BIG ((5ull << 30) + 4) /* urls bytes before word 1's record */
+
+/* Partition 00w by hand: word 0 has one site whose URLs fill 0..BIG of urls
+ * (never read: a hole of the sparse file) and a total above 2^32; word 1
+ * has site 2 with url 7 at BIG.  Returns 0, 1 to skip, -1 on error. */
+static int big_part(const char *gen, char w[2][16], char *why, size_t why_len)
+{
+	unsigned char ind[2 * IND_ENTRY], sites[2 * SITE_ENTRY], rec[12], dict[4 * 5 + 32];
+	struct ind_entry e0 = { SITE_ENTRY, 1, 3, 6000000000ull };
+	struct ind_entry e1 = { 2 * SITE_ENTRY, 1, 1, 3 };
+	struct site_entry s0 = { 1, BIG }, s1 = { 2, BIG + sizeof(rec) };
+	size_t l0 = strlen(w[0]), l1 = strlen(w[1]);
+	int first = storage_wordcmp((const unsigned char *)w[0], l0, (const unsigned char *)w[1],
+				    l1) < 0 ? 0 : 1;
+	char *path;
+	struct statvfs vfs;
+	struct stat st;
+	int fd, rc = 0;
+
+	ind_entry_pack(ind, &e0);
+	ind_entry_pack(ind + IND_ENTRY, &e1);
+	site_entry_pack(sites, &s0);
+	site_entry_pack(sites + SITE_ENTRY, &s1);
+	le_put32(dict, 0);
+	le_put32(dict + 4, (uint32_t)l0);
+	le_put32(dict + 8, (uint32_t)(l0 + l1));
+	le_put32(dict + 12, (uint32_t)first);
+	le_put32(dict + 16, (uint32_t)!first);
+	memcpy(dict + 20, w[0], l0);
+	memcpy(dict + 20 + l0, w[1], l1);
+	path = xasprintf("%s/00w/ind", gen);
+	rc |= put_file(path, "MPSIND\0\1", 0, STORAGE_FORMAT_VERSION, 2, ind, sizeof(ind));
+	free(path);
+	path = xasprintf("%s/00w/sites", gen);
+	rc |= put_file(path, "MPSSIT\0\1", 0, STORAGE_FORMAT_VERSION, 2, sites, sizeof(sites));
+	free(path);
+	path = xasprintf("%s/00w/words", gen);
+	rc |= put_file(path, "MPSWRD\0\1", 0, STORAGE_FORMAT_VERSION, 2, dict, 20 + l0 + l1);
+	free(path);
+	/* urls: the header, a hole of BIG bytes, url 7 with positions 1, 2, 3. */
+	le_put32(rec, 7);
+	le_put16(rec + 4, 3);
+	for (int i = 0; i < 3; i++)
+		le_put16(rec + 6 + 2 * i, (uint16_t)(i + 1));
+	path = xasprintf("%s/00w/urls", gen);
+	rc |= put_file(path, "MPSURL\0\1", 0, STORAGE_FORMAT_VERSION, 2, NULL, 0);
+	if (rc || statvfs(gen, &vfs) || (uint64_t)vfs.f_bavail * vfs.f_frsize < (64u << 20)) {
+		snprintf(why, why_len, "no room for a sparse file in %s", gen);
+		rc = 1;
+	} else if ((fd = open(path, O_WRONLY)) < 0 ||
+		   pwrite(fd, rec, sizeof(rec), (off_t)(32 + BIG)) != (ssize_t)sizeof(rec) ||
+		   fstat(fd, &st) || close(fd)) {
+		snprintf(why, why_len, "a %llu-byte sparse file: %s", (unsigned long long)BIG,
+			 strerror(errno));
+		rc = 1;
+	} else if ((uint64_t)st.st_blocks * 512 > (16u << 20)) {
+		snprintf(why, why_len, "the filesystem of %s does not keep holes", gen);
+		rc = 1;
+	}
+	free(path);
+	return rc;
+}
+
+/* An empty generation (100 empty partitions, docinfo with url 7 on site 2),
+ * then partition 0 replaced by big_part(). */
+static void big_offsets(const char *root)
+{
+	char *gen = xasprintf("%s/big/gen-00000001", root), w[2][16], why[256] = "";
+	struct storage_format f = { .generation = 1 };
+	struct storage_docinfo_writer *dw;
+	struct storage_doc d = { .site_id = 2 };
+	struct storage *s = NULL;
+	struct storage_cursor *c = xmalloc(sizeof(*c));
+	struct storage_word sw;
+	struct buf err = BUF_INIT(4096);
+	uint32_t id, site = 0, url = 0, n = 0;
+	int rc = 0, k;
+
+	mkdir_p(gen);
+	for (unsigned p = 0; p < STORAGE_PARTITIONS && !rc; p++) {
+		struct storage_part_writer *pw;
+		rc = storage_part_begin(gen, p, &pw, &err) || storage_part_finish(pw, &err);
+	}
+	rc = rc || storage_docinfo_begin(gen, &dw, &err) || storage_docinfo_put(dw, 7, &d) ||
+	     storage_docinfo_finish(dw, &f.n_docs, f.sum_len, &f.max_url_id, &err) ||
+	     storage_format_write(gen, &f, &err);
+	big_words(w);
+	k = rc ? -1 : big_part(gen, w, why, sizeof(why));
+	ok(k >= 0, "write a partition with offsets past 4 GiB %s", buf_str(&err));
+	if (k == 1)
+		diag("skipped: %s", why);
+	if (k != 0)
+		goto out;
+	k = storage_open_dir(gen, &s, &err);
+	if (!ok(k == 0, "open it %s", buf_str(&err)))
+		goto out;
+	sw.total = 0;
+	k = storage_word(s, w[0], strlen(w[0]), &sw);
+	ok(k == 1 && sw.total == 6000000000ull, "a total above 2^32 reads back (%" PRIu64 ")",
+	   sw.total);
+	ok(storage_word_id(s, w[1], strlen(w[1]), &id) == 1 && id == 100 &&
+	   storage_postings(s, id, c) == 1 && storage_next_site(c, &site) == 1 && site == 2 &&
+	   storage_next_url(c, &url, &n) == 1 && url == 7 && n == 3 && c->pos[2] == 3 &&
+	   storage_next_url(c, &url, &n) == 0 && storage_next_site(c, &site) == 0,
+	   "a site whose URLs start past 4 GiB (at %llu) walks", (unsigned long long)BIG);
+	storage_close(s);
+	s = NULL;
+	/* The bounds: word 1's site ending one byte past urls. */
+	{
+		char *path = xasprintf("%s/00w/sites", gen);
+		unsigned char e[8];
+		int fd = open(path, O_WRONLY);
+
+		le_put64(e, BIG + 13);
+		ok(fd >= 0 && pwrite(fd, e, 8, 32 + SITE_ENTRY + 8) == 8 && close(fd) == 0 &&
+		   storage_open_dir(gen, &s, &err) == 0 && storage_postings(s, id, c) == 1 &&
+		   storage_next_site(c, &site) == -1 && c->err,
+		   "a urls end one byte past a file of more than 4 GiB is refused");
+		free(path);
+	}
+out:
+	storage_close(s);
+	free(c);
+	buf_free(&err);
+	free(gen);
+}
+
+/* ---- format version 1: refused, or read for the merge's conversion ------ */
+
+/* Rewrite a file's header for version v (data crc of its data, header crc). */
+static void set_version(unsigned char *f, size_t len, uint32_t v)
+{
+	le_put32(f + 8, v);
+	le_put32(f + 24, binfile_crc(f + 32, len - 32));
+	le_put32(f + 28, binfile_crc(f, 28));
+}
+
+/* Rewrite the model generation in gen as mpseek of format version 1 wrote
+ * it: 16-byte ind and 8-byte sites entries, version 1 everywhere. */
+static int downgrade(const char *gen)
+{
+	const char *rel[] = { "ind", "sites", "urls", "words" };
+	char *path;
+	unsigned char *f, *g;
+	size_t len;
+	int rc = 0;
+
+	for (unsigned p = 0; p < STORAGE_PARTITIONS && !rc; p++) {
+		for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
+			size_t n, out = 32;
+
+			path = xasprintf("%s/%02uw/%s", gen, p, rel[i]);
+			f = slurp_file(path, &len);
+			if (!f || len < 32) {
+				rc = -1;
+				free(f);
+				free(path);
+				break;
+			}
+			n = i < 2 ? (len - 32) / (i ? SITE_ENTRY : IND_ENTRY) : 0;
+			g = xmalloc(len);
+			memcpy(g, f, 32);
+			for (size_t k = 0; k < n; k++) {
+				const unsigned char *e = f + 32 + k * (i ? SITE_ENTRY : IND_ENTRY);
+				struct ind_entry ie;
+
+				if (i == 0) {
+					ind_entry_unpack(e, STORAGE_FORMAT_VERSION, &ie);
+					le_put32(g + out, (uint32_t)(ie.sites_end / 2));
+					le_put32(g + out + 4, ie.n_sites);
+					le_put32(g + out + 8, ie.n_urls);
+					le_put32(g + out + 12, (uint32_t)ie.total);
+					out += IND_ENTRY_V1;
+				} else {
+					le_put32(g + out, le_get32(e));
+					le_put32(g + out + 4,
+						 (uint32_t)site_urls_end(e, STORAGE_FORMAT_VERSION));
+					out += SITE_ENTRY_V1;
+				}
+			}
+			if (i >= 2) {
+				memcpy(g + 32, f + 32, len - 32);
+				out = len;
+			}
+			set_version(g, out, 1);
+			spill(path, g, out);
+			free(g);
+			free(f);
+			free(path);
+		}
+	}
+	path = xasprintf("%s/docinfo", gen);
+	f = slurp_file(path, &len);
+	if (f && len >= 32) {
+		set_version(f, len, 1);
+		spill(path, f, len);
+	} else {
+		rc = -1;
+	}
+	free(f);
+	free(path);
+	path = xasprintf("%s/FORMAT", gen);
+	f = slurp_file(path, &len);
+	if (f && len > 24 && !memcmp(f, "mpseek-compactstorage 2\n", 24)) {
+		f[22] = '1';
+		spill(path, f, len);
+	} else {
+		rc = -1;
+	}
+	free(f);
+	free(path);
+	return rc;
+}
+
+static void old_version(const char *root)
+{
+	char *gen = xasprintf("%s/v1/gen-00000001", root), *path;
+	struct storage *s = NULL;
+	struct buf err = BUF_INIT(4096);
+	unsigned char *f;
+	size_t len;
+	int k;
+
+	if (!ok(write_gen(gen, 1) == 0 && downgrade(gen) == 0, "a version-1 generation"))
+		goto out;
+	k = storage_open_dir(gen, &s, &err);
+	ok(k == -1 && strstr(buf_str(&err), "format version 1") &&
+	   strstr(buf_str(&err), "mpseek-index -D"),
+	   "the reader (searchd) refuses it, saying how to convert: %s", buf_str(&err));
+	buf_reset(&err);
+	k = storage_check(gen, &err);
+	ok(k == 1 && !strncmp(buf_str(&err), "FORMAT: ", 8) &&
+	   strstr(buf_str(&err), "mpseek-index -D") &&
+	   strchr(buf_str(&err), '\n') == buf_str(&err) + err.len - 1,
+	   "--check refuses it in one line");
+	buf_reset(&err);
+	k = storage_open_old(gen, &s, &err);
+	ok(k == 0 && storage_version(s) == 1, "storage_open_old() opens it %s", buf_str(&err));
+	if (s) {
+		is_int(compare(s), 0, "version 1 reads back the model (the merge's input)");
+		walk(s);
+		storage_close(s);
+		s = NULL;
+	}
+	/* A file of the other version in it is refused. */
+	path = xasprintf("%s/05w/ind", gen);
+	f = slurp_file(path, &len);
+	if (f) {
+		set_version(f, len, STORAGE_FORMAT_VERSION);
+		spill(path, f, len);
+	}
+	buf_reset(&err);
+	k = f ? storage_open_old(gen, &s, &err) : 0;
+	ok(k == -1 &&
+	   strstr(buf_str(&err), "offset 8: format version 2, the generation's is 1"),
+	   "a version-2 file in a version-1 generation is refused: %s", buf_str(&err));
+	free(f);
+	free(path);
+out:
+	storage_close(s);
+	buf_free(&err);
+	free(gen);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/test-storage-XXXXXX";
@@ -526,6 +862,9 @@ int main(void)
 
 	clone_and_publish(data, gen, &err);
 	flips(gen, &err);
+	entry_codec();
+	big_offsets(root);
+	old_version(root);
 
 	/* The live generation opens through the current symlink. */
 	{
