@@ -32,6 +32,10 @@
  * new sites. */
 #define PICK_MAX 1024
 #define PICK_EVERY 0.25
+/* URLs in hand at most, whatever the width: a job is 4.4 KB (its row and a
+ * URL buffer) and the fetcher keeps a request per job, so 16,384 of them
+ * are some 90 MB; at 512 sites that is SITE_BATCH each. */
+#define IN_HAND_MAX 16384
 /* Sites claimed for in one transaction at most (claim_sites()). */
 #define CLAIM_ROUND 64
 /* After a claim that brought nothing: wait this long before asking again. */
@@ -41,8 +45,11 @@
  * coordinator's claim_limit allow. */
 static long claim_room(const struct crawl *cr)
 {
-	/* URLs in hand at most: a batch for every site the rank may hold. */
-	long room = (long)(cr->max_held * SITE_BATCH) - (long)cr->in_hand;
+	/* URLs in hand at most: a batch for every site the rank may hold, up
+	 * to IN_HAND_MAX whatever MaxTransfers says. */
+	size_t most = cr->max_held * SITE_BATCH < IN_HAND_MAX ? cr->max_held * SITE_BATCH
+							      : IN_HAND_MAX;
+	long room = (long)most - (long)cr->in_hand;
 
 	if (cr->o->hooks) {
 		if (cr->adv.claim_limit >= 0 && cr->adv.claim_limit - (int64_t)cr->claimed < room)
