@@ -115,6 +115,8 @@ struct conf {
 	long db_connections;      /* DBConnectionsPerRank (2): 2+ = a store thread */
 	long claim_batch;         /* ClaimBatchSize (0 = balance automatically) */
 	long index_threads;       /* IndexThreads: analysis threads per rank (2; 0 = inline) */
+	long max_transfers;       /* MaxTransfers: transfers in flight per rank, and the
+	                           * sites a rank holds (512) */
 	long lease_time;          /* LeaseTime seconds (15M) */
 	long clone_table_entries; /* CloneTableEntries: entries of a crawling rank's
 	                           * in-memory clone tables (CLONE_TABLE_ENTRIES;

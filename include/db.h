@@ -83,6 +83,12 @@ int db_claim_urls(struct db *db, int rank, int n, long lease_seconds, struct db_
  * free); uses the site_claim index. */
 int db_claim_site_urls(struct db *db, int rank, unsigned site_id, int n, long lease_seconds,
 		       struct db_url *out);
+/* The same for several sites in one transaction: up to want[i] URLs of
+ * site_ids[i] (strictly ascending ids, want[i] > 0), one site after the
+ * other in `out` (room for the sum of want), got[i] of site i.  Returns the
+ * number claimed in all, or -1 (no site's URLs are claimed then). */
+int db_claim_sites_urls(struct db *db, int rank, const unsigned *site_ids, const int *want,
+			int nsites, long lease_seconds, struct db_url *out, int *got);
 /* Give back every URL and site `rank` holds (at start-up, for what a crashed
  * earlier run of the rank left, and on shutdown): URLs return to index_status
  * 0 (never fetched) or 1 and are due now.  Returns the number of URLs

@@ -174,6 +174,15 @@ void fetcher_kick(struct fetcher *f);
 /* Requests accepted and not yet delivered (queued, running or finished). */
 size_t fetcher_pending(const struct fetcher *f);
 
+/* The width of a fetcher since fetcher_new(): transfers in flight on
+ * average over time and at most, and transfers started. */
+struct fetch_stats {
+	double mean_running;
+	size_t peak_running;
+	uint64_t started;
+};
+void fetcher_stats(const struct fetcher *f, struct fetch_stats *s);
+
 /* For SIGTERM: abort every transfer and empty every queue; each of those
  * requests is delivered to cb as FETCH_ERR_ABORTED (results that had already
  * finished are delivered as they are), so the crawler can release its

@@ -114,6 +114,7 @@ const struct directive conf_directives[] = {
 	LONG("DBConnectionsPerRank", IDX, C(db_connections), 2, 1, 64),
 	LONG("ClaimBatchSize", IDX, C(claim_batch), 0, 0, 100000),
 	LONG("IndexThreads", IDX, C(index_threads), 2, 0, 64),
+	LONG("MaxTransfers", IDX, C(max_transfers), 512, 1, 4096),
 	TIME("LeaseTime", IDX, C(lease_time), 15 * MINUTE, MINUTE, 30 * DAY),
 	LONG("CloneTableEntries", IDX, C(clone_table_entries), CLONE_TABLE_ENTRIES, 0,
 	     MAX_CLONE_TABLE_ENTRIES),

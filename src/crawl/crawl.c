@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -125,7 +126,7 @@ static int crawl_open(struct crawl *cr)
 {
 	const struct conf *c = cr->c;
 	struct fetch_opts fo = {
-		.max_transfers = 64,
+		.max_transfers = (size_t)c->max_transfers,
 		.min_delay = c->defaults.min_delay,
 		.read_timeout = (double)c->defaults.read_timeout,
 		.max_doc_size = (size_t)c->max_doc_size,
@@ -140,6 +141,9 @@ static int crawl_open(struct crawl *cr)
 	int rc = 0;
 
 	cr->agent = c->user_agent ? c->user_agent : "mpseek";
+	cr->max_transfers = fo.max_transfers;
+	cr->max_held = fo.max_transfers;
+	cr->held = xcalloc(cr->max_held, sizeof(*cr->held));
 	cr->tok = tok_new(c->min_word_length, c->max_word_length);
 	for (size_t i = 0; i < c->n_stopword_files; i++)
 		if (tok_load_stopwords(cr->tok, c->stopword_files[i]))
@@ -285,6 +289,8 @@ static void crawl_report(struct crawl *cr, const struct run_clock *clk)
 	double db_cpu;
 	char dbs[64] = "";
 	struct delta_stats ds;
+	struct fetch_stats fs;
+	struct rusage ru;
 
 	info("rank %d done: %llu fetched, %llu indexed, %llu unchanged, %llu clones, "
 	     "%llu redirects, %llu errors, %llu dropped, %llu new URLs, %.1f MB in %.2f s",
@@ -311,6 +317,11 @@ static void crawl_report(struct crawl *cr, const struct run_clock *clk)
 		warning("rank %d: the words of %llu document(s) came to the delta log unsorted "
 			"(a bug in the analysis; sorted there)", rank,
 			(unsigned long long)ds.resorted);
+	fetcher_stats(cr->f, &fs);
+	getrusage(RUSAGE_SELF, &ru);
+	info("rank %d width: %.1f transfers in flight on average, %zu at most, of %zu "
+	     "(MaxTransfers); %zu sites held at most; peak RSS %.1f MB", rank, fs.mean_running,
+	     fs.peak_running, cr->max_transfers, cr->peak_held, (double)ru.ru_maxrss / 1024);
 	info("rank %d clone checks: %llu among the outcomes not stored, %llu in a clone "
 	     "table, %llu asked the database (CloneTableEntries %ld)", rank,
 	     (unsigned long long)cr->origin_pend, (unsigned long long)cr->origin_mem,
@@ -335,6 +346,7 @@ static int crawl_close(struct crawl *cr)
 	seen_free(cr->seen);
 	seen_free(cr->redir_depth);
 	tok_free(cr->tok);
+	free(cr->held);
 	return rc;
 }
 

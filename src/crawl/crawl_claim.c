@@ -18,28 +18,38 @@
 #include "crawl_int.h"
 
 /* Claims are per site (doc/CLUSTER.md): the rank holds the lease of at
- * most MAX_HELD sites (one transfer per host: more would only queue), claims
- * SITE_BATCH URLs of a site at a time (ClaimBatchSize when set; fewer when
- * little is due, so that one rank does not take what several could fetch:
- * site_batch(), but at least SITE_MIN_SHARE) and more when it has SITE_LOW
- * left to fetch: a claim takes 2-3 ms, in which a host of the corpus serves
- * about 8 pages (with 4 it ran dry during claims). */
+ * most max_held sites (MaxTransfers: one transfer per host, more would only
+ * queue), claims SITE_BATCH URLs of a site at a time (ClaimBatchSize when
+ * set; fewer when little is due, so that one rank does not take what
+ * several could fetch: site_batch(), but at least SITE_MIN_SHARE) and more
+ * when it has SITE_LOW left to fetch: a claim takes 2-3 ms, in which a host
+ * of the corpus serves about 8 pages (with 4 it ran dry during claims). */
 #define SITE_BATCH 32
 #define SITE_LOW 8
 #define SITE_MIN_SHARE 8
-/* Sites looked at per pick, and how often a rank looks for new sites. */
-#define PICK_MAX 64
+/* Sites looked at per pick at most (the rank's free places times the
+ * crawling ranks, each taking its share), and how often a rank looks for
+ * new sites. */
+#define PICK_MAX 1024
 #define PICK_EVERY 0.25
+/* URLs in hand at most, whatever the width: a job is 4.4 KB (its row and a
+ * URL buffer) and the fetcher keeps a request per job, so 16,384 of them
+ * are some 90 MB; at 512 sites that is SITE_BATCH each. */
+#define IN_HAND_MAX 16384
+/* Sites claimed for in one transaction at most (claim_sites()). */
+#define CLAIM_ROUND 64
 /* After a claim that brought nothing: wait this long before asking again. */
 #define CLAIM_IDLE_WAIT 0.5
-/* URLs in hand at most (all held sites together). */
-#define MAX_IN_HAND (MAX_HELD * SITE_BATCH)
 
 /* URLs the rank may claim now: room in hand, and what -n (alone) or the
  * coordinator's claim_limit allow. */
 static long claim_room(const struct crawl *cr)
 {
-	long room = MAX_IN_HAND - (long)cr->in_hand;
+	/* URLs in hand at most: a batch for every site the rank may hold, up
+	 * to IN_HAND_MAX whatever MaxTransfers says. */
+	size_t most = cr->max_held * SITE_BATCH < IN_HAND_MAX ? cr->max_held * SITE_BATCH
+							      : IN_HAND_MAX;
+	long room = (long)most - (long)cr->in_hand;
 
 	if (cr->o->hooks) {
 		if (cr->adv.claim_limit >= 0 && cr->adv.claim_limit - (int64_t)cr->claimed < room)
@@ -71,24 +81,60 @@ static long site_batch(const struct crawl *cr)
 	return b;
 }
 
-/* Claim up to k URLs of held site h and admit them.  Returns the number. */
-static int claim_site(struct crawl *cr, struct held *h, long k)
-{
-	struct db_url *rows = xmalloc((size_t)k * sizeof(*rows));
-	unsigned site_id = h->site_id;
-	double t0 = now_monotonic();
-	int n;
+/* One claim round: URLs of several held sites in one transaction (a claim
+ * costs its commit and round trips, 1-3 ms whatever its size: a rank taking
+ * hundreds of sites one transaction each would spend seconds). */
+struct claim_round {
+	size_t n;
+	struct round_site {
+		unsigned site_id;
+		int want, got;
+	} v[CLAIM_ROUND];
+};
 
-	n = db_claim_site_urls(cr->db, cr->o->rank, site_id, (int)k,
-			       cr->c->lease_time > 0 ? cr->c->lease_time : 900, rows);
+static int cmp_round_site(const void *a, const void *b)
+{
+	unsigned x = ((const struct round_site *)a)->site_id;
+	unsigned y = ((const struct round_site *)b)->site_id;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Claim the URLs of the sites of round r (held by the rank, or about to be)
+ * in one transaction, and admit them.  Each site's got is set.  Returns the
+ * number of URLs claimed. */
+static int claim_sites(struct crawl *cr, struct claim_round *r)
+{
+	unsigned ids[CLAIM_ROUND];
+	int want[CLAIM_ROUND], got[CLAIM_ROUND], total = 0, n;
+	struct db_url *rows;
+	double t0 = now_monotonic();
+
+	if (!r->n)
+		return 0;
+	qsort(r->v, r->n, sizeof(r->v[0]), cmp_round_site);
+	for (size_t i = 0; i < r->n; i++) {
+		ids[i] = r->v[i].site_id;
+		want[i] = r->v[i].want;
+		total += want[i];
+	}
+	rows = xmalloc((size_t)total * sizeof(*rows));
+	n = db_claim_sites_urls(cr->db, cr->o->rank, ids, want, (int)r->n,
+				cr->c->lease_time > 0 ? cr->c->lease_time : 900, rows, got);
 	cr->claim_seconds += now_monotonic() - t0;
 	cr->claims++;
 	if (n < 0) {
 		cr->failed = true;
 		n = 0;
+		memset(got, 0, sizeof(got));
 	}
 	/* Counted before admission: job_admit() may finish a job at once. */
-	h->in_hand += (size_t)n;
+	for (size_t i = 0; i < r->n; i++) {
+		struct held *h = held_find(cr, r->v[i].site_id);
+
+		r->v[i].got = got[i];
+		h->in_hand += (size_t)got[i];
+	}
 	cr->in_hand += (size_t)n;
 	cr->claimed += (uint64_t)n;
 	for (int i = 0; i < n; i++) {
@@ -101,6 +147,15 @@ static int claim_site(struct crawl *cr, struct held *h, long k)
 	}
 	free(rows);
 	return n;
+}
+
+/* Add k URLs of site_id to round r (not full). */
+static void round_add(struct claim_round *r, unsigned site_id, long k)
+{
+	r->v[r->n].site_id = site_id;
+	r->v[r->n].want = (int)k;
+	r->v[r->n].got = 0;
+	r->n++;
 }
 
 /* Give back the lease of held[i] (nothing of it in hand). */
@@ -141,14 +196,47 @@ bool claims_refill_due(const struct crawl *cr)
 	return false;
 }
 
+/* Index of the held site site_id. */
+static size_t held_index(const struct crawl *cr, unsigned site_id)
+{
+	size_t i = 0;
+
+	while (i < cr->nheld && cr->held[i].site_id != site_id)
+		i++;
+	return i;
+}
+
+/* Claim round r for held sites, then: a site that got nothing is released
+ * when nothing of it is in hand, else asked again after CLAIM_IDLE_WAIT.
+ * Every site of r sits at an index the caller has visited (releases move
+ * the last entry down).  Returns the number of URLs claimed. */
+static int supply_round(struct crawl *cr, struct claim_round *r, double now)
+{
+	int got = claim_sites(cr, r);
+
+	for (size_t k = 0; k < r->n; k++) {
+		size_t i = held_index(cr, r->v[k].site_id);
+
+		if (r->v[k].got || i == cr->nheld)
+			continue;
+		if (!cr->held[i].in_hand)
+			held_release(cr, i);
+		else
+			cr->held[i].next_try = now + CLAIM_IDLE_WAIT;
+	}
+	r->n = 0;
+	return got;
+}
+
 /* More URLs for the held sites about to run out, one handed over when
  * other ranks are idle, the finished ones released.  *draining: a held site
  * is being handed over.  Returns the number of URLs claimed. */
 static int supply_held(struct crawl *cr, bool force, double now, long batch, bool *draining)
 {
+	struct claim_round r = { 0 };
 	bool handover;
-	long room;
-	int got = 0, n;
+	long room, planned = 0, k;
+	int got = 0;
 
 	for (size_t i = 0; i < cr->nheld; i++)
 		*draining |= cr->held[i].draining;
@@ -170,7 +258,7 @@ static int supply_held(struct crawl *cr, bool force, double now, long batch, boo
 			debug("site %u: handed over to an idle rank once its %zu URL(s) are done",
 			      h->site_id, h->in_hand);
 		}
-		room = claim_room(cr);
+		room = claim_room(cr) - planned;
 		if (h->draining || room <= 0) {
 			if (!h->in_hand)
 				held_release(cr, i);
@@ -178,15 +266,46 @@ static int supply_held(struct crawl *cr, bool force, double now, long batch, boo
 		}
 		if (!force && now < h->next_try)
 			continue;
-		n = claim_site(cr, h, room < batch ? room : batch);
-		got += n;
-		if (n)
-			continue;
-		if (!h->in_hand)
-			held_release(cr, i);
-		else
-			h->next_try = now + CLAIM_IDLE_WAIT;
+		if (r.n == CLAIM_ROUND) {
+			got += supply_round(cr, &r, now);
+			planned = 0;
+			room = claim_room(cr);
+			if (room <= 0)
+				continue;
+		}
+		k = room < batch ? room : batch;
+		round_add(&r, h->site_id, k);
+		planned += k;
 	}
+	return got + supply_round(cr, &r, now);
+}
+
+/* Claim round r for sites just added to the held ones: a site that got
+ * nothing is dropped again (taken by another rank meanwhile: no lease is
+ * ours); the others' clone tables are loaded.  Returns the number of URLs
+ * claimed; *taken counts the sites kept. */
+static int take_round(struct crawl *cr, struct claim_round *r, int *taken)
+{
+	int got = claim_sites(cr, r);
+
+	for (size_t k = 0; k < r->n; k++) {
+		size_t i = held_index(cr, r->v[k].site_id);
+
+		if (i == cr->nheld)
+			continue;
+		if (!r->v[k].got) {
+			if (!cr->held[i].in_hand)
+				cr->held[i] = cr->held[--cr->nheld];
+			continue;
+		}
+		/* Now that the lease is ours (what was stored before is in
+		 * the database, what is stored after goes through
+		 * pending_flush()). */
+		if (cr->c->clones)
+			origins_load(cr, &cr->held[i]);
+		(*taken)++;
+	}
+	r->n = 0;
 	return got;
 }
 
@@ -195,49 +314,54 @@ static int supply_held(struct crawl *cr, bool force, double now, long batch, boo
  * waits for work.  Returns the number of URLs claimed. */
 static int take_sites(struct crawl *cr, double now, long batch)
 {
-	unsigned ids[PICK_MAX];
 	int crawlers = cr->o->hooks && cr->adv.crawlers > 0 ? cr->adv.crawlers : 1;
-	int ns, take, taken = 0, got = 0, n;
+	size_t want = (cr->max_held - cr->nheld) * (size_t)crawlers;
+	unsigned *ids;
+	struct claim_round r = { 0 };
+	int ns, take, planned = 0, taken = 0, got = 0;
 	double t0 = now_monotonic();
-	long room;
+	long room, k, claimed = 0;
 
-	ns = db_pick_sites(cr->db, cr->o->rank, PICK_MAX, ids);
+	ids = xmalloc((want < PICK_MAX ? want : PICK_MAX) * sizeof(*ids));
+	ns = db_pick_sites(cr->db, cr->o->rank, want < PICK_MAX ? (int)want : PICK_MAX, ids);
 	cr->claim_seconds += now_monotonic() - t0;
 	cr->claims++;
 	if (ns < 0) {
 		cr->failed = true;
+		free(ids);
 		return 0;
 	}
 	take = ns / crawlers;
 	if (!take && ns && (!cr->nheld || cr->adv.idle_crawlers <= 0))
 		take = 1;
-	for (int i = 0; i < ns && taken < take && cr->nheld < MAX_HELD; i++) {
+	for (int i = 0; i < ns && planned < take && cr->nheld < cr->max_held; i++) {
 		struct held *h;
 
-		room = claim_room(cr);
+		room = claim_room(cr) - claimed;
 		if (room <= 0)
 			break;
 		if (held_find(cr, ids[i]))
 			continue;
+		if (r.n == CLAIM_ROUND) {
+			got += take_round(cr, &r, &taken);
+			claimed = 0;
+			room = claim_room(cr);
+			if (room <= 0)
+				break;
+		}
 		h = &cr->held[cr->nheld++];
+		if (cr->nheld > cr->peak_held)
+			cr->peak_held = cr->nheld;
 		memset(h, 0, sizeof(*h));
 		h->site_id = ids[i];
 		h->delay = cr->c->defaults.min_delay;
-		n = claim_site(cr, h, room < batch ? room : batch);
-		if (!n) {
-			/* Taken by another rank meanwhile: no lease is ours. */
-			if (!h->in_hand)
-				cr->nheld--;
-			continue;
-		}
-		/* Now that the lease is ours (what was stored before is in
-		 * the database, what is stored after goes through
-		 * pending_flush()). */
-		if (cr->c->clones)
-			origins_load(cr, h);
-		got += n;
-		taken++;
+		k = room < batch ? room : batch;
+		round_add(&r, h->site_id, k);
+		claimed += k;
+		planned++;
 	}
+	got += take_round(cr, &r, &taken);
+	free(ids);
 	cr->next_pick = now + (taken ? PICK_EVERY : CLAIM_IDLE_WAIT);
 	return got;
 }
@@ -254,7 +378,7 @@ int claims_refill(struct crawl *cr, bool force)
 	int got = supply_held(cr, force, now, batch, &draining);
 
 	room = claim_room(cr);
-	if (draining || cr->nheld >= MAX_HELD || room <= 0 || (!force && now < cr->next_pick))
+	if (draining || cr->nheld >= cr->max_held || room <= 0 || (!force && now < cr->next_pick))
 		return got;
 	return got + take_sites(cr, now, batch);
 }

@@ -41,9 +41,6 @@
 /* Outcomes stored per transaction, and how long one may wait. */
 #define PENDING_MAX 64
 #define PENDING_MAX_AGE 2.0
-/* Site leases a rank holds at most: one transfer per host, and the fetcher
- * runs 64 (crawl_claim.c). */
-#define MAX_HELD 64
 
 struct fetcher;
 struct origins;
@@ -251,8 +248,11 @@ struct crawl {
 	bool failed;                 /* the rank cannot go on */
 	bool leaving;                /* the loop is over: no more claims */
 	const char *agent;
-	struct held held[MAX_HELD];  /* site leases held */
-	size_t nheld;
+	struct held *held;           /* site leases held (malloc'd, max_held) */
+	size_t nheld, peak_held;
+	/* Transfers the fetcher runs at once (MaxTransfers), and so the sites
+	 * the rank holds at most: one transfer per host (crawl_claim.c). */
+	size_t max_transfers, max_held;
 	double next_pick;            /* monotonic time of the next site pick */
 	size_t origins_used;         /* entries of the held sites' clone tables */
 	uint64_t claimed, claims;    /* URLs claimed, claim transactions */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +39,9 @@
 #define HOST_SOFT_CAP       65536   /* ...even with a custom delay past this many */
 #define SWEEP_EVERY         60.0
 #define HEAP_NONE           SIZE_MAX
+/* Descriptors kept for what is not a transfer: the database, delta logs,
+ * the MPI runtime, log files. */
+#define FD_RESERVE          256
 
 /* The response headers a result carries (fetch.h struct fetch_result). */
 enum { HV_CTYPE, HV_LASTMOD, HV_ETAG, HV_LOCATION, HV_CENC, HV_RETRY, HV_CLEN, HV_N };
@@ -98,6 +102,10 @@ struct fetcher {
 	uint64_t rng;
 	double next_sweep;
 	atomic_int woken;           /* fetcher_wakeup() was called */
+	/* fetcher_stats(): the integral of `running` over time since created. */
+	double born, busy_since, busy_sum;
+	size_t peak_running;
+	uint64_t started;
 };
 
 const char *fetch_err_name(enum fetch_err e)
@@ -653,6 +661,27 @@ out:
 	return rc;
 }
 
+/* Change the number of running transfers, keeping the time integral of it
+ * for fetcher_stats(). */
+static void running_add(struct fetcher *f, int d, double now)
+{
+	f->busy_sum += (double)f->running * (now - f->busy_since);
+	f->busy_since = now;
+	f->running = d < 0 ? f->running - 1 : f->running + 1;
+	if (f->running > f->peak_running)
+		f->peak_running = f->running;
+}
+
+void fetcher_stats(const struct fetcher *f, struct fetch_stats *s)
+{
+	double now = now_monotonic(), span = now - f->born;
+
+	s->started = f->started;
+	s->peak_running = f->peak_running;
+	s->mean_running = span > 0 ? (f->busy_sum + (double)f->running * (now - f->busy_since)) / span
+				   : 0;
+}
+
 static void start(struct fetcher *f, struct host *h, double now)
 {
 	struct xfer *x = h->qhead;
@@ -681,7 +710,8 @@ static void start(struct fetcher *f, struct host *h, double now)
 		return;
 	}
 	h->cur = x;
-	f->running++;
+	running_add(f, 1, now);
+	f->started++;
 	debug("fetch: start %s (waited %.3f s)", x->url, x->res.queue_time);
 }
 
@@ -851,7 +881,7 @@ static void finish(struct fetcher *f, struct xfer *x, CURLcode cc, bool aborted)
 	x->easy = NULL;
 	curl_slist_free_all(x->hdrs);
 	x->hdrs = NULL;
-	f->running--;
+	running_add(f, -1, now);
 	debug("fetch: done %s status %ld %s %.3f s%s", x->url, r->status,
 	      fetch_err_name(r->err), r->total_time, r->reused ? " (reused)" : "");
 	host_after(f, h, r, now);
@@ -1043,15 +1073,55 @@ size_t fetcher_cancel_queued(struct fetcher *f, fetch_done_fn cb, void *arg)
 
 /* ---- life cycle ------------------------------------------------------------ */
 
+/* The connections the fetcher may keep open: max_transfers running plus an
+ * idle cache twice that size, so that a host's next request reuses its
+ * connection even at a width of hundreds of hosts.  They must fit the
+ * descriptor limit: the soft limit is raised towards the hard one (often
+ * 1024 against 4096 or more), and what still does not fit shrinks the idle
+ * cache first, then the transfers (logged).  Returns the idle cache size. */
+static long fit_descriptors(struct fetch_opts *o)
+{
+	rlim_t need = (rlim_t)o->max_transfers * 3 + FD_RESERVE, have;
+	struct rlimit rl;
+	long idle = (long)o->max_transfers * 2;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return idle;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+		rlim_t old = rl.rlim_cur;
+
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) || getrlimit(RLIMIT_NOFILE, &rl))
+			rl.rlim_cur = old;
+	}
+	have = rl.rlim_cur;
+	if (have == RLIM_INFINITY || have >= need)
+		return idle;
+	if (have < (rlim_t)o->max_transfers + FD_RESERVE + 16) {
+		size_t fit = have > FD_RESERVE + 32 ? (size_t)(have - FD_RESERVE) / 2 : 16;
+
+		warning("fetch: %llu file descriptors allowed: %zu transfers at once, not %zu",
+			(unsigned long long)have, fit, o->max_transfers);
+		o->max_transfers = fit;
+		return (long)fit;
+	}
+	idle = (long)(have - FD_RESERVE - o->max_transfers);
+	warning("fetch: %llu file descriptors allowed: %ld idle connections kept, not %zu",
+		(unsigned long long)have, idle, o->max_transfers * 2);
+	return idle;
+}
+
 struct fetcher *fetcher_new(const struct fetch_opts *opts)
 {
 	struct fetch_opts o = opts ? *opts : (struct fetch_opts){ 0 };
 	const curl_version_info_data *vi;
 	struct fetcher *f = xcalloc(1, sizeof(*f));
 	CURLMcode mc = CURLM_OK;
+	long idle;
 
 	if (!o.max_transfers)
 		o.max_transfers = DEF_MAX_TRANSFERS;
+	idle = fit_descriptors(&o);
 	o.min_delay = clamp_pause(o.min_delay);
 	if (!(o.connect_timeout > 0))
 		o.connect_timeout = DEF_CONNECT_TIMEOUT;
@@ -1089,6 +1159,7 @@ struct fetcher *fetcher_new(const struct fetch_opts *opts)
 	f->o.n_headers = 0;
 	f->nbuckets = 256;
 	f->buckets = xcalloc(f->nbuckets, sizeof(*f->buckets));
+	f->born = f->busy_since = now_monotonic();
 	f->rng = (uint64_t)time(NULL) * 2654435761ULL ^ (uint64_t)getpid() ^ 0x9e3779b97f4a7c15ULL;
 
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
@@ -1121,7 +1192,7 @@ struct fetcher *fetcher_new(const struct fetch_opts *opts)
 		mc = curl_multi_setopt(f->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)o.max_transfers);
 	/* Keep idle connections of recently used hosts for reuse. */
 	if (mc == CURLM_OK)
-		mc = curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, (long)o.max_transfers * 2);
+		mc = curl_multi_setopt(f->multi, CURLMOPT_MAXCONNECTS, idle);
 	if (mc == CURLM_OK)
 		mc = curl_multi_setopt(f->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_NOTHING);
 	if (mc != CURLM_OK) {

@@ -147,12 +147,19 @@ long db_frontier_recount(struct db *db)
 
 /* --- claiming URLs and their sites ----------------------------------------- */
 
+/* One claim transaction: `nsites` sites (ascending ids, so that every rank
+ * locks in one order), up to want[i] URLs of sites[i] each into `out`
+ * (got[i] of them, one site after the other); or, with sites NULL, up to
+ * want[0] URLs of any site. */
 struct claim_ctx {
-	int rank, n;
-	unsigned site_id;        /* 0 = any site */
+	int rank;
 	long lease;
+	const unsigned *sites;
+	int nsites;
+	const int *want;
 	struct db_url *out;
-	int got;
+	int *got;
+	int total;
 };
 
 static int cmp_uint(const void *a, const void *b)
@@ -161,20 +168,19 @@ static int cmp_uint(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int claim_body(struct db *db, void *arg)
+/* Run the claim SELECT (of site_id, or of any site with 0) for up to lim
+ * URLs into out.  Returns the number read, or a negative code. */
+static int claim_select(struct db *db, int rank, unsigned site_id, int lim, struct db_url *out)
 {
-	struct claim_ctx *c = arg;
 	MYSQL_BIND par[5], res[12];
 	struct outstr os[4];
 	struct db_url row;
-	unsigned now = (unsigned)time(NULL), until, lit = 0, *sites = NULL;
-	int lim = c->n, rank = c->rank, tag = 0, k = 0, ns = 0, rc, f;
-	enum st id = c->site_id ? ST_CLAIM_SITE : ST_CLAIM;
+	unsigned now = (unsigned)time(NULL), lit = 0;
+	int tag = 0, k = 0, got = 0, rc, f;
+	enum st id = site_id ? ST_CLAIM_SITE : ST_CLAIM;
 
-	c->got = 0;
-	until = now + (unsigned)c->lease;
-	if (c->site_id)
-		bind_uint(&par[k++], &c->site_id);
+	if (site_id)
+		bind_uint(&par[k++], &site_id);
 	bind_uint(&par[k++], &now);
 	bind_int(&par[k++], &rank);
 	bind_uint(&par[k++], &now);
@@ -196,8 +202,8 @@ static int claim_body(struct db *db, void *arg)
 
 	rc = st_exec(db, id, par, res);
 	if (rc)
-		return rc;
-	while (c->got < c->n &&
+		return rc < 0 ? rc : -1;
+	while (got < lim &&
 	       ((f = mysql_stmt_fetch(db->st[id])) == 0 || f == MYSQL_DATA_TRUNCATED)) {
 		finish_outstr(row.url, sizeof(row.url), &os[0]);
 		finish_outstr(row.crc, sizeof(row.crc), &os[1]);
@@ -205,17 +211,27 @@ static int claim_body(struct db *db, void *arg)
 		finish_outstr(row.etag, sizeof(row.etag), &os[3]);
 		row.tag = tag;
 		row.last_index_time = (long)lit;
-		c->out[c->got++] = row;
+		out[got++] = row;
 	}
 	mysql_stmt_free_result(db->st[id]);
+	return got;
+}
 
-	/* Lease the sites (in ascending order, the order every rank locks in),
-	 * then the URLs. */
-	sites = xmalloc(sizeof(*sites) * (size_t)(c->got ? c->got : 1));
-	for (int i = 0; i < c->got; i++)
+/* Lease the sites of the claimed rows (in ascending order, the order every
+ * rank locks in), then the URLs, in one statement. */
+static int claim_lease(struct db *db, struct claim_ctx *c)
+{
+	MYSQL_BIND par[3];
+	unsigned until = (unsigned)time(NULL) + (unsigned)c->lease, *sites;
+	int rank = c->rank, ns = 0, rc = 0;
+
+	if (!c->total)
+		return 0;
+	sites = xmalloc(sizeof(*sites) * (size_t)c->total);
+	for (int i = 0; i < c->total; i++)
 		sites[i] = c->out[i].site_id;
-	qsort(sites, (size_t)c->got, sizeof(*sites), cmp_uint);
-	for (int i = 0; i < c->got; i++)
+	qsort(sites, (size_t)c->total, sizeof(*sites), cmp_uint);
+	for (int i = 0; i < c->total; i++)
 		if (!ns || sites[ns - 1] != sites[i])
 			sites[ns++] = sites[i];
 	for (int i = 0; i < ns && !rc; i++) {
@@ -224,57 +240,105 @@ static int claim_body(struct db *db, void *arg)
 		bind_uint(&par[2], &sites[i]);
 		rc = st_exec(db, ST_TAKE_SITE, par, NULL);
 	}
-	if (!rc && c->got) {
+	free(sites);
+	if (!rc) {
 		/* One statement for the batch (the rows are locked by the
 		 * SELECT ... FOR UPDATE above): ids are numbers, no escaping. */
-		struct buf sql = BUF_INIT((size_t)c->got * 12 + 256);
+		struct buf sql = BUF_INIT((size_t)c->total * 12 + 256);
 
 		buf_printf(&sql, "UPDATE urlword SET index_status = 2, claim_rank = %d,"
 			   " lease_until = %u, next_index_time = %u WHERE url_id IN (",
 			   rank, until, until);
-		for (int i = 0; i < c->got; i++)
+		for (int i = 0; i < c->total; i++)
 			buf_printf(&sql, "%s%u", i ? "," : "", c->out[i].url_id);
 		if (buf_addc(&sql, ')'))
-			rc = error("claim: %d URLs do not fit one statement", c->got);
+			rc = error("claim: %d URLs do not fit one statement", c->total);
 		else
 			rc = sql_run(db, buf_str(&sql), NULL);
 		buf_free(&sql);
 	}
-	/* A site claim that found fewer than it asked for took every URL due
-	 * now: the site's next_due is its next one (or its lease's end). */
-	if (!rc && c->site_id && c->got < c->n)
-		rc = next_due_recount(db, c->site_id);
-	free(sites);
 	return rc;
 }
 
-static int claim(struct db *db, int rank, unsigned site_id, int n, long lease_seconds,
-		 struct db_url *out)
+static int claim_body(struct db *db, void *arg)
 {
-	struct claim_ctx c = { rank, n, site_id, lease_seconds, out, 0 };
+	struct claim_ctx *c = arg;
+	int rc = 0, n;
 
-	if (n <= 0)
-		return 0;
+	c->total = 0;
+	if (!c->sites) {
+		n = claim_select(db, c->rank, 0, c->want[0], c->out);
+		if (n < 0)
+			return n;
+		c->total = n;
+	}
+	for (int i = 0; i < c->nsites && c->sites; i++) {
+		n = claim_select(db, c->rank, c->sites[i], c->want[i], c->out + c->total);
+		if (n < 0)
+			return n;
+		c->got[i] = n;
+		c->total += n;
+	}
+	rc = claim_lease(db, c);
+	/* A site claim that found fewer than it asked for took every URL due
+	 * now: the site's next_due is its next one (or its lease's end). */
+	for (int i = 0; i < c->nsites && c->sites && !rc; i++)
+		if (c->got[i] < c->want[i])
+			rc = next_due_recount(db, c->sites[i]);
+	return rc;
+}
+
+static int check_claim(int rank, long lease_seconds)
+{
 	if (rank < 0 || rank > 32767 || lease_seconds < 1 || lease_seconds > 30L * 86400)
 		return error("claim: bad rank %d or lease %ld s", rank, lease_seconds);
-	if (in_transaction(db, "claiming URLs", claim_body, &c))
-		return -1;
-	if (c.got)
-		debug("rank %d claimed %d URL(s) for %ld s", rank, c.got, lease_seconds);
-	return c.got;
+	return 0;
 }
 
 int db_claim_urls(struct db *db, int rank, int n, long lease_seconds, struct db_url *out)
 {
-	return claim(db, rank, 0, n, lease_seconds, out);
+	struct claim_ctx c = { rank, lease_seconds, NULL, 0, &n, out, NULL, 0 };
+
+	if (n <= 0)
+		return 0;
+	if (check_claim(rank, lease_seconds) ||
+	    in_transaction(db, "claiming URLs", claim_body, &c))
+		return -1;
+	if (c.total)
+		debug("rank %d claimed %d URL(s) for %ld s", rank, c.total, lease_seconds);
+	return c.total;
 }
 
 int db_claim_site_urls(struct db *db, int rank, unsigned site_id, int n, long lease_seconds,
 		       struct db_url *out)
 {
-	if (!site_id)
-		return error("claim: site_id 0");
-	return claim(db, rank, site_id, n, lease_seconds, out);
+	int got = 0;
+
+	if (n <= 0)
+		return 0;
+	return db_claim_sites_urls(db, rank, &site_id, &n, 1, lease_seconds, out, &got);
+}
+
+int db_claim_sites_urls(struct db *db, int rank, const unsigned *site_ids, const int *want,
+			int nsites, long lease_seconds, struct db_url *out, int *got)
+{
+	struct claim_ctx c = { rank, lease_seconds, site_ids, nsites, want, out, got, 0 };
+
+	for (int i = 0; i < nsites; i++) {
+		got[i] = 0;
+		if (!site_ids[i] || want[i] <= 0 || (i && site_ids[i] <= site_ids[i - 1]))
+			return error("claim: site %u (want %d) out of order or empty", site_ids[i],
+				     want[i]);
+	}
+	if (!nsites)
+		return 0;
+	if (check_claim(rank, lease_seconds) ||
+	    in_transaction(db, "claiming URLs", claim_body, &c))
+		return -1;
+	if (c.total)
+		debug("rank %d claimed %d URL(s) of %d site(s) for %ld s", rank, c.total, nsites,
+		      lease_seconds);
+	return c.total;
 }
 
 /* --- giving claims back --------------------------------------------------- */

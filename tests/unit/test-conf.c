@@ -119,6 +119,7 @@ static void dump(struct buf *b, const struct conf *c)
 	kv(b, "next_doc_limit", "%ld", c->next_doc_limit);
 	kv(b, "db_connections", "%ld", c->db_connections);
 	kv(b, "claim_batch", "%ld", c->claim_batch);
+	kv(b, "max_transfers", "%ld", c->max_transfers);
 	kv(b, "lease_time", "%ld", c->lease_time);
 	kv(b, "clone_table_entries", "%ld", c->clone_table_entries);
 	kv(b, "pagerank_damping", "%.17g", c->pagerank_damping);
