@@ -386,6 +386,12 @@ void link_collect_site(struct crawl *cr, struct linkset *ls, const char *url, co
  * through the database.  Returns 0 or -1. */
 int links_resolve(struct crawl *cr, struct linkset *ls);
 void linkset_free(struct linkset *ls);
+/* Before pages jobs[0..n) are committed in this order with their analyses
+ * an[i] (NULL: none yet): the links their commits will resolve, resolved
+ * at once (one database round trip for all, not one a page), so that each
+ * commit finds them in the seen-set.  The same rows as page by page. */
+void links_prefetch(struct crawl *cr, struct job *const *jobs, const struct analysis *const *an,
+		    size_t n);
 
 /* A slot of the pending batch for the outcome of job j, filled with
  * "unchanged" defaults (a full batch is flushed first). */

@@ -615,6 +615,67 @@ unsigned clone_origin(struct crawl *cr, struct job *j, const char *crc)
 	return origin;
 }
 
+/* Will clone_origin() find no origin for page j when it is committed after
+ * the pages before it in the same batch (prev[0..k), MD5s crcs)?  Only
+ * when that is sure without asking the database: an earlier page of the
+ * batch with the same MD5 and site makes it a clone, and so may a site
+ * whose clone table is not loaded.  "Not sure" is answered false. */
+static bool surely_no_origin(struct crawl *cr, struct job *j, const char *crc,
+			     struct job *const *prev, const struct analysis *const *pan, size_t k)
+{
+	struct held *h;
+	struct origin_ent *e;
+
+	if (!cr->c->clones)
+		return true;
+	for (size_t i = 0; i < k; i++)
+		if (pan[i] && prev[i]->row.site_id == j->row.site_id && !strcmp(pan[i]->crc, crc))
+			return false;
+	if (pending_origin(cr, j->row.site_id, crc, j->row.url_id))
+		return false;
+	h = held_find(cr, j->row.site_id);
+	if (!h || !h->origins)
+		return false;
+	e = origins_slot(h->origins, crc);
+	return !e->used || e->url_id == j->row.url_id;
+}
+
+void links_prefetch(struct crawl *cr, struct job *const *jobs, const struct analysis *const *an,
+		    size_t n)
+{
+	struct linkset ls = { 0 };
+	struct seen *batch;
+	size_t pages = 0;
+
+	if (n < 2 || cr->failed)
+		return;
+	/* URLs of the batch already collected: each goes in once, with the
+	 * hops and referrer of its first page, as page by page. */
+	batch = seen_new(4096);
+	for (size_t k = 0; k < n; k++) {
+		const struct analysis *a = an[k];
+		struct job *j = jobs[k];
+
+		if (!a || a->kind != AN_DOC || !surely_no_origin(cr, j, a->crc, jobs, an, k))
+			continue;
+		pages++;
+		for (size_t i = 0; i < a->links.n; i++) {
+			const char *url = linklist_url(&a->links, i);
+			size_t len = strlen(url);
+
+			if (seen_get(cr->seen, url, len) || seen_get(batch, url, len))
+				continue;
+			seen_put(batch, url, len, 1);
+			link_collect_site(cr, &ls, url, linklist_site(&a->links, i), j->row.hops + 1,
+					  j->row.url_id);
+		}
+	}
+	if (pages > 1 && ls.n && links_resolve(cr, &ls))
+		cr->failed = true;
+	seen_free(batch);
+	linkset_free(&ls);
+}
+
 bool pending_none(const struct crawl *cr)
 {
 	return !cr->npend && !(cr->st && cr->st->n);

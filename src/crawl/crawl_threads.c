@@ -188,46 +188,81 @@ struct pipeline *pipeline_new(struct crawl *cr, size_t n)
  * back only that site's later pages: a 1 MB index page of one site (tens of
  * ms) no longer holds every site's links back, and with them the claims
  * that keep the other hosts busy. */
+/* The slots that may be committed now (ready, and first of their site's
+ * lane), in arrival order, into b[]; marked SLOT_COMMITTING.  Returns how
+ * many.  Under pl->mu. */
+static size_t take_committable(struct pipeline *pl, struct slot **b)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < pl->nslots; i++) {
+		struct slot *x = &pl->slots[i];
+		size_t k;
+
+		if (x->state != SLOT_READY || !slot_committable(pl, x))
+			continue;
+		for (k = n; k > 0 && b[k - 1]->seq > x->seq; k--)
+			b[k] = b[k - 1];
+		b[k] = x;
+		n++;
+	}
+	for (size_t k = 0; k < n; k++)
+		b[k]->state = SLOT_COMMITTING; /* the threads never touch it */
+	return n;
+}
+
+/* Commit the ready slots in arrival order, each site's in its order, until
+ * at most `left` slots are in use (0: all).  The slots committable at one
+ * moment go as a batch: their links are resolved in one database round
+ * trip first (links_prefetch()), then each is committed unlocked. */
 void pipeline_commit(struct crawl *cr, size_t left)
 {
 	struct pipeline *pl = cr->pl;
+	struct slot **b = xmalloc(pl->nslots * sizeof(*b));
+	struct job **jobs = xmalloc(pl->nslots * sizeof(*jobs));
+	const struct analysis **an = xmalloc(pl->nslots * sizeof(*an));
 
 	pthread_mutex_lock(&pl->mu);
 	while (pl->nused) {
-		struct slot *s = NULL;
+		size_t n = take_committable(pl, b);
 
-		for (size_t i = 0; i < pl->nslots; i++) {
-			struct slot *x = &pl->slots[i];
-
-			if (x->state == SLOT_READY && (!s || x->seq < s->seq) &&
-			    slot_committable(pl, x))
-				s = x;
-		}
-		if (!s) {
+		if (!n) {
 			if (pl->nused <= left)
 				break;
 			pthread_cond_wait(&pl->ready, &pl->mu);
 			continue;
 		}
-		/* The threads never touch it: commit it unlocked. */
-		s->state = SLOT_COMMITTING;
 		pthread_mutex_unlock(&pl->mu);
-		result_commit(cr, &s->r, s->analyse ? &s->a : NULL);
-		result_drop(&s->r);
-		analysis_clear(&s->a);
-		/* A commit takes database round trips: the hosts whose
-		 * transfers ended meanwhile get their next requests now, and
-		 * a site whose pages are (nearly) all fetched gets more now,
-		 * not after every slot is committed (when all are in use this
-		 * runs inside a delivery, for as long as pages keep coming). */
-		if (claims_refill_due(cr))
-			claims_refill(cr, false);
-		fetcher_kick(cr->f);
+		for (size_t k = 0; k < n; k++) {
+			jobs[k] = b[k]->r.user;
+			an[k] = b[k]->analyse && b[k]->r.err != FETCH_ERR_ABORTED ? &b[k]->a : NULL;
+		}
+		links_prefetch(cr, jobs, an, n);
+		for (size_t k = 0; k < n; k++) {
+			struct slot *s = b[k];
+
+			result_commit(cr, &s->r, s->analyse ? &s->a : NULL);
+			result_drop(&s->r);
+			analysis_clear(&s->a);
+			/* A commit takes database round trips: the hosts whose
+			 * transfers ended meanwhile get their next requests
+			 * now, and a site whose pages are (nearly) all fetched
+			 * gets more now, not after every slot is committed
+			 * (when all are in use this runs inside a delivery,
+			 * for as long as pages keep coming). */
+			if (claims_refill_due(cr))
+				claims_refill(cr, false);
+			fetcher_kick(cr->f);
+		}
 		pthread_mutex_lock(&pl->mu);
-		s->state = SLOT_FREE;
-		pl->nused--;
+		for (size_t k = 0; k < n; k++)
+			b[k]->state = SLOT_FREE;
+		pl->nused -= n;
 	}
 	pthread_mutex_unlock(&pl->mu);
+	free(b);
+	free(jobs);
+	free(an);
 }
 
 /* Commit every slot (the fetcher has nothing more for now). */
