@@ -5,7 +5,8 @@
 # before either outgrows its reader.  Data files (the HTML entity list) and
 # generated sources are not code and are not counted.  A function is the
 # house style's: a line that is just "{" after its signature, up to the
-# line that is just "}".
+# line that is just "}".  And every source file has its line in
+# doc/ARCHITECTURE.md, so that the map stays the tree's.
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 max_file=1500 max_fn=120
@@ -22,4 +23,11 @@ long_fns=$(cd "$srcdir" && awk -v m=$max_fn '
 	$0 == "}" && start { if (FNR - start + 1 > m) printf "%s:%d %s (%d lines)\n", FILENAME, start, name, FNR - start + 1; start = 0 }
 ' $files)
 tap_is "$long_fns" "" "no function over $max_fn lines"
+
+# doc/ARCHITECTURE.md's map matches the tree: every source file is named there.
+unmapped=$(cd "$srcdir" && for f in $files; do
+	b=${f##*/}
+	grep -q -- "$b" doc/ARCHITECTURE.md || echo "$f"
+done)
+tap_is "$unmapped" "" "every source file is named in doc/ARCHITECTURE.md"
 tap_done
