@@ -682,7 +682,10 @@ static void coord_decide(struct coord *k)
 		bool idle = k->r[i].final || (k->r[i].seen && k->r[i].v[R_IDLE]);
 
 		all_idle &= idle;
-		k->idle += idle;
+		/* A rank that has not reported yet is still starting and
+		 * will want work: counted idle for the advice (the others
+		 * leave it a site), not for the end of the crawl. */
+		k->idle += idle || (!k->r[i].seen && !k->r[i].final);
 		if (k->r[i].v[R_STOPPING] && !k->stop) {
 			info("rank %d was asked to stop: stopping every rank", i);
 			k->stop = true;
