@@ -551,7 +551,8 @@ static int put_file(const char *path, const char *magic, uint32_t part, uint32_t
 	le_put64(h + 16, count);
 	le_put32(h + 24, binfile_crc(data, len));
 	le_put32(h + 28, binfile_crc(h, 28));
-	rc = fwrite(h, 1, 32, fp) == 32 && fwrite(data, 1, len, fp) == len ? 0 : -1;
+	/* fwrite() may not be given NULL, even for 0 bytes (UBSan). */
+	rc = fwrite(h, 1, 32, fp) == 32 && (!len || fwrite(data, 1, len, fp) == len) ? 0 : -1;
 	return fclose(fp) || rc ? -1 : 0;
 }
 
