@@ -55,6 +55,10 @@ struct pipeline {
 	size_t nthreads;
 	struct slot *slots;          /* nslots, nused not SLOT_FREE */
 	size_t nslots, nused;
+	/* pipeline_commit()'s batch, nslots each: the loop thread's alone */
+	struct slot **batch;
+	struct job **batch_jobs;
+	const struct analysis **batch_an;
 	uint64_t next_seq;
 	bool quit;
 	/* read-only for the threads */
@@ -167,6 +171,9 @@ struct pipeline *pipeline_new(struct crawl *cr, size_t n)
 	pl->f = cr->f;
 	pl->nslots = PIPE_SLOTS_PER_THREAD * n;
 	pl->slots = xcalloc(pl->nslots, sizeof(*pl->slots));
+	pl->batch = xcalloc(pl->nslots, sizeof(*pl->batch));
+	pl->batch_jobs = xcalloc(pl->nslots, sizeof(*pl->batch_jobs));
+	pl->batch_an = xcalloc(pl->nslots, sizeof(*pl->batch_an));
 	for (size_t i = 0; i < pl->nslots; i++)
 		analysis_init(&pl->slots[i].a);
 	pl->threads = xcalloc(n, sizeof(*pl->threads));
@@ -218,9 +225,9 @@ static size_t take_committable(struct pipeline *pl, struct slot **b)
 void pipeline_commit(struct crawl *cr, size_t left)
 {
 	struct pipeline *pl = cr->pl;
-	struct slot **b = xmalloc(pl->nslots * sizeof(*b));
-	struct job **jobs = xmalloc(pl->nslots * sizeof(*jobs));
-	const struct analysis **an = xmalloc(pl->nslots * sizeof(*an));
+	struct slot **b = pl->batch;
+	struct job **jobs = pl->batch_jobs;
+	const struct analysis **an = pl->batch_an;
 
 	pthread_mutex_lock(&pl->mu);
 	while (pl->nused) {
@@ -260,9 +267,6 @@ void pipeline_commit(struct crawl *cr, size_t left)
 		pl->nused -= n;
 	}
 	pthread_mutex_unlock(&pl->mu);
-	free(b);
-	free(jobs);
-	free(an);
 }
 
 /* Commit every slot (the fetcher has nothing more for now). */
@@ -316,5 +320,8 @@ void pipeline_free(struct pipeline *pl)
 	pthread_mutex_destroy(&pl->mu);
 	free(pl->threads);
 	free(pl->slots);
+	free(pl->batch);
+	free(pl->batch_jobs);
+	free(pl->batch_an);
 	free(pl);
 }
