@@ -33,6 +33,22 @@ tap_is "$rc" 0 "make in the source tree"
 [ "$rc" = 0 ] || tail -20 "$t/make.log" | sed 's/^/# /'
 tap_ok "$([ -x "$src/mpseek-index" ] && [ -x "$src/searchd" ] && [ -x "$src/s.cgi" ] && echo 1)" "the programs are built beside the sources"
 
+# make install: the programs, the man pages and every document the README
+# names (an administrator reads them on the installed machine).
+make -C "$src" -s install DESTDIR="$t/inst" >"$t/install.log" 2>&1
+tap_is "$?" 0 "make install DESTDIR=..."
+inst_doc=$(find "$t/inst" -type d -path '*/share/doc/*' | head -1)
+missing=""
+for d in $(grep -oE 'doc/[A-Za-z_.-]+\.md' "$src/README" | sort -u); do
+	[ -f "$inst_doc/$(basename "$d")" ] || missing="$missing $d"
+done
+tap_is "${missing# }" "" "every document the README names is installed (in ${inst_doc#"$t/inst"})"
+missing=""
+for m in "$src"/doc/man/*.[15]; do
+	[ -n "$(find "$t/inst" -name "$(basename "$m")")" ] || missing="$missing $(basename "$m")"
+done
+tap_is "${missing# }" "" "every man page is installed"
+
 # builddir and srcdir as make check exports them for an in-tree build.
 make -C "$src" -s check FUZZ_SECONDS=1 FUZZ_ONLY=conf \
 	TESTS="tests/unit/test-conf tests/integration/include-graph.sh tests/fuzz/run.sh" >"$t/check.log" 2>&1
