@@ -14,6 +14,7 @@
 
 #include "caps.h"
 
+struct buf;
 struct conf;
 struct db;
 
@@ -29,6 +30,10 @@ struct db;
 int db_open(const struct conf *c, const char *embedded_socket, double wait_seconds,
 	    struct db **out);
 void db_close(struct db *db);
+
+/* One line for an administrator: "VERSION at WHERE, database NAME"
+ * into *out (appended).  Returns 0 or -1 (the connection is gone). */
+int db_describe(struct db *db, struct buf *out);
 
 /* Check the schema version.  With create=true an empty database gets the
  * schema.  A wrong version (or a database that is not mpseek's) is refused

@@ -5,11 +5,13 @@
  */
 #include "config.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "cluster.h"
@@ -29,6 +31,7 @@ enum verb {
 	VERB_MERGE,         /* -D: merge only (MPI) */
 	VERB_CHECK_INDEX, VERB_DUMP_INDEX,  /* --check, --dump-index: no MPI */
 	VERB_PRINT_RANKS,   /* --print-ranks [--pagerank-dir DIR]: no MPI */
+	VERB_CHECK_DB,      /* --check-db: no MPI, one process per host under mpirun */
 	VERB_PR_EDGES,      /* --pagerank-edges FILE: MPI, no database */
 };
 
@@ -71,6 +74,8 @@ static void usage(FILE *fp)
 		"  -v              verbose (debug log)\n"
 		"      --seed      create/check the schema and insert the Server URLs; no crawl\n"
 		"      --check-config  parse the config, report errors and exit\n"
+		"      --check-db  connect to the database, check its schema and that DataDir\n"
+		"                  is writable; one line with this host's name (pre-flight)\n"
 		"      --print-ranks   print \"url<TAB>rank\" for every ranked page and exit\n"
 		"      --db-start  start the embedded database server (no DBAddr) and exit\n"
 		"      --db-stop   stop the embedded database server\n"
@@ -87,6 +92,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "check-config", no_argument, NULL, 'c' },
+		{ "check-db", no_argument, NULL, 13 },
 		{ "seed", no_argument, NULL, 4 },
 		{ "db-start", no_argument, NULL, 1 },
 		{ "db-stop", no_argument, NULL, 2 },
@@ -114,6 +120,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'D': o->verb = VERB_MERGE; break;
 		case 11: o->verb = VERB_CHECK_INDEX; break;
 		case 12: o->verb = VERB_DUMP_INDEX; break;
+		case 13: o->verb = VERB_CHECK_DB; break;
 		case 'q': o->quick = true; break;
 		case 'a': o->expire = true; break;
 		case 'm': o->force = true; break;
@@ -228,6 +235,45 @@ static int print_ranks(const struct options *o, const struct conf *c, struct db 
 	return rc < 0 ? -1 : 0;
 }
 
+/* --check-db: what a rank on this host would need before a job: the
+ * database answers with mpseek's schema, and DataDir takes files.  One line
+ * naming the host, so that `mpirun --hostfile H mpseek-index --check-db`
+ * is a cluster's pre-flight (mpi-scripts/mpseek-run --preflight). */
+static int check_db(const struct conf *c)
+{
+	char host[256] = "?";
+	struct buf line = BUF_INIT(256);
+	struct db *db = NULL;
+	char *probe = NULL;
+	int rc = -1, fd;
+
+	gethostname(host, sizeof(host) - 1);
+	if (!c->db.set && !dbserver_running(c->data_dir)) {
+		error("%s: the embedded database of %s is not running here (ranks on other "
+		      "hosts need DBAddr, or EmbeddedDBListen on the first host)", host, c->data_dir);
+		goto out;
+	}
+	if (open_db(c, 5, &db) || db_schema_check(db, false) || db_describe(db, &line)) {
+		error("%s: the database is not usable from this host", host);
+		goto out;
+	}
+	probe = xasprintf("%s/.check-db-%ld", c->data_dir, (long)getpid());
+	if (mkdir_p(c->data_dir) || (fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600)) < 0) {
+		error_errno("%s: DataDir %s is not writable", host, c->data_dir);
+		goto out;
+	}
+	close(fd);
+	unlink(probe);
+	printf("%s: ok: %s, schema version %d; DataDir %s writable\n", host, buf_str(&line),
+	       DB_SCHEMA_VERSION, c->data_dir);
+	rc = fflush(stdout) ? -1 : 0;
+out:
+	free(probe);
+	buf_free(&line);
+	db_close(db);
+	return rc;
+}
+
 /* The verbs that work on the database alone, without MPI. */
 static int run_local(const struct options *o, const struct conf *c)
 {
@@ -238,6 +284,8 @@ static int run_local(const struct options *o, const struct conf *c)
 	case VERB_CHECK_CONF:
 		printf("%s: ok\n", c->path);
 		return 0;
+	case VERB_CHECK_DB:
+		return check_db(c);
 	case VERB_DB_START:
 		if (c->db.set)
 			return error("DBAddr is set in %s: there is no embedded server to start", c->path);

@@ -364,6 +364,18 @@ void db_close(struct db *db)
 	lib_release();
 }
 
+int db_describe(struct db *db, struct buf *out)
+{
+	if (ensure_connected(db))
+		return -1;
+	/* MariaDB 10 may announce itself as "5.5.5-10.x" to old clients. */
+	const char *v = mysql_get_server_info(db->my);
+
+	if (!strncmp(v, "5.5.5-", 6))
+		v += 6;
+	return buf_printf(out, "%s at %s, database %s", v, db->where, db->name) < 0 ? -1 : 0;
+}
+
 /* --- running statements ---------------------------------------------------- */
 
 enum verdict { V_FAIL, V_RETRY, V_AGAIN };

@@ -35,4 +35,28 @@ tap_is "$rc" 0 "a second run exits 0"
 tap_ok "$(grep -q 'inserted 0 new URL' "$MDB_DIR/run.log" && echo 1)" "a second run inserts nothing"
 tap_is "$(mdb_sql 'SELECT COUNT(*) FROM mpseek_mpi.urlword')" 5 "still 5 URL rows"
 
+# The cluster's pre-flight (mpi-scripts/mpseek-run --preflight): one line a
+# rank naming its host, the server and the schema; a DataDir that cannot be
+# made fails, naming the host.
+pre() {
+	mpi_no_leak_check env MPIRUN="$MPIRUN" timeout 120 "$srcdir/mpi-scripts/mpseek-run" --preflight \
+		-np 3 --index "$builddir/mpseek-index" "$1" >"$MDB_DIR/pre.log" 2>&1
+}
+pre "$conf"; rc=$?
+tap_is "$rc" 0 "mpseek-run --preflight -np 3 exits 0"
+host=$(hostname)
+tap_is "$(grep -c "^$host: ok: .* at $MDB_SOCKET, database mpseek_mpi, schema version [0-9]*; DataDir $MDB_DIR/data writable" "$MDB_DIR/pre.log")" 3 \
+	"one ok line per rank, naming host, server, database, schema and DataDir"
+tap_ok "$(grep -c 'every rank is ready' "$MDB_DIR/pre.log")" "and says every rank is ready"
+touch "$MDB_DIR/not-a-dir"
+sed "s|^DataDir .*|DataDir $MDB_DIR/not-a-dir/data|" "$conf" >"$MDB_DIR/bad-dir.conf"
+pre "$MDB_DIR/bad-dir.conf"; rc=$?
+tap_ok "$([ "$rc" -ne 0 ] && echo 1)" "--preflight fails when DataDir cannot be made"
+tap_ok "$(grep -c "$host: DataDir $MDB_DIR/not-a-dir/data is not writable" "$MDB_DIR/pre.log")" "naming the host and the DataDir"
+sed "s|^DBAddr .*|DBAddr mysql://root@localhost/mpseek_none/?socket=$MDB_SOCKET|" "$conf" >"$MDB_DIR/bad-db.conf"
+mdb_sql "CREATE DATABASE IF NOT EXISTS mpseek_none"
+pre "$MDB_DIR/bad-db.conf"; rc=$?
+tap_ok "$([ "$rc" -ne 0 ] && echo 1)" "--preflight fails on a database without mpseek's schema"
+tap_ok "$(grep -c "$host: the database is not usable from this host" "$MDB_DIR/pre.log")" "naming the host"
+
 tap_done
