@@ -19,6 +19,12 @@ struct buf;
 /* CloneTableEntries' default: 2^18 entries shared by the held sites of a
  * crawling rank, 20-40 MiB (doc/CONFIG.md). */
 #define CLONE_TABLE_ENTRIES (1L << 18)
+/* SeenCacheEntries' default: 4 Mi URLs in a crawling rank's exact seen-set
+ * cache, at most 96 MiB; SeenBloomURLs' and SeenBloomFPRate's: a filter for
+ * 10^8 URLs at 1 %, 114 MiB, made only when the cache first evicts
+ * (doc/CRAWL.md, "Links and the seen-set"). */
+#define SEEN_CACHE_ENTRIES (4L << 20)
+#define SEEN_BLOOM_URLS 100000000L
 
 enum conf_kind {
 	CONF_INDEXER,  /* etc/mpseek.conf */
@@ -121,6 +127,11 @@ struct conf {
 	long clone_table_entries; /* CloneTableEntries: entries of a crawling rank's
 	                           * in-memory clone tables (CLONE_TABLE_ENTRIES;
 	                           * 0 = none, the clone check asks the database) */
+	long seen_cache_entries;  /* SeenCacheEntries: a crawling rank's exact seen-set
+	                           * cache (SEEN_CACHE_ENTRIES), CLOCK when full */
+	long seen_bloom_urls;     /* SeenBloomURLs: the seen-set's Bloom filter is sized for
+	                           * these (SEEN_BLOOM_URLS; 0 = no filter) */
+	double seen_bloom_fp;     /* SeenBloomFPRate: ... at this false-positive rate (0.01) */
 	bool db_listen_tcp;       /* EmbeddedDBListen host:port given */
 	char *db_listen;          /* EmbeddedDBListen 127.0.0.1:3307 (NULL = socket only) */
 	/* PageRank (doc/PAGERANK.md) */

@@ -127,11 +127,15 @@ struct db_link {
 	unsigned referrer;
 	unsigned url_id;          /* out: the URL's id (0 if the lookup failed) */
 	bool added;               /* out: the row is new */
+	bool known;               /* in: probably has a row (the seen-set says maybe):
+	                           * looked up before the INSERT; out: cleared when
+	                           * it had none */
 };
 
-/* Fill in the url_id of every link whose url_id is 0: one multi-row
- * INSERT (index_status 0, due now; a URL with a row keeps it) and one
- * SELECT of the ids by url_hash.  Returns the number of new rows, or -1;
+/* Fill in the url_id of every link whose url_id is 0: one SELECT by
+ * url_hash of the links marked known, then one multi-row INSERT of the
+ * rest (index_status 0, due now; a URL with a row keeps it) and, unless
+ * every row was new, one SELECT of their ids.  Returns the number of new rows, or -1;
  * `added` marks them (see links_insert() for when that is exact). */
 long db_add_links(struct db *db, struct db_link *links, size_t n);
 

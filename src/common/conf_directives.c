@@ -58,6 +58,7 @@ static int d_dbsplit(struct parser *p, const struct directive *d, int argc, char
 static int d_debuglevel(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_server(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_clear(struct parser *p, const struct directive *d, int argc, char **argv);
+static int d_seen_fp(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_proxy(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_authbasic(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_stopword(struct parser *p, const struct directive *d, int argc, char **argv);
@@ -118,6 +119,10 @@ const struct directive conf_directives[] = {
 	TIME("LeaseTime", IDX, C(lease_time), 15 * MINUTE, MINUTE, 30 * DAY),
 	LONG("CloneTableEntries", IDX, C(clone_table_entries), CLONE_TABLE_ENTRIES, 0,
 	     MAX_CLONE_TABLE_ENTRIES),
+	LONG("SeenCacheEntries", IDX, C(seen_cache_entries), SEEN_CACHE_ENTRIES, 1,
+	     MAX_SEEN_CACHE_ENTRIES),
+	LONG("SeenBloomURLs", IDX, C(seen_bloom_urls), SEEN_BLOOM_URLS, 0, MAX_SEEN_BLOOM_URLS),
+	FNW("SeenBloomFPRate", IDX, NOWHERE, 0, d_seen_fp, NULL),
 	FN("EmbeddedDBListen", IDX, 1, 1, d_dblisten),
 	FNW("PageRankDamping", IDX, NOWHERE, 0, d_pagerank, NULL),
 	FNW("PageRankTolerance", IDX, NOWHERE, 1, d_pagerank, NULL),
@@ -761,6 +766,23 @@ static int d_pagerank(struct parser *p, const struct directive *d, int argc, cha
 	return 0;
 }
 
+/* SeenBloomFPRate: a decimal number, 1e-6 to 0.5. */
+static int d_seen_fp(struct parser *p, const struct directive *d, int argc, char **argv)
+{
+	char *end;
+	double v;
+
+	UNUSED(argc);
+	errno = 0;
+	v = strtod(argv[0], &end);
+	if (errno || end == argv[0] || *end || !isfinite(v))
+		return conf_perr(p, "%s wants a number, not \"%.80s\"", d->name, argv[0]);
+	if (!(v >= 1e-6 && v <= 0.5))
+		return conf_perr(p, "%s %.80s out of range (1e-6 to 0.5)", d->name, argv[0]);
+	p->c->seen_bloom_fp = v;
+	return 0;
+}
+
 /* The ranking parameters of searchd.conf (doc/SEARCH.md): decimal numbers
  * in [0, 1e6]; BM25B in [0, 1]; BM25K1 above 0. */
 static int d_ranking(struct parser *p, const struct directive *d, int argc, char **argv)
@@ -982,6 +1004,7 @@ int conf_apply_defaults(struct parser *p)
 	c->user_agent = conf_pool_dup(c, "mpseek/" PACKAGE_VERSION);
 	c->pagerank_damping = 0.85;
 	c->pagerank_tolerance = 1e-9;
+	c->seen_bloom_fp = 0.01;
 	c->section_weight[0] = 1;   /* body */
 	c->section_weight[1] = 2;   /* description */
 	c->section_weight[2] = 3;   /* keywords */

@@ -36,8 +36,8 @@
 
 /* On a stop, how long the transfers in flight may take to finish. */
 #define STOP_GRACE 2.0
-/* Entries of the rank's seen-set (URL hash -> url_id), 16 bytes each. */
-#define SEEN_MAX_ENTRIES (4u << 20)
+/* Entries of the map of redirect depths (url_id -> depth), 24 bytes each. */
+#define REDIR_DEPTH_ENTRIES (256u << 10)
 
 /* The clocks at the start of the crawl, for its summary. */
 struct run_clock {
@@ -150,8 +150,9 @@ static int crawl_open(struct crawl *cr)
 			warning("stopword file %s not fully loaded", c->stopword_files[i]);
 	analysis_init(&cr->ia);
 	analyser_init(&cr->an);
-	cr->seen = seen_new(SEEN_MAX_ENTRIES);
-	cr->redir_depth = seen_new(SEEN_MAX_ENTRIES / 16);
+	cr->seen = seen_new((size_t)c->seen_cache_entries);
+	seen_filter(cr->seen, (uint64_t)c->seen_bloom_urls, c->seen_bloom_fp);
+	cr->redir_depth = seen_new(REDIR_DEPTH_ENTRIES);
 
 	if (delta_list(c->data_dir, &segs, &nsegs, &err) == 0) {
 		for (size_t i = 0; i < nsegs; i++)
@@ -278,7 +279,34 @@ static void crawl_wind_down(struct crawl *cr)
 	storer_wait(cr);
 }
 
-/* The summary of the rank's crawl: counts, CPU, waits, clone checks. */
+/* The seen-set's line of the summary: the cache, and the filter's fill,
+ * predicted and measured false-positive rates (doc/CRAWL.md). */
+static void log_seen(struct crawl *cr)
+{
+	struct seen_stats st;
+	char meas[64] = "no URL asked yet";
+
+	seen_stats(cr->seen, &st);
+	if (!st.filter) {
+		info("rank %d seen-set: %zu of %zu cache entries (SeenCacheEntries), %llu evicted; "
+		     "no Bloom filter%s", cr->o->rank, st.entries, st.max,
+		     (unsigned long long)st.evicted,
+		     cr->c->seen_bloom_urls ? " (made at the first eviction)" : " (SeenBloomURLs 0)");
+		return;
+	}
+	if (st.measured_fp >= 0)
+		snprintf(meas, sizeof(meas), "%.4f %%", 100 * st.measured_fp);
+	info("rank %d seen-set: %zu of %zu cache entries (SeenCacheEntries), %llu evicted; "
+	     "Bloom filter %.1f MB, k %u, %llu URLs, %.2f %% of its bits set: false positives "
+	     "predicted %.4f %%, measured %s (%llu of %llu lookups said maybe, %llu of those "
+	     "not in the database)", cr->o->rank, st.entries, st.max,
+	     (unsigned long long)st.evicted, (double)st.filter_bits / 8e6, st.filter_k,
+	     (unsigned long long)st.filter_added, 100 * st.filter_fill, 100 * st.predicted_fp,
+	     meas, (unsigned long long)st.maybe, (unsigned long long)st.asked,
+	     (unsigned long long)st.false_pos);
+}
+
+/* The summary of the rank's crawl: counts, CPU, waits, clone checks, seen-set. */
 static void crawl_report(struct crawl *cr, const struct run_clock *clk)
 {
 	const struct crawl_totals *t = cr->t;
@@ -326,6 +354,7 @@ static void crawl_report(struct crawl *cr, const struct run_clock *clk)
 	     "table, %llu asked the database (CloneTableEntries %ld)", rank,
 	     (unsigned long long)cr->origin_pend, (unsigned long long)cr->origin_mem,
 	     (unsigned long long)cr->origin_db, cr->c->clone_table_entries);
+	log_seen(cr);
 }
 
 /* Stop the threads, close the delta log and free what crawl_open() made.

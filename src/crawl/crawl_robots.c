@@ -384,7 +384,7 @@ static unsigned redirect_target(struct crawl *cr, struct job *j, const char *ref
 }
 
 /* How many redirects led to url_id in this run (0 = none known). */
-static uint32_t redirect_depth(const struct crawl *cr, unsigned url_id)
+static uint32_t redirect_depth(struct crawl *cr, unsigned url_id)
 {
 	return seen_get(cr->redir_depth, (const char *)&url_id, sizeof(url_id));
 }

@@ -288,15 +288,16 @@ void link_collect_site(struct crawl *cr, struct linkset *ls, const char *url, co
  * through the database.  Returns 0 or -1. */
 int links_resolve(struct crawl *cr, struct linkset *ls)
 {
-	size_t unknown = 0;
+	size_t unknown = 0, maybe = 0;
 	long added;
 
 	for (size_t i = 0; i < ls->n; i++) {
-		uint32_t id = seen_get(cr->seen, ls->v[i].url, strlen(ls->v[i].url));
+		struct db_link *l = &ls->v[i];
+		uint32_t id = seen_lookup(cr->seen, l->url, strlen(l->url), &l->known);
 
-		ls->v[i].url_id = id;
-		if (!id)
-			unknown++;
+		l->url_id = id;
+		unknown += !id;
+		maybe += l->known;
 	}
 	if (!unknown)
 		return 0;
@@ -307,6 +308,11 @@ int links_resolve(struct crawl *cr, struct linkset *ls)
 	if (added < 0)
 		return -1;
 	cr->t->links_new += (uint64_t)added;
+	/* db_add_links() cleared `known` where the database had no row: the
+	 * filter's false positives. */
+	for (size_t i = 0; i < ls->n; i++)
+		maybe -= ls->v[i].known;
+	seen_false_positives(cr->seen, maybe);
 	for (size_t i = 0; i < ls->n; i++) {
 		if (ls->v[i].url_id)
 			seen_put(cr->seen, ls->v[i].url, strlen(ls->v[i].url), ls->v[i].url_id);

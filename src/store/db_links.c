@@ -132,9 +132,10 @@ struct links_ctx {
 	long added;
 };
 
-/* Fill the url_id of the links that have none from urlword (one SELECT by
- * url_hash).  Returns 0, -1 or DB_AGAIN. */
-static int links_lookup(struct db *db, struct links_ctx *lc, struct buf *sql)
+/* Fill the url_id of the links that have none (only those marked known
+ * when known_only) from urlword: one SELECT by url_hash.  Returns 0, -1 or
+ * DB_AGAIN. */
+static int links_lookup(struct db *db, struct links_ctx *lc, struct buf *sql, bool known_only)
 {
 	MYSQL_RES *res = NULL;
 	MYSQL_ROW row;
@@ -144,7 +145,7 @@ static int links_lookup(struct db *db, struct links_ctx *lc, struct buf *sql)
 	buf_reset(sql);
 	buf_adds(sql, "SELECT url_id, url FROM urlword WHERE url_hash IN (");
 	for (size_t i = 0; i < lc->n; i++) {
-		if (lc->v[i].url_id)
+		if (lc->v[i].url_id || (known_only && !lc->v[i].known))
 			continue;
 		if (todo++)
 			buf_addc(sql, ',');
@@ -167,6 +168,10 @@ static int links_lookup(struct db *db, struct links_ctx *lc, struct buf *sql)
 				lc->v[i].url_id = id;
 	}
 	mysql_free_result(res);
+	if (known_only)
+		for (size_t i = 0; i < lc->n; i++)
+			if (lc->v[i].known && !lc->v[i].url_id)
+				lc->v[i].known = false;
 	return 0;
 }
 
@@ -183,10 +188,15 @@ static int links_insert(struct db *db, struct links_ctx *lc)
 		return rc;
 	for (size_t i = 0; i < lc->n; i++)
 		lc->v[i].added = false;
-	/* No lookup first: the crawl asks only for the links its seen-set
-	 * does not know, and most of those are new.  A URL that has a row
-	 * (another page or rank added it) keeps it: ON DUPLICATE KEY leaves
-	 * the row alone. */
+	/* A lookup first only of the links the seen-set's filter says it met
+	 * before: those have rows, and an INSERT of a row that is there
+	 * costs more than the SELECT (a row lock on it, and an
+	 * auto-increment value burnt).  The others are new to this rank and
+	 * mostly new; a URL that has a row (another page or rank added it)
+	 * keeps it: ON DUPLICATE KEY leaves the row alone. */
+	rc = links_lookup(db, lc, &sql, true);
+	if (rc)
+		goto out;
 	buf_reset(&sql);
 	buf_adds(&sql, "INSERT INTO urlword (site_id, url, hops, referrer, next_index_time,"
 		       " index_status) VALUES ");
@@ -227,7 +237,7 @@ static int links_insert(struct db *db, struct links_ctx *lc)
 				lc->v[i].url_id = id++;
 		goto out;
 	}
-	rc = links_lookup(db, lc, &sql);
+	rc = links_lookup(db, lc, &sql, false);
 	if (rc)
 		goto out;
 	/* Which rows are new: InnoDB gives the rows of one multi-row INSERT
