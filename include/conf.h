@@ -55,7 +55,6 @@ struct conf_server_params {
 	bool index;               /* Index (yes) */
 	bool follow;              /* Follow (yes) */
 	bool follow_outside;      /* FollowOutside (no) */
-	long tag;                 /* Tag (0) */
 	char *charset;            /* Charset (NULL = detect) */
 	char *proxy;              /* Proxy host[:port] (NULL = direct) */
 };
