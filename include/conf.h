@@ -53,7 +53,7 @@ struct conf_server_params {
 	bool increment_hops_on_redirect; /* (yes) */
 	long redirect_loop_limit; /* RedirectLoopLimit (8, at most MAX_REDIRECTS) */
 	long max_urls_per_server; /* MaxURLsPerServer (-1 = no limit) */
-	long max_docs_at_once;    /* MaxDocsAtOnce (1) */
+	long max_docs_at_once;    /* MaxDocsAtOnce: URLs claimed per site at once (0 = automatic) */
 	double min_delay;         /* MinDelay, seconds (0) */
 	long read_timeout;        /* ReadTimeOut, seconds (90) */
 	bool robots;              /* Robots (yes) */
@@ -61,7 +61,6 @@ struct conf_server_params {
 	bool index;               /* Index (yes) */
 	bool follow;              /* Follow (yes) */
 	bool follow_outside;      /* FollowOutside (no) */
-	long tag;                 /* Tag (0) */
 	char *charset;            /* Charset (NULL = detect) */
 	char *proxy;              /* Proxy host[:port] (NULL = direct) */
 };
@@ -116,7 +115,7 @@ struct conf {
 	bool clones;              /* Clones (yes) */
 	bool delete_no_server;    /* DeleteNoServer (yes) */
 	long address_expiry;      /* AddressExpiry seconds (1h) */
-	long next_doc_limit;      /* NextDocLimit (1000) */
+	long next_doc_limit;      /* NextDocLimit: URLs in hand per rank at most (0 = automatic) */
 	/* cluster (mpseek additions) */
 	long db_connections;      /* DBConnectionsPerRank (2): 2+ = a store thread */
 	long claim_batch;         /* ClaimBatchSize (0 = balance automatically) */

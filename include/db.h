@@ -138,6 +138,9 @@ struct db_link {
  * every row was new, one SELECT of their ids.  Returns the number of new rows, or -1;
  * `added` marks them (see links_insert() for when that is exact). */
 long db_add_links(struct db *db, struct db_link *links, size_t n);
+/* The live URLs (deleted = 0) of site_id, for MaxURLsPerServer; -1 on a
+ * database error (logged). */
+long db_count_site_urls(struct db *db, unsigned site_id);
 
 /* An exact duplicate (a clone, as ASPseek 1.2 has them): the url_id of another live status-200
  * origin of site_id with the same MD5 (hex) in *origin, or 0.  Returns 0 or -1. */

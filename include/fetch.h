@@ -71,6 +71,8 @@ struct fetch_req {
 	const char *if_none_match; /* raw ETag value, or NULL */
 	bool head;                 /* HEAD instead of GET (CheckOnly) */
 	const char *proxy;         /* NULL = fetch_opts.proxy */
+	const char *userpwd;       /* "user:pass" for HTTP Basic (AuthBasic), NULL =
+	                            * none; copied, never logged */
 	size_t max_size;           /* 0 = fetch_opts.max_doc_size */
 	double read_timeout;       /* 0 = fetch_opts.read_timeout (per Server) */
 	double host_delay;         /* > 0: set this host's delay (per-Server
@@ -170,6 +172,13 @@ void fetcher_wakeup(struct fetcher *f);
  * next requests of the hosts that are due, so that the servers work
  * meanwhile.  Never calls back; cheap when nothing ended. */
 void fetcher_kick(struct fetcher *f);
+
+/* MaxBandwidth: body bytes per second over all transfers of this fetcher
+ * (0 = no limit).  No transfer starts while the bytes received exceed the
+ * rate times the time (one second's burst allowed) and none receives
+ * faster than the rate: the average holds, a moment may exceed it
+ * (doc/FETCH.md). */
+void fetcher_set_bandwidth(struct fetcher *f, double bytes_per_sec);
 
 /* Requests accepted and not yet delivered (queued, running or finished). */
 size_t fetcher_pending(const struct fetcher *f);

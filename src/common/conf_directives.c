@@ -111,7 +111,7 @@ const struct directive conf_directives[] = {
 	BOOL("Clones", IDX, C(clones), 1),
 	BOOL("DeleteNoServer", IDX, C(delete_no_server), 1),
 	TIME("AddressExpiry", IDX, C(address_expiry), HOUR, 0, 30 * DAY),
-	LONG("NextDocLimit", IDX, C(next_doc_limit), 1000, 1, 1000000),
+	LONG("NextDocLimit", IDX, C(next_doc_limit), 0, 0, 1000000),
 	LONG("DBConnectionsPerRank", IDX, C(db_connections), 2, 1, 64),
 	LONG("ClaimBatchSize", IDX, C(claim_batch), 0, 0, 100000),
 	LONG("IndexThreads", IDX, C(index_threads), 2, 0, 64),
@@ -147,12 +147,11 @@ const struct directive conf_directives[] = {
 	/* sticky per-Server parameters */
 	FN("Server", IDX, 1, 1, d_server),
 	TIME("Period", IDX, P(period), 7 * DAY, 0, 10 * YEAR),
-	LONG("Tag", IDX, P(tag), 0, 0, INT32_MAX),
 	LONG("MaxHops", IDX, P(max_hops), 256, 0, 65535),
 	BOOL("IncrementHopsOnRedirect", IDX, P(increment_hops_on_redirect), 1),
 	LONG("RedirectLoopLimit", IDX, P(redirect_loop_limit), 8, 0, MAX_REDIRECTS),
 	LONG("MaxURLsPerServer", IDX, P(max_urls_per_server), -1, -1, LONG_MAX),
-	LONG("MaxDocsAtOnce", IDX, P(max_docs_at_once), 1, 1, 1000),
+	LONG("MaxDocsAtOnce", IDX, P(max_docs_at_once), 0, 0, 1000),
 	DELAY("MinDelay", IDX, P(min_delay), 0, 0, DAY),
 	TIME("ReadTimeOut", IDX, P(read_timeout), 90, 1, HOUR),
 	BOOL("Robots", IDX, P(robots), 1),
@@ -238,6 +237,9 @@ const struct directive conf_directives[] = {
 	UNSUP("Cache", "the result cache is not supported"),
 	UNSUP("CacheLocalSize", "the result cache is not supported"),
 	UNSUP("CachedUrls", "the result cache is not supported"),
+	/* The urlword column is kept (ASPseek's layout) but nothing selects
+	 * by it: an accepted Tag would promise a selection that never comes. */
+	UNSUP("Tag", "crawls are not selected by tag; narrow one with its Server lines and Allow/Disallow"),
 };
 
 const size_t conf_n_directives = ARRAY_SIZE(conf_directives);
@@ -961,7 +963,7 @@ int conf_apply(struct parser *p, const struct directive *d, int argc, char **arg
 					 d->def ? "yes" : "no");
 		return 0;
 	case T_IGNORE:
-		debug("%s:%d: %s is accepted for ASPseek compatibility and ignored", p->file,
+		warning("%s:%d: %s is accepted for ASPseek compatibility and ignored", p->file,
 		      p->line, d->name);
 		return 0;
 	case T_UNSUPPORTED:

@@ -144,6 +144,9 @@ static int crawl_open(struct crawl *cr)
 	cr->max_transfers = fo.max_transfers;
 	cr->max_held = fo.max_transfers;
 	cr->held = xcalloc(cr->max_held, sizeof(*cr->held));
+	cr->at_once = c->defaults.max_docs_at_once > 0;
+	for (size_t i = 0; i < c->n_servers; i++)
+		cr->at_once |= c->servers[i].p.max_docs_at_once > 0;
 	cr->tok = tok_new(c->min_word_length, c->max_word_length);
 	for (size_t i = 0; i < c->n_stopword_files; i++)
 		if (tok_load_stopwords(cr->tok, c->stopword_files[i]))
@@ -224,6 +227,27 @@ static bool idle_over(struct crawl *cr)
 	return false;
 }
 
+/* MaxBandwidth in force now for this rank, bytes per second (0: none): the
+ * lowest limit among the windows holding the time of day (UTC; a window
+ * with START after END wraps over midnight), divided by the crawling
+ * ranks, so that the cluster together stays within it (doc/CONFIG.md). */
+static double rank_bandwidth(const struct crawl *cr)
+{
+	const struct conf *c = cr->c;
+	long t = (long)(time(NULL) % 86400), lim = 0;
+	int crawlers = cr->o->hooks && cr->adv.crawlers > 1 ? cr->adv.crawlers : 1;
+
+	for (size_t i = 0; i < c->n_bandwidth; i++) {
+		const struct conf_bandwidth *b = &c->bandwidth[i];
+		bool in = b->start < b->end ? t >= b->start && t < b->end
+			: b->start > b->end ? t >= b->start || t < b->end : true;
+
+		if (in && (!lim || b->bytes_per_sec < lim))
+			lim = b->bytes_per_sec;
+	}
+	return (double)lim / crawlers;
+}
+
 /* The loop proper: tell the coordinator, claim, fetch, commit, store, until
  * a stop, a limit, a failure or the end of the work.  0, or -1 when the
  * fetcher failed. */
@@ -238,6 +262,8 @@ static int crawl_loop(struct crawl *cr, double started)
 		tick(cr);
 		if (cr->adv.cmd == CRAWL_STOP || limit_reached(cr, started))
 			break;
+		if (cr->c->n_bandwidth)
+			fetcher_set_bandwidth(cr->f, rank_bandwidth(cr));
 		claims_refill(cr, false);
 		if (!fetcher_pending(cr->f)) {
 			if (idle_over(cr))
@@ -334,6 +360,8 @@ static void crawl_report(struct crawl *cr, const struct run_clock *clk)
 	info("rank %d CPU in the crawl: %.2f s in the loop thread, %.2f s in the process "
 	     "(all threads)%s, in %.2f s", rank, cpu_seconds(RUSAGE_THREAD),
 	     cpu_seconds(RUSAGE_SELF) - clk->started_cpu, dbs, now_monotonic() - clk->started);
+	info("rank %d claimed %llu URL(s) in %llu claim(s), at most %zu site(s) held", rank,
+	     (unsigned long long)cr->claimed, (unsigned long long)cr->claims, cr->peak_held);
 	info("rank %d waits: database %.2f s claims, %.2f s link inserts, %.2f s stores "
 	     "(%.2f s in the store thread, %.2f s waited for), %.2f s clone lookups; "
 	     "%.2f s delta log syncs", rank, cr->claim_seconds, cr->links_seconds,

@@ -757,7 +757,9 @@ void analyse_page(const struct conf *c, const struct tokenizer *tok, bool force,
 	collect_links(c, j, &doc, a, an);
 	find_refresh(c, j, &doc, a);
 	keep_columns(&doc, &ci, a, an);
-	if (!a->noindex)
+	/* Index no (the page's Server): fetched, its links followed, its
+	 * words not indexed. */
+	if (!a->noindex && j->p->index)
 		collect_words(tok, &doc, a, an);  /* clones keep no words either: page_commit() */
 	html_doc_free(&doc);
 	if (utf8->alloc > UTF8_KEEP) {

@@ -49,7 +49,13 @@ static long claim_room(const struct crawl *cr)
 	 * to IN_HAND_MAX whatever MaxTransfers says. */
 	size_t most = cr->max_held * SITE_BATCH < IN_HAND_MAX ? cr->max_held * SITE_BATCH
 							      : IN_HAND_MAX;
-	long room = (long)most - (long)cr->in_hand;
+	long room;
+
+	/* NextDocLimit: ASPseek's URLs read from the database at a time, here
+	 * the URLs a rank holds claimed at once. */
+	if (cr->c->next_doc_limit > 0 && (size_t)cr->c->next_doc_limit < most)
+		most = (size_t)cr->c->next_doc_limit;
+	room = (long)most - (long)cr->in_hand;
 
 	if (cr->o->hooks) {
 		if (cr->adv.claim_limit >= 0 && cr->adv.claim_limit - (int64_t)cr->claimed < room)
@@ -143,6 +149,12 @@ static int claim_sites(struct crawl *cr, struct claim_round *r)
 		j->kind = JOB_PAGE;
 		j->row = rows[i];
 		seen_put(cr->seen, j->row.url, strlen(j->row.url), j->row.url_id);
+		if (cr->at_once) {
+			struct held *h = held_find(cr, j->row.site_id);
+
+			if (h)
+				h->at_once = job_params(cr->c, j)->max_docs_at_once;
+		}
 		job_admit(cr, j);
 	}
 	free(rows);
@@ -274,6 +286,8 @@ static int supply_held(struct crawl *cr, bool force, double now, long batch, boo
 				continue;
 		}
 		k = room < batch ? room : batch;
+		if (h->at_once > 0 && h->at_once < k)
+			k = h->at_once;
 		round_add(&r, h->site_id, k);
 		planned += k;
 	}
@@ -355,7 +369,9 @@ static int take_sites(struct crawl *cr, double now, long batch)
 		memset(h, 0, sizeof(*h));
 		h->site_id = ids[i];
 		h->delay = cr->c->defaults.min_delay;
-		k = room < batch ? room : batch;
+		/* MaxDocsAtOnce is per Server, known once a URL of the site is
+		 * in hand: the first claim takes one. */
+		k = cr->at_once ? 1 : room < batch ? room : batch;
 		round_add(&r, h->site_id, k);
 		claimed += k;
 		planned++;

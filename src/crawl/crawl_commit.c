@@ -176,8 +176,9 @@ static void commit_words(struct crawl *cr, struct job *j, const struct fetch_res
 	if (lm > 0 && delta_add_lastmod(cr->dw, j->row.url_id, (uint64_t)lm))
 		cr->failed = true;
 	cr->t->indexed++;
-	info("%s: %ld indexed, %zu bytes, %s, %zu words, %zu links%s", j->row.url, r->status,
-	     a->blen, a->mt, a->nwords, nh, r->truncated ? ", truncated" : "");
+	info("%s: %ld indexed, %zu bytes, %s, %zu words, %zu links%s%s", j->row.url, r->status,
+	     a->blen, a->mt, a->nwords, nh, r->truncated ? ", truncated" : "",
+	     job_params(cr->c, j)->index ? "" : " (Index no: words not indexed)");
 }
 
 /* Store the analysis a of page j: clone check, links, redirect, delta

@@ -79,6 +79,8 @@ struct site {
 	bool robots_db_checked;      /* the robots table was looked at */
 	bool robots_fetching;
 	struct job *waiting;
+	long nurls;                  /* MaxURLsPerServer: live URLs counted, valid while */
+	uint64_t nurls_gen;          /* ... this equals crawl.links_gen (0: never read) */
 	struct site *hnext;
 };
 
@@ -91,6 +93,7 @@ struct held {
 	bool draining;               /* handed over: no more claims, released at 0 */
 	double next_try;             /* monotonic time of the next claim for it */
 	double delay;                /* politeness delay owed to the host at release */
+	long at_once;                /* MaxDocsAtOnce of its URLs (0: no cap or not known) */
 };
 
 /* The text columns of a document row, cut to their widths (malloc'd): made
@@ -253,6 +256,7 @@ struct crawl {
 	/* Transfers the fetcher runs at once (MaxTransfers), and so the sites
 	 * the rank holds at most: one transfer per host (crawl_claim.c). */
 	size_t max_transfers, max_held;
+	bool at_once;                /* some Server sets MaxDocsAtOnce (crawl_claim.c) */
 	double next_pick;            /* monotonic time of the next site pick */
 	size_t origins_used;         /* entries of the held sites' clone tables */
 	uint64_t claimed, claims;    /* URLs claimed, claim transactions */
@@ -266,6 +270,7 @@ struct crawl {
 	double store_thread_seconds; /* of store_seconds: in the store thread */
 	double links_seconds;        /* wall time inserting links (in store_seconds) */
 	struct crawl_advice adv;     /* the coordinator's last word */
+	uint64_t links_gen;          /* link batches stored (site.nurls is re-read after one) */
 };
 
 /* ---- small helpers every room uses ------------------------------------------ */

@@ -39,6 +39,7 @@ void job_submit(struct crawl *cr, struct job *j)
 	bool conditional = !cr->o->force && j->row.status == 200 &&
 			   (j->kind == JOB_PAGE || (j->kind == JOB_ROBOTS_ROW && !j->hops));
 	double delay = p->min_delay;
+	const struct conf_server *srv = conf_server_for(cr->c, robots_job ? j->fetch_url : j->row.url);
 	struct fetch_req req = {
 		.url = robots_job ? j->fetch_url : j->row.url,
 		.user = j,
@@ -46,6 +47,7 @@ void job_submit(struct crawl *cr, struct job *j)
 		.if_none_match = conditional && j->row.etag[0] ? j->row.etag : NULL,
 		.head = j->head,
 		.proxy = p->proxy,
+		.userpwd = srv ? srv->auth_basic : NULL,
 		.read_timeout = (double)p->read_timeout,
 		.max_size = robots_job ? MAX_ROBOTS_BYTES + 1 : 0,
 	};

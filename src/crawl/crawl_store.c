@@ -275,13 +275,42 @@ void linkset_free(struct linkset *ls)
 }
 
 /* Add a normalised, admitted URL of site key `site` to ls (url borrowed). */
+/* May a URL the rank has not seen be added to site s under MaxURLsPerServer
+ * lim?  The site's live URLs are counted once per stored batch of links
+ * (links_resolve()), and each URL collected since counts one more: a URL
+ * that had a row already counts twice until the next count, so the limit
+ * errs on the side of fewer URLs, and ranks adding links to one site at
+ * the same moment may pass it by a batch (doc/CONFIG.md). */
+static bool site_has_room(struct crawl *cr, struct site *s, long lim, const char *url)
+{
+	if (s->nurls_gen != cr->links_gen + 1) {
+		long n = db_count_site_urls(cr->db, s->site_id);
+
+		if (n < 0)
+			return true; /* logged; the link is not lost for a count */
+		s->nurls = n;
+		s->nurls_gen = cr->links_gen + 1;
+	}
+	if (s->nurls >= lim) {
+		debug("%s: not added: MaxURLsPerServer %ld reached", url, lim);
+		return false;
+	}
+	s->nurls++;
+	return true;
+}
+
 void link_collect_site(struct crawl *cr, struct linkset *ls, const char *url, const char *site,
 		       int hops, unsigned referrer)
 {
 	struct site *s = site_get(cr, site, 0);
+	long lim;
 
-	if (s)
-		linkset_add(ls, url, s->site_id, hops, referrer);
+	if (!s)
+		return;
+	lim = conf_params_for(cr->c, url)->max_urls_per_server;
+	if (lim >= 0 && !seen_get(cr->seen, url, strlen(url)) && !site_has_room(cr, s, lim, url))
+		return;
+	linkset_add(ls, url, s->site_id, hops, referrer);
 }
 
 /* Give every link of ls its url_id: from the seen-set, else one batch
@@ -307,6 +336,8 @@ int links_resolve(struct crawl *cr, struct linkset *ls)
 	cr->links_seconds += now_monotonic() - t0;
 	if (added < 0)
 		return -1;
+	if (added)
+		cr->links_gen++;
 	cr->t->links_new += (uint64_t)added;
 	/* db_add_links() cleared `known` where the database had no row: the
 	 * filter's false positives. */

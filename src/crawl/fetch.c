@@ -59,6 +59,7 @@ struct xfer {
 	CURL *easy;                 /* non-NULL while running */
 	struct curl_slist *hdrs;
 	char *url, *ims, *inm, *proxy;
+	char *userpwd;              /* AuthBasic user:pass, or NULL (never logged) */
 	bool head;
 	size_t max_size;
 	double read_timeout;
@@ -106,6 +107,10 @@ struct fetcher {
 	double born, busy_since, busy_sum;
 	size_t peak_running;
 	uint64_t started;
+	/* MaxBandwidth (fetcher_set_bandwidth()): a token bucket of body
+	 * bytes, refilled at bw_rate per second up to one second's worth;
+	 * no transfer starts while it is below zero. */
+	double bw_rate, bw_tokens, bw_last;
 };
 
 const char *fetch_err_name(enum fetch_err e)
@@ -334,6 +339,9 @@ static void xfer_free(struct xfer *x)
 	free(x->ims);
 	free(x->inm);
 	free(x->proxy);
+	if (x->userpwd)
+		memset(x->userpwd, 0, strlen(x->userpwd));
+	free(x->userpwd);
 	for (int i = 0; i < HV_N; i++)
 		free(x->hv[i]);
 	buf_free(&x->res.body);
@@ -428,6 +436,7 @@ int fetcher_add(struct fetcher *f, const struct fetch_req *r)
 	x->ims = r->if_modified_since ? xstrdup(r->if_modified_since) : NULL;
 	x->inm = r->if_none_match ? xstrdup(r->if_none_match) : NULL;
 	x->proxy = r->proxy ? xstrdup(r->proxy) : NULL;
+	x->userpwd = r->userpwd ? xstrdup(r->userpwd) : NULL;
 	x->head = r->head;
 	x->max_size = r->max_size ? r->max_size : f->o.max_doc_size;
 	if (x->max_size > (size_t)MAX_DOC_BYTES)
@@ -644,12 +653,21 @@ static int setup_easy(struct fetcher *f, struct xfer *x)
 		SETOPT(e, CURLOPT_HTTPHEADER, x->hdrs);
 	/* "" also keeps libcurl from reading http_proxy from the environment. */
 	SETOPT(e, CURLOPT_PROXY, proxy);
+	/* AuthBasic: sent with the first request (no 401 round trip), and
+	 * only to this URL's host, since Location is never followed here. */
+	if (x->userpwd) {
+		SETOPT(e, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		SETOPT(e, CURLOPT_USERPWD, x->userpwd);
+	}
 	SETOPT(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(conn * 1000));
 	SETOPT(e, CURLOPT_LOW_SPEED_LIMIT, f->o.low_speed_limit);
 	SETOPT(e, CURLOPT_LOW_SPEED_TIME, (long)(rt < 1 ? 1 : rt + 0.5));
 	SETOPT(e, CURLOPT_TIMEOUT_MS, (long)(total * 1000));
 	SETOPT(e, CURLOPT_SHARE, f->share);
 	SETOPT(e, CURLOPT_DNS_CACHE_TIMEOUT, f->o.dns_cache_timeout);
+	/* One transfer alone never goes faster than the rank may. */
+	if (f->bw_rate > 0)
+		SETOPT(e, CURLOPT_MAX_RECV_SPEED_LARGE, (curl_off_t)(f->bw_rate < 1 ? 1 : f->bw_rate));
 	if (f->o.insecure_tls) {
 		SETOPT(e, CURLOPT_SSL_VERIFYPEER, 0L);
 		SETOPT(e, CURLOPT_SSL_VERIFYHOST, 0L);
@@ -715,12 +733,35 @@ static void start(struct fetcher *f, struct host *h, double now)
 	debug("fetch: start %s (waited %.3f s)", x->url, x->res.queue_time);
 }
 
+/* Seconds until the bandwidth bucket allows a transfer to start (0: now). */
+static double bw_wait(struct fetcher *f, double now)
+{
+	if (f->bw_rate <= 0)
+		return 0;
+	f->bw_tokens = dmin(f->bw_tokens + (now - f->bw_last) * f->bw_rate, f->bw_rate);
+	f->bw_last = now;
+	return f->bw_tokens >= 0 ? 0 : -f->bw_tokens / f->bw_rate;
+}
+
+void fetcher_set_bandwidth(struct fetcher *f, double bytes_per_sec)
+{
+	double now = now_monotonic();
+
+	bw_wait(f, now);
+	if (bytes_per_sec > 0 && f->bw_rate <= 0) {
+		f->bw_tokens = 0;
+		f->bw_last = now;
+	}
+	f->bw_rate = bytes_per_sec > 0 ? bytes_per_sec : 0;
+}
+
 /* Start requests of due hosts, earliest first, up to the global cap. */
 static void start_due(struct fetcher *f)
 {
 	double now = now_monotonic();
 
-	while (f->running < f->o.max_transfers && f->heap_len && f->heap[0]->due <= now) {
+	while (f->running < f->o.max_transfers && f->heap_len && f->heap[0]->due <= now &&
+	       bw_wait(f, now) == 0) {
 		struct host *h = f->heap[0];
 		heap_remove(f, h);
 		start(f, h, now);
@@ -856,6 +897,8 @@ static void finish(struct fetcher *f, struct xfer *x, CURLcode cc, bool aborted)
 	double now = now_monotonic();
 
 	collect_info(x);
+	if (f->bw_rate > 0)
+		f->bw_tokens -= (double)r->wire_bytes;
 	if (aborted) {
 		r->err = FETCH_ERR_ABORTED;
 		snprintf(x->reason, sizeof x->reason, "aborted: fetcher cancelled (shutdown)");
@@ -1003,7 +1046,7 @@ int fetcher_run(struct fetcher *f, double max_wait_s, fetch_done_fn cb, void *ar
 			break;
 		wait = deadline - now;
 		if (f->heap_len && f->running < f->o.max_transfers)
-			wait = dmin(wait, f->heap[0]->due - now);
+			wait = dmin(wait, dmax(f->heap[0]->due - now, bw_wait(f, now)));
 		/* +1 ms: never wake just before a host is due and spin. */
 		mc = curl_multi_poll(f->multi, NULL, 0,
 				     wait <= 0 ? 0 : wait > INT_MAX / 1000 ? INT_MAX : (int)(wait * 1000) + 1,

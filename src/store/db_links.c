@@ -271,6 +271,20 @@ long db_add_links(struct db *db, struct db_link *links, size_t n)
 	return rc ? -1 : lc.added;
 }
 
+long db_count_site_urls(struct db *db, unsigned site_id)
+{
+	char sql[160];
+	long long v[1];
+	bool found;
+
+	/* The site_claim index: one range of the site's entries. */
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM urlword FORCE INDEX (site_claim)"
+		 " WHERE site_id = %u AND deleted = 0", site_id);
+	if (sql_row(db, sql, v, 1, &found))
+		return -1;
+	return found ? (long)v[0] : 0;
+}
+
 /* --- pagerank: the link graph, streamed ---------------------------------- */
 
 /* One column of a streamed row: an unsigned int, or a string/blob read
