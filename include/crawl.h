@@ -91,6 +91,21 @@ struct crawl_hooks {
 int crawl_run(const struct conf *c, struct db *db, const struct crawl_opts *o,
 	      struct crawl_totals *t);
 
+/* mpseek-index -i: insert URLs into the queue, due now, at depth 0 (as a
+ * Server URL is), each admitted first as a link would be (Server scope,
+ * Allow/Disallow, MaxHops, traps: crawl_insert.c).  urls[i] came from
+ * where[i] ("FILE:LINE", "-u"), which messages name: a malformed URL and a
+ * refused one are each one warning saying why, and are skipped. */
+struct crawl_insert {
+	long added;    /* new rows */
+	long known;    /* already in the database (left as they are) */
+	long refused;  /* outside the config's scope */
+	long bad;      /* not a URL mpseek crawls */
+};
+/* Returns 0 (some URLs may have been skipped: see st) or -1 (database). */
+int crawl_insert_urls(const struct conf *c, struct db *db, const char *const *urls,
+		      const char *const *where, size_t n, struct crawl_insert *st);
+
 /* Ask the crawl to stop, as SIGTERM/SIGINT do: async-signal-safe, so the
  * handlers crawl_run() and cluster.c install call it. */
 void crawl_request_stop(void);

@@ -46,8 +46,37 @@ int db_schema_check(struct db *db, bool create);
 int db_seed_servers(struct db *db, const struct conf *c);
 
 /* ASPseek's `index -S`: per HTTP status expired/total, then counts per
- * index_status and the claims/leases held.  Returns 0 or -1. */
+ * index_status, the claims/leases held, the sites with the most URLs and
+ * when the next URL is due (db_stats.c).  Returns 0 or -1. */
 int db_print_stats(struct db *db, FILE *out);
+
+/* --- the administrator's verbs (mpseek-index -C, -a/-m -u, -S) -----------
+ * A pattern selects URLs as ASPseek's `-u` did (doc/DATABASE.md, "Selecting
+ * URLs"): one with `%` or `_` is an SQL LIKE pattern on the normalised URL
+ * (`\` escapes), one with "://" an exact URL (normalised first), anything
+ * else a site, host[:port], over http and https. */
+
+#define DB_MATCH_DELETED  1u /* rows marked deleted too */
+#define DB_MATCH_NOT_BUSY 2u /* not the rows being crawled now (a live claim) */
+/* The url_ids (ascending, each once) that any of the n patterns selects, in
+ * *ids (malloc'd, caller frees; NULL when none) and *n_ids.  A pattern that
+ * is none of the three is an error.  Returns 0 or -1. */
+int db_match_urls(struct db *db, const char *const *pats, size_t n, unsigned flags,
+		  uint32_t **ids, size_t *n_ids);
+/* Remove the urlword and urlwordsNN rows of ids (ascending), except those
+ * being crawled now.  The documents stay in the index until a merge reads
+ * their DEL records: write those first.  Returns the rows removed, or -1. */
+long db_delete_urls(struct db *db, const uint32_t *ids, size_t n);
+/* Make ids due now (not those being crawled); force: their validators and
+ * MD5 go too, so they are fetched without a conditional GET and parsed
+ * again.  Returns the rows changed, or -1. */
+long db_expire_urls(struct db *db, const uint32_t *ids, size_t n, bool force);
+/* When the next live URL is due (unix time; 0 = now) in *when: 1, or 0 when
+ * there is no live URL, or -1.  One index dive. */
+int db_next_due(struct db *db, long long *when);
+/* "now", or "in 3 h 20 min, at 2026-11-26 08:17:00 UTC": when `when` is
+ * (unix time), for messages; into buf (size bytes, always terminated). */
+void db_due_text(long long when, char *buf, size_t size);
 
 /* --- the work queue of the cluster crawl (doc/DATABASE.md) ---------------
  *

@@ -71,6 +71,10 @@ int storage_gen_clone(const char *data_dir, uint64_t *gen, char **dir, struct bu
  * files a new generation keeps unchanged; a missing name is not an error.
  * Returns 0 or -1. */
 int storage_gen_link(const char *from, const char *to, const char *name, struct buf *err);
+/* The bytes of the files under gen_dir (its subdirectories included) in
+ * *bytes, and when its FORMAT was written (the generation was complete) in
+ * *written, for `mpseek-index -S`.  Returns 0 or -1 (reason in err). */
+int storage_gen_usage(const char *gen_dir, uint64_t *bytes, int64_t *written, struct buf *err);
 /* Remove gen-*.tmp directories a crashed run left behind, and finished
  * generations newer than `current` (a crash between the renames of
  * storage_gen_publish()).  Returns 0 or -1. */

@@ -19,6 +19,7 @@
 #include "crawl.h"
 #include "db.h"
 #include "dbserver.h"
+#include "index_admin.h"
 #include "log.h"
 #include "merge.h"
 #include "pagerank.h"
@@ -33,6 +34,8 @@ enum verb {
 	VERB_PRINT_RANKS,   /* --print-ranks [--pagerank-dir DIR]: no MPI */
 	VERB_CHECK_DB,      /* --check-db: no MPI, one process per host under mpirun */
 	VERB_PR_EDGES,      /* --pagerank-edges FILE: MPI, no database */
+	VERB_CLEAR,         /* -C: delete the URLs -u/-f select; no MPI */
+	VERB_INSERT,        /* -i: insert the URLs of -u/-f; no MPI */
 };
 
 struct options {
@@ -49,6 +52,10 @@ struct options {
 	const char *pr_file; /* --pagerank-edges FILE */
 	const char *pr_dir;  /* --pagerank-dir DIR: PageRank into DIR instead of a generation */
 	struct pagerank_opts pr; /* --pagerank-comm, --pagerank-blocking, --pagerank-cold */
+	char **urls;     /* -u PATTERN (repeatable) */
+	size_t n_urls;
+	const char *url_file; /* -f FILE */
+	bool no_confirm; /* -w: -C asks nothing */
 };
 
 static void usage(FILE *fp)
@@ -59,10 +66,18 @@ static void usage(FILE *fp)
 		"\n"
 		"Crawl the Server URLs of the config (default %s/mpseek.conf).\n"
 		"\n"
-		"  -S              print statistics of the database (per HTTP status and index_status)\n"
+		"  -S              print statistics: per HTTP status, index_status, site; the next\n"
+		"                  URL due; the live index generation\n"
 		"  -q              quick start: do not insert the Server URLs\n"
-		"  -a              mark every URL due now (re-crawl all)\n"
-		"  -m              no conditional GET; re-parse pages even when unchanged\n"
+		"  -a, --recrawl   mark every URL (with -u/-f: the URLs selected) due now\n"
+		"  -m, --force     no conditional GET; re-parse pages even when unchanged (with\n"
+		"                  -u/-f: only the URLs selected, which are due now)\n"
+		"  -u, --url PATTERN  select URLs (repeatable): a LIKE pattern with %% and _,\n"
+		"                  a URL, or a site host[:port]\n"
+		"  -f, --file FILE select the URLs or patterns of FILE, one a line (- = stdin)\n"
+		"  -C, --clear     delete the URLs -u/-f select (asks first; all URLs: -C -w)\n"
+		"  -w, --no-confirm  -C without asking\n"
+		"  -i, --insert    insert the URLs of -u/-f (crawled by the next run)\n"
 		"  -n N            stop after N documents (all ranks together)\n"
 		"  -K              recompute PageRank and the citations alone (new index generation)\n"
 		"  -E              ask the crawl running on DataDir to stop (it releases its\n"
@@ -85,6 +100,28 @@ static void usage(FILE *fp)
 		SYSCONFDIR);
 }
 
+/* -u/-f select URLs for -C, -i, -a and -m only; -C without them would
+ * delete everything, which takes an explicit -w.  0 or 2. */
+static int check_selection(const struct options *o)
+{
+	bool sel = o->n_urls || o->url_file;
+	const char *why = NULL;
+
+	if (sel && o->verb != VERB_CLEAR && o->verb != VERB_INSERT &&
+	    !(o->verb == VERB_INDEX && (o->expire || o->force)))
+		why = "-u and -f select URLs for -C, -i, -a or -m";
+	else if (o->verb == VERB_INSERT && !sel)
+		why = "-i inserts the URLs of -u URL or -f FILE";
+	else if (o->verb == VERB_CLEAR && !sel && !o->no_confirm)
+		why = "-C deletes the URLs of -u PATTERN or -f FILE (every URL: -C -w)";
+	else if (o->no_confirm && o->verb != VERB_CLEAR)
+		why = "-w goes with -C";
+	if (!why)
+		return 0;
+	fprintf(stderr, "mpseek-index: %s (try --help)\n", why);
+	return 2;
+}
+
 /* Returns 0 to go on, 1 to exit 0 (help/version), 2 on a usage error. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -100,6 +137,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "check", no_argument, NULL, 11 },
 		{ "dump-index", no_argument, NULL, 12 },
 		{ "print-ranks", no_argument, NULL, 5 },
+		{ "clear", no_argument, NULL, 'C' },
+		{ "insert", no_argument, NULL, 'i' },
+		{ "url", required_argument, NULL, 'u' },
+		{ "file", required_argument, NULL, 'f' },
+		{ "no-confirm", no_argument, NULL, 'w' },
+		{ "recrawl", no_argument, NULL, 'a' },
+		{ "force", no_argument, NULL, 'm' },
 		/* for tests and benchmarks (doc/PAGERANK.md) */
 		{ "pagerank-edges", required_argument, NULL, 6 },
 		{ "pagerank-dir", required_argument, NULL, 7 },
@@ -113,7 +157,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->log_level = -1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "SEqamDKn:t:vhV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "SEqamDKn:t:vhVCiwu:f:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'S': o->verb = VERB_STATS; break;
 		case 'E': o->verb = VERB_STOP; break;
@@ -125,6 +169,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'a': o->expire = true; break;
 		case 'm': o->force = true; break;
 		case 'K': o->ranks_only = true; break;
+		case 'C': o->verb = VERB_CLEAR; break;
+		case 'i': o->verb = VERB_INSERT; break;
+		case 'w': o->no_confirm = true; break;
+		case 'f': o->url_file = optarg; break;
+		case 'u':
+			o->urls = xrealloc(o->urls, (o->n_urls + 1) * sizeof(*o->urls));
+			o->urls[o->n_urls++] = optarg;
+			break;
 		case 'n':
 			if (parse_long(optarg, 1, 2000000000L, &o->max_docs)) {
 				fprintf(stderr, "mpseek-index: -n wants a positive number, not '%s'\n", optarg);
@@ -178,7 +230,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		return 2;
 	}
 	o->config = optind < argc ? argv[optind] : SYSCONFDIR "/mpseek.conf";
-	return 0;
+	return check_selection(o);
 }
 
 static const char *db_name(const struct conf *c)
@@ -274,6 +326,36 @@ out:
 	return rc;
 }
 
+/* -C and -i: the URLs of -u/-f against the database.  -i may be the first
+ * thing run on a new DataDir: it starts the embedded server and creates the
+ * schema as a crawl would.  Returns 0, 1 (-i: some URLs skipped) or -1. */
+static int run_admin(const struct options *o, const struct conf *c)
+{
+	bool insert = o->verb == VERB_INSERT;
+	struct url_list l;
+	struct db *db = NULL;
+	int rc = -1;
+
+	if (url_list_load(&l, o->urls, o->n_urls, o->url_file))
+		goto out;
+	if (!c->db.set && !insert && !dbserver_running(c->data_dir)) {
+		error("the embedded database of %s is not running (start it with "
+		      "mpseek-index --db-start)", c->data_dir);
+		goto out;
+	}
+	if ((!c->db.set && insert && dbserver_ensure(c->data_dir, c->db_listen, db_name(c))) ||
+	    open_db(c, 10, &db) || db_schema_check(db, insert))
+		goto out;
+	if (insert)
+		rc = admin_insert(c, db, &l);
+	else
+		rc = admin_clear(c, db, &l, o->no_confirm);
+out:
+	db_close(db);
+	url_list_free(&l);
+	return rc;
+}
+
 /* The verbs that work on the database alone, without MPI. */
 static int run_local(const struct options *o, const struct conf *c)
 {
@@ -320,7 +402,12 @@ static int run_local(const struct options *o, const struct conf *c)
 		if (open_db(c, 10, &db) || db_schema_check(db, false))
 			goto out;
 		rc = db_print_stats(db, stdout);
+		if (!rc)
+			rc = admin_print_index(c, stdout) < 0 ? -1 : 0;
 		break;
+	case VERB_CLEAR:
+	case VERB_INSERT:
+		return run_admin(o, c);
 	case VERB_PRINT_RANKS:
 		if (!c->db.set && !dbserver_running(c->data_dir))
 			return error("the embedded database of %s is not running (start it with "
@@ -436,7 +523,13 @@ static int job_setup(const struct options *o, const struct conf *c, struct db **
 			else
 				info("inserted %d new URL(s) from %zu Server line(s)", n, c->n_servers);
 		}
-		if (!rc && o->expire) {
+		if (!rc && (o->n_urls || o->url_file)) {
+			struct url_list l;
+
+			rc = url_list_load(&l, o->urls, o->n_urls, o->url_file) ||
+			     admin_expire(*db, &l, o->force) ? -1 : 0;
+			url_list_free(&l);
+		} else if (!rc && o->expire) {
 			long k = db_expire_all(*db);
 
 			if (k < 0)
@@ -468,7 +561,10 @@ static int run_index(const struct options *o, const struct conf *c)
 	rc = job_setup(o, c, &db);
 	if (!rc && !o->seed_only && !o->ranks_only && o->verb != VERB_MERGE) {
 		struct crawl_opts co = {
-			.max_docs = o->max_docs, .force = o->force, .max_seconds = o->max_seconds,
+			/* -m -u: the selected URLs lost their validators and MD5
+			 * (admin_expire()); the others are fetched as usual. */
+			.max_docs = o->max_docs, .force = o->force && !o->n_urls && !o->url_file,
+			.max_seconds = o->max_seconds,
 			.rank = cluster_rank(),
 		};
 
@@ -491,11 +587,14 @@ int main(int argc, char **argv)
 
 	log_set_prog("mpseek-index");
 	rc = parse_options(argc, argv, &o);
-	if (rc)
+	if (rc) {
+		free(o.urls);
 		return rc == 1 ? 0 : 2;
+	}
 	if (conf_load(o.config, CONF_INDEXER, &c, &err)) {
 		fprintf(stderr, "mpseek-index: %s\n", buf_str(&err));
 		buf_free(&err);
+		free(o.urls);
 		return 2;
 	}
 	buf_free(&err);
@@ -509,24 +608,29 @@ int main(int argc, char **argv)
 		rc = pagerank_edges(c, o.pr_file, stdout, &o.pr);
 		cluster_finalize();
 		conf_free(c);
+		free(o.urls);
 		return rc == 0 ? 0 : 1;
 	}
 	if (o.verb != VERB_INDEX && o.verb != VERB_MERGE) {
 		rc = run_local(&o, c);
 		conf_free(c);
+		free(o.urls);
 		return rc == 0 ? 0 : 1;
 	}
 	/* The embedded server is started before MPI_Init: it forks. */
 	if (!c->db.set && dbserver_ensure(c->data_dir, c->db_listen, db_name(c))) {
 		conf_free(c);
+		free(o.urls);
 		return 1;
 	}
 	if (cluster_init(&argc, &argv)) {
 		conf_free(c);
+		free(o.urls);
 		return 1;
 	}
 	rc = run_index(&o, c);
 	cluster_finalize();
 	conf_free(c);
+	free(o.urls);
 	return rc == 0 ? 0 : 1;
 }

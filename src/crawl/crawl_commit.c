@@ -286,8 +286,15 @@ static void page_result(struct crawl *cr, struct job *j, struct fetch_result *r,
 		cr->t->errors_5xx++;
 	else
 		cr->t->errors_4xx++;
-	if ((st == 404 || st == 410) && sp->delete_bad) {
-		finish_dropped(cr, j, (int)st, "DeleteBad");
+	/* A page that is gone leaves the index at the next merge whatever
+	 * DeleteBad says; DeleteBad decides only whether its URL leaves the
+	 * queue too (deleted) or is fetched again after Period, and indexed
+	 * again should it come back. */
+	if (st == 404 || st == 410) {
+		if (sp->delete_bad)
+			finish_dropped(cr, j, (int)st, "DeleteBad");
+		else
+			finish_gone(cr, j, (int)st);
 		return;
 	}
 	if (st == 429 || st == 503) {

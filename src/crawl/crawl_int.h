@@ -418,6 +418,9 @@ void storer_free(struct storer *st);
 void job_done(struct crawl *cr, struct job *j);
 /* The URL leaves the index: status st, deleted, a DEL record. */
 void finish_dropped(struct crawl *cr, struct job *j, int st, const char *why);
+/* A 404/410 without DeleteBad: the document leaves the index (a DEL record),
+ * the row stays in the queue with status st, due again after Period. */
+void finish_gone(struct crawl *cr, struct job *j, int st);
 /* Status only; the document (if any) stays as it is. */
 void finish_status(struct crawl *cr, struct job *j, int st, long next_in);
 

@@ -740,20 +740,34 @@ void job_done(struct crawl *cr, struct job *j)
 	free(j);
 }
 
-/* The URL leaves the index: status st, deleted, a DEL record. */
-void finish_dropped(struct crawl *cr, struct job *j, int st, const char *why)
+/* The URL's document leaves the index (a DEL record when it had one);
+ * `deleted` takes its row out of the queue too. */
+static void finish_unindexed(struct crawl *cr, struct job *j, int st, bool deleted)
 {
 	struct pending *p;
 
-	info("%s: %d %s (%s)", j->row.url, st, http_status_text(st), why);
-	cr->t->dropped++;
 	if (j->row.status == 200 && delta_add_del(cr->dw, j->row.url_id))
 		cr->failed = true;
 	p = pending_new(cr, j);
 	p->d.status = st;
-	p->d.deleted = true;
+	p->d.deleted = deleted;
 	p->d.doc_op = j->row.status == 200 ? DB_DOC_DELETE : DB_DOC_KEEP;
 	job_done(cr, j);
+}
+
+/* The URL leaves the index: status st, deleted, a DEL record. */
+void finish_dropped(struct crawl *cr, struct job *j, int st, const char *why)
+{
+	info("%s: %d %s (%s)", j->row.url, st, http_status_text(st), why);
+	cr->t->dropped++;
+	finish_unindexed(cr, j, st, true);
+}
+
+void finish_gone(struct crawl *cr, struct job *j, int st)
+{
+	info("%s: %d %s (leaves the index, fetched again after Period)", j->row.url, st,
+	     http_status_text(st));
+	finish_unindexed(cr, j, st, false);
 }
 
 /* Status only; the document (if any) stays as it is. */

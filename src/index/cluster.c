@@ -669,6 +669,21 @@ static void coord_grant(struct coord *k)
 	}
 }
 
+/* The crawl is over: say so, and when the next URL will be due (an
+ * administrator reading "nothing is due" wants to know when to look again). */
+static void coord_over(const struct coord *k)
+{
+	long long when = 0;
+	char due[128];
+	int n = db_next_due(k->db, &when);
+
+	if (n > 0)
+		db_due_text(when, due, sizeof(due));
+	info("nothing is due and no rank is busy: the crawl is over%s%s",
+	     n > 0 ? "; the next URL is due " : n == 0 ? "; no live URL is left" : "",
+	     n > 0 ? due : "");
+}
+
 /* Is the crawl over?  Decided here only: every crawler idle (or gone), and
  * in one read of the database no URL due and none claimed (work exists
  * exactly while one of the two does: a URL is claimed until its outcome
@@ -706,7 +721,7 @@ static void coord_decide(struct coord *k)
 		info("document limit of %ld reached", k->max_docs);
 		k->done = true;
 	} else if (k->have_q && !k->q.due && !k->q.claimed) {
-		info("nothing is due and no rank is busy: the crawl is over");
+		coord_over(k);
 		k->done = true;
 	}
 }

@@ -269,3 +269,47 @@ int storage_gen_link(const char *from, const char *to, const char *name, struct 
 	free(t);
 	return rc;
 }
+
+/* The bytes of the regular files under dir, depth levels down. */
+static int dir_bytes(const char *dir, int depth, uint64_t *bytes, struct buf *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d)
+		return error_into(err, "%s: %s", dir, strerror(errno));
+	while (!rc && (e = readdir(d))) {
+		char *path;
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		path = xasprintf("%s/%s", dir, e->d_name);
+		if (lstat(path, &st))
+			rc = error_into(err, "%s: %s", path, strerror(errno));
+		else if (S_ISREG(st.st_mode))
+			*bytes += (uint64_t)st.st_size;
+		else if (S_ISDIR(st.st_mode) && depth > 0)
+			rc = dir_bytes(path, depth - 1, bytes, err);
+		free(path);
+	}
+	closedir(d);
+	return rc;
+}
+
+int storage_gen_usage(const char *gen_dir, uint64_t *bytes, int64_t *written, struct buf *err)
+{
+	char *format = xasprintf("%s/FORMAT", gen_dir);
+	struct stat st;
+	int rc = 0;
+
+	*bytes = 0;
+	if (stat(format, &st))
+		rc = error_into(err, "%s: %s", format, strerror(errno));
+	else
+		*written = (int64_t)st.st_mtime;
+	free(format);
+	/* A generation is flat but for citations/. */
+	return rc ? rc : dir_bytes(gen_dir, 2, bytes, err);
+}

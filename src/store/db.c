@@ -1,8 +1,8 @@
 /* db.c - the SQL layer's core (include/db.h; the private parts in db_int.h):
  * connecting with back-off, reconnecting and retrying, running statements
- * and transactions for the other db_*.c files, the schema check, and the
- * `-S` statistics.  What each program reads and writes is in db_claim.c,
- * db_store.c, db_links.c, db_wordurl.c and db_search.c.
+ * and transactions for the other db_*.c files, and the schema check.  What
+ * each program reads and writes is in db_claim.c, db_store.c, db_links.c,
+ * db_wordurl.c, db_search.c, db_admin.c and db_stats.c (`-S`).
  *
  * It knows nothing of MPI, HTTP, files or the embedded server: callers pass
  * ranks, URLs and the socket to connect to.  Statements use placeholders or
@@ -32,7 +32,6 @@
 #include "conf.h"
 #include "db.h"
 #include "db_int.h"
-#include "status.h"
 #include "log.h"
 #include "util.h"
 
@@ -864,113 +863,4 @@ out:
 	if (locked && schema_lock(db, false))
 		rc = -1;
 	return rc;
-}
-
-/* --- statistics (index -S) ------------------------------------------------- */
-
-static const char *const index_status_name[] = { "not indexed", "indexed", "being indexed" };
-
-static int stats_by_status(struct db *db, FILE *out)
-{
-	MYSQL_RES *res;
-	MYSQL_ROW row;
-	long long exp_sum = 0, tot_sum = 0;
-
-	if (sql_run(db, "SELECT status, SUM(next_index_time <= UNIX_TIMESTAMP()), COUNT(*)"
-		    " FROM urlword WHERE deleted = 0 GROUP BY status ORDER BY status", &res))
-		return -1;
-	fprintf(out, "\n    Status    Expired      Total\n   -----------------------------\n");
-	while (res && (row = mysql_fetch_row(res))) {
-		long long e = num(row[1]), t = num(row[2]);
-		fprintf(out, "%10lld %10lld %10lld %s\n", num(row[0]), e, t,
-			http_status_text((int)num(row[0])));
-		exp_sum += e;
-		tot_sum += t;
-	}
-	mysql_free_result(res);
-	fprintf(out, "   -----------------------------\n%10s %10lld %10lld\n", "Total", exp_sum,
-		tot_sum);
-	return 0;
-}
-
-static int stats_by_index_status(struct db *db, FILE *out)
-{
-	MYSQL_RES *res;
-	MYSQL_ROW row;
-	long long t[3] = { 0, 0, 0 }, e[3] = { 0, 0, 0 }, deleted;
-	bool found;
-
-	if (sql_run(db, "SELECT index_status, SUM(next_index_time <= UNIX_TIMESTAMP()), COUNT(*)"
-		    " FROM urlword WHERE deleted = 0 GROUP BY index_status", &res))
-		return -1;
-	while (res && (row = mysql_fetch_row(res))) {
-		long long k = num(row[0]);
-		if (k >= 0 && k < 3) {
-			e[k] = num(row[1]);
-			t[k] = num(row[2]);
-		}
-	}
-	mysql_free_result(res);
-	fprintf(out, "\n%-26s %10s %10s\n   ---------------------------------------------\n",
-		"    index_status", "Expired", "Total");
-	for (int k = 0; k < 3; k++)
-		fprintf(out, "%10d %-15s %10lld %10lld\n", k, index_status_name[k], e[k], t[k]);
-	fprintf(out, "   ---------------------------------------------\n");
-	if (sql_row(db, "SELECT COUNT(*) FROM urlword WHERE deleted <> 0", &deleted, 1, &found))
-		return -1;
-	if (deleted)
-		fprintf(out, "%10s %-15s %10s %10lld\n", "", "deleted", "", deleted);
-	return 0;
-}
-
-#define DASHES "---------------------------------------------------------"
-
-static int stats_claims(struct db *db, FILE *out)
-{
-	MYSQL_RES *res;
-	MYSQL_ROW row;
-	long long now = (long long)time(NULL);
-	int n = 0;
-
-	if (sql_run(db, "SELECT u.claim_rank, COUNT(*), SUM(u.lease_until <= UNIX_TIMESTAMP()),"
-		    " MIN(u.lease_until), MAX(u.lease_until),"
-		    " (SELECT COUNT(*) FROM sites s WHERE s.claim_rank = u.claim_rank"
-		    "  AND s.lease_until > UNIX_TIMESTAMP())"
-		    " FROM urlword u WHERE u.index_status = 2"
-		    " GROUP BY u.claim_rank ORDER BY u.claim_rank",
-		    &res))
-		return -1;
-	fprintf(out, "\n    Claims (index_status 2)\n      Rank       URLs    Expired      Sites"
-		"  Lease ends in (s)\n   %s\n", DASHES);
-	while (res && (row = mysql_fetch_row(res))) {
-		long long lo = num(row[3]) - now, hi = num(row[4]) - now;
-		fprintf(out, "%10lld %10lld %10lld %10lld  ", num(row[0]), num(row[1]), num(row[2]),
-			num(row[5]));
-		if (lo == hi)
-			fprintf(out, "%lld\n", lo);
-		else
-			fprintf(out, "%lld..%lld\n", lo, hi);
-		n++;
-	}
-	mysql_free_result(res);
-	if (!n)
-		fprintf(out, "      none\n");
-	fprintf(out, "   %s\n", DASHES);
-	return 0;
-}
-
-int db_print_stats(struct db *db, FILE *out)
-{
-	long long v[2];
-	bool found;
-
-	fprintf(out, "\n          mpseek database statistics (database %s at %s)\n", db->name,
-		db->where);
-	if (stats_by_status(db, out) || stats_by_index_status(db, out) || stats_claims(db, out))
-		return -1;
-	if (sql_row(db, "SELECT COUNT(*), SUM(claim_rank >= 0 AND lease_until > UNIX_TIMESTAMP())"
-		    " FROM sites", v, 2, &found))
-		return -1;
-	fprintf(out, "\n    Sites: %lld (%lld leased)\n", v[0], v[1]);
-	return fflush(out) ? error_errno("writing the statistics") : 0;
 }
