@@ -61,6 +61,8 @@ struct conf_server_params {
 	bool index;               /* Index (yes) */
 	bool follow;              /* Follow (yes) */
 	bool follow_outside;      /* FollowOutside (no) */
+	bool path_scope;          /* ServerScope path (site): a Server admits only the
+	                           * URLs under its directory, not its whole site */
 	char *charset;            /* Charset (NULL = detect) */
 	char *proxy;              /* Proxy host[:port] (NULL = direct) */
 };
@@ -214,12 +216,23 @@ int conf_parse_time(const char *s, long *seconds);
  * regex that hits its match limit on url counts as a Disallow: a hostile URL
  * must not get in by making a filter give up.  Thread-safe. */
 enum conf_verdict conf_filter_url(const struct conf *c, const char *url);
-/* The Server block whose URL is the longest prefix of url, or NULL.  The
- * prefix ends at a path boundary ("http://h/a" covers "http://h/a/b" and
- * "http://h/a?x", not "http://h/ab"); scheme and host compare caseless, url
- * is expected normalised (url.c).  Borrowed from c. */
+/* The Server block whose parameters apply to url, or NULL when no Server
+ * admits it (doc/CONFIG.md, "Server scope").  Among the Servers of url's
+ * site (scheme, host and port, compared caseless), the one whose directory
+ * (its path up to its last '/') is the longest prefix of url's path; when
+ * none is, the site's Server with the shortest directory (the first written
+ * on a tie), unless every Server of the site has ServerScope path: then
+ * NULL.  url is expected normalised (url.c).  Borrowed from c. */
 const struct conf_server *conf_server_for(const struct conf *c, const char *url);
 /* Parameters for url: its Server's block, or the global defaults. */
 const struct conf_server_params *conf_params_for(const struct conf *c, const char *url);
+/* The scope of url's site as the Server lines give it, as text into out:
+ * "/" when a Server of the site admits the whole site, else the sorted
+ * directories the site's Servers admit; "" when no Server names the site.
+ * legacy: as mpseek before schema version 3 scoped it (every Server admitted
+ * only the URLs under its own URL, directory or not).  The crawl keeps a
+ * digest of it per site and recrawls a site whose scope changed. */
+struct buf;
+void conf_site_scope(const struct conf *c, const char *url, bool legacy, struct buf *out);
 
 #endif

@@ -19,7 +19,7 @@ struct conf;
 struct db;
 
 /* The schema version this build reads and writes (row in table `mpseek_meta`). */
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 
 /* Connect as configured: DBAddr, or when no DBAddr is set the embedded
  * server on unix socket `embedded_socket` (borrowed for the call; the caller

@@ -1,4 +1,4 @@
--- schema.sql - mpseek's tables, schema version 2 (doc/DATABASE.md), after
+-- schema.sql - mpseek's tables, schema version 3 (doc/DATABASE.md), after
 -- ASPseek 1.2's etc/sql/mysql/tables.sql, on InnoDB.
 --
 -- The programs carry this file compiled in (sql/embed.awk) and apply it to an
@@ -40,12 +40,16 @@ CREATE TABLE IF NOT EXISTS mpseek_meta (
 -- "The frontier"): the triggers after urlword lower it whenever a row gets
 -- an earlier time, whoever writes it (an administrator by hand included);
 -- only a recount from urlword's site_claim index raises it.
+-- scope is the hex MD5 of the site's scope as its Server lines gave it at the
+-- last seeding ('' = never seeded by a Server line, or made before version
+-- 3): a site whose scope changed is recrawled (doc/CRAWL.md, "Server scope").
 CREATE TABLE IF NOT EXISTS sites (
 	site_id int unsigned NOT NULL AUTO_INCREMENT,
 	site varbinary(255) NOT NULL,
 	claim_rank smallint NOT NULL DEFAULT -1,
 	lease_until int unsigned NOT NULL DEFAULT 0,
 	next_due int unsigned NOT NULL DEFAULT 0,
+	scope char(32) CHARACTER SET ascii NOT NULL DEFAULT '',
 	PRIMARY KEY (site_id),
 	UNIQUE KEY site (site),
 	KEY due (next_due, site_id)
@@ -222,5 +226,5 @@ CREATE TABLE IF NOT EXISTS wordsite (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 
 -- Last: the version row marks the schema as complete.
-INSERT INTO mpseek_meta (name, value) VALUES ('schema_version', '2')
+INSERT INTO mpseek_meta (name, value) VALUES ('schema_version', '3')
 	ON DUPLICATE KEY UPDATE name = name;

@@ -61,6 +61,7 @@ static int d_clear(struct parser *p, const struct directive *d, int argc, char *
 static int d_seen_fp(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_proxy(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_authbasic(struct parser *p, const struct directive *d, int argc, char **argv);
+static int d_scope(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_stopword(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_httpheader(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_bandwidth(struct parser *p, const struct directive *d, int argc, char **argv);
@@ -164,6 +165,7 @@ const struct directive conf_directives[] = {
 	STR("Charset", IDX, P(charset), NULL),
 	FN("Proxy", IDX, 0, 1, d_proxy),
 	FN("AuthBasic", IDX, 1, 1, d_authbasic),
+	FN("ServerScope", IDX, 1, 1, d_scope),
 
 	/* searchd.conf */
 	LONG("Port", SRD, C(port), DEFAULT_SEARCHD_PORT, 1, 65535),
@@ -654,6 +656,20 @@ static int d_authbasic(struct parser *p, const struct directive *d, int argc, ch
 	if (!strchr(argv[0], ':'))
 		return conf_perr(p, "AuthBasic wants user:password");
 	p->auth_next = conf_pool_dup(p->c, argv[0]);
+	return 0;
+}
+
+/* ServerScope site|path: what the following Server lines admit. */
+static int d_scope(struct parser *p, const struct directive *d, int argc, char **argv)
+{
+	UNUSED(d);
+	UNUSED(argc);
+	if (!ascii_casecmp(argv[0], "site"))
+		p->cur.path_scope = false;
+	else if (!ascii_casecmp(argv[0], "path"))
+		p->cur.path_scope = true;
+	else
+		return conf_perr(p, "ServerScope wants site or path");
 	return 0;
 }
 

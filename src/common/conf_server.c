@@ -13,6 +13,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "buf.h"
 #include "conf.h"
 #include "util.h"
 
@@ -130,10 +131,32 @@ int conf_add_server(struct parser *p, const char *url)
 	return 0;
 }
 
+/* Length of the directory of a Server URL's path: up to and with its last
+ * '/' before any query ("/a/b.html" -> "/a/", "/a" -> "/", "" -> "/" which
+ * the caller reads as the root). */
+static size_t dir_len(const char *path)
+{
+	size_t n = strcspn(path, "?#");
+
+	while (n && path[n - 1] != '/')
+		n--;
+	return n;
+}
+
+/* Does path (a URL's, from its first '/') start with the directory
+ * srest[0..dn)?  An empty directory (a Server URL without a path) is the
+ * root. */
+static bool under_dir(const char *path, const char *srest, size_t dn)
+{
+	return !dn || !strncmp(path, srest, dn);
+}
+
+/* ASPseek's rule (doc/CONFIG.md, "Server scope"): a Server admits its whole
+ * site, and the longest directory prefix picks the parameters. */
 const struct conf_server *conf_server_for(const struct conf *c, const char *url)
 {
-	const struct conf_server *best = NULL;
-	size_t n, h, best_len = 0;
+	const struct conf_server *best = NULL, *general = NULL;
+	size_t n, h, best_len = 0, general_len = 0;
 	const char *rest;
 
 	if (!c || !c->server_index || !url)
@@ -145,29 +168,80 @@ const struct conf_server *conf_server_for(const struct conf *c, const char *url)
 	h = site_hash(url, n) & (c->server_index_size - 1);
 	for (; c->server_index[h]; h = (h + 1) & (c->server_index_size - 1)) {
 		const struct conf_server *s = &c->servers[c->server_index[h] - 1];
-		size_t sn = site_len(s->url), rn;
+		size_t sn = site_len(s->url), dn;
 		const char *srest = s->url + sn;
 
 		if (!same_site(s->url, sn, url, n))
 			continue;
-		rn = strlen(srest);
-		if (strncmp(rest, srest, rn))
-			continue;
-		/* a prefix ends at a path boundary: /a covers /a/b, not /ab */
-		if (rn && srest[rn - 1] != '/' && rest[rn] && !strchr("/?#", rest[rn]))
-			continue;
-		if (!best || rn + 1 > best_len) {
+		dn = dir_len(srest);
+		/* The index holds a site's Servers in file order along the probe
+		 * sequence only by accident: compare positions for the ties. */
+		if (under_dir(rest, srest, dn) &&
+		    (!best || dn > best_len || (dn == best_len && s < best))) {
 			best = s;
-			best_len = rn + 1;
+			best_len = dn;
+		}
+		if (!s->p.path_scope && (!general || dn < general_len ||
+					 (dn == general_len && s < general))) {
+			general = s;
+			general_len = dn;
 		}
 	}
-	return best;
+	return best ? best : general;
 }
 
 const struct conf_server_params *conf_params_for(const struct conf *c, const char *url)
 {
 	const struct conf_server *s = conf_server_for(c, url);
 	return s ? &s->p : &c->defaults;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void conf_site_scope(const struct conf *c, const char *url, bool legacy, struct buf *out)
+{
+	const char **dirs = NULL;
+	size_t n, h, nd = 0, cap = 0;
+	bool whole = false;
+
+	buf_reset(out);
+	if (!c || !c->server_index || !url || !(n = site_len(url)))
+		return;
+	h = site_hash(url, n) & (c->server_index_size - 1);
+	for (; c->server_index[h]; h = (h + 1) & (c->server_index_size - 1)) {
+		const struct conf_server *s = &c->servers[c->server_index[h] - 1];
+		size_t sn = site_len(s->url);
+
+		if (!same_site(s->url, sn, url, n))
+			continue;
+		if (nd == cap) {
+			cap = cap ? 2 * cap : 8;
+			dirs = xrealloc(dirs, cap * sizeof(*dirs));
+		}
+		dirs[nd++] = s->url + sn;
+		if (!legacy && !s->p.path_scope)
+			whole = true;
+	}
+	if (whole) {
+		buf_adds(out, "/");
+	} else if (nd) {
+		qsort(dirs, nd, sizeof(*dirs), cmp_str);
+		for (size_t i = 0; i < nd; i++) {
+			const char *d = dirs[i];
+			size_t len = legacy ? strcspn(d, "?#") : dir_len(d);
+
+			if (i)
+				buf_addc(out, ' ');
+			if (!len || (len == 1 && d[0] == '/'))
+				buf_addc(out, '/');
+			else
+				buf_add(out, d, len);
+		}
+	}
+	free(dirs);
 }
 
 /* ---- filters ------------------------------------------------------------ */

@@ -20,62 +20,77 @@
 #define LINKCACHE_MAX 8192
 #define LINKCACHE_POOL (4u << 20)
 
-int admit_url(const struct conf *c, const char *url, int hops, bool from_outside_ok, bool normal,
-	      const char **why)
+/* admit_url() as a link verdict, LINK_ADMITTED or the reason. */
+static enum link_verdict url_verdict(const struct conf *c, const char *url, int hops,
+				     bool from_outside_ok, bool normal, const char **why)
 {
 	const struct conf_server *sv = conf_server_for(c, url);
 	const struct conf_server_params *p = sv ? &sv->p : &c->defaults;
 
 	if (!sv && !url_is_robots(url) && !from_outside_ok && c->delete_no_server) {
 		*why = "no Server covers it";
-		return CST_FILTERED;
+		return LINK_OFFSITE;
 	}
 	if (hops > p->max_hops) {
 		*why = "more than MaxHops";
-		return CST_FILTERED;
+		return LINK_HOPS;
 	}
 	switch (conf_filter_url(c, url)) {
 	case VERDICT_DISALLOW:
 		*why = "disallowed by the Allow/Disallow chain";
-		return CST_FILTERED;
+		return LINK_FILTERED;
 	default:
 		break;
 	}
 	if (normal ? url_trap_check_normal(url, why) : url_trap_check(url, why))
+		return LINK_TRAP;
+	return LINK_ADMITTED;
+}
+
+int admit_url(const struct conf *c, const char *url, int hops, bool from_outside_ok, bool normal,
+	      const char **why)
+{
+	switch (url_verdict(c, url, hops, from_outside_ok, normal, why)) {
+	case LINK_ADMITTED:
+		return 0;
+	case LINK_TRAP:
 		return CST_TRAP;
-	return 0;
+	default:
+		return CST_FILTERED;
+	}
 }
 
 /* Resolve ref against base and admit it as a link at depth hops of the page
  * `from`, whose parameters are fp and whose site key is from_site.  The
  * normalised URL goes to out, its site key to site (compared with from_site
- * instead of parsing both URLs again).  0 or -1. */
-static int admit_page_link(const struct conf *c, const struct conf_server_params *fp,
-			   const char *from, const char *from_site, const char *base,
-			   const char *ref, int hops, struct buf *out, struct buf *site)
+ * instead of parsing both URLs again).  LINK_ADMITTED or the reason. */
+static enum link_verdict admit_page_link(const struct conf *c,
+					 const struct conf_server_params *fp, const char *from,
+					 const char *from_site, const char *base, const char *ref,
+					 int hops, struct buf *out, struct buf *site)
 {
 	const char *why = NULL;
+	enum link_verdict v;
 	int rc = url_resolve(base, ref, out, &why);
 
 	if (rc) {
 		if (rc != URL_NOT_CRAWLABLE)
 			debug("%s: link %.200s dropped: %s", from, ref, why ? why : "bad URL");
-		return -1;
+		return LINK_BAD;
 	}
 	/* out is in the normal form: its site key is its head. */
 	buf_reset(site);
 	if (buf_add(site, buf_str(out), url_site_len(buf_str(out))) || !site->len)
-		return -1;
+		return LINK_BAD;
 	if (!fp->follow_outside && strcmp(buf_str(site), from_site) &&
 	    !conf_server_for(c, buf_str(out))) {
 		debug("%s: link %s dropped: outside every Server", from, buf_str(out));
-		return -1;
+		return LINK_OFFSITE;
 	}
-	if (admit_url(c, buf_str(out), hops, fp->follow_outside, true, &why)) {
+	v = url_verdict(c, buf_str(out), hops, fp->follow_outside, true, &why);
+	if (v != LINK_ADMITTED)
 		debug("%s: link %s dropped: %s", from, buf_str(out), why);
-		return -1;
-	}
-	return 0;
+	return v;
 }
 
 /* admit_page_link() for one reference (a redirect): from's site key is
@@ -85,7 +100,8 @@ int admit_link(const struct conf *c, const struct conf_server_params *fp, const 
 {
 	struct buf from_site = BUF_INIT(MAX_SITE_LEN), site = BUF_INIT(MAX_SITE_LEN);
 	int rc = url_site(from, &from_site, NULL) ? -1 :
-		 admit_page_link(c, fp, from, buf_str(&from_site), base, ref, hops, out, &site);
+		 admit_page_link(c, fp, from, buf_str(&from_site), base, ref, hops, out, &site) ?
+		 -1 : 0;
 
 	buf_free(&from_site);
 	buf_free(&site);
@@ -129,7 +145,7 @@ static uint32_t *linkcache_slot(struct linkcache *lc)
 /* Keep the outcome for the key in lc->key: url and site when admitted,
  * NULL when not.  Empties the cache first when it is full. */
 static void linkcache_put(struct linkcache *lc, uint32_t *slot, const char *url, const char *site,
-			  int max_hops)
+			  int max_hops, int verdict)
 {
 	size_t need = lc->key.len + (url ? strlen(url) + strlen(site) + 2 : 0);
 	struct lcent *e;
@@ -147,6 +163,7 @@ static void linkcache_put(struct linkcache *lc, uint32_t *slot, const char *url,
 		return;
 	e->val = UINT32_MAX;
 	e->max_hops = max_hops;
+	e->verdict = verdict;
 	if (url) {
 		e->val = (uint32_t)lc->pool.len;
 		if (buf_add(&lc->pool, url, strlen(url) + 1) ||
@@ -183,11 +200,13 @@ int admit_page_link_cached(struct linkcache *lc, const struct conf *c,
 			if (*slot) {
 				const struct lcent *e = &lc->v[*slot - 1];
 
-				if (e->val == UINT32_MAX || hops > e->max_hops)
-					return -1;
+				if (e->val == UINT32_MAX)
+					return e->verdict;
+				if (hops > e->max_hops)
+					return LINK_HOPS;
 				*url = lc->pool.ptr + e->val;
 				*site = *url + strlen(*url) + 1;
-				return 0;
+				return LINK_ADMITTED;
 			}
 		}
 	}
@@ -199,9 +218,9 @@ int admit_page_link_cached(struct linkcache *lc, const struct conf *c,
 		const struct conf_server *sv = rc ? NULL : conf_server_for(c, *url);
 		int max_hops = sv ? sv->p.max_hops : c->defaults.max_hops;
 
-		linkcache_put(lc, slot, rc ? NULL : *url, *site, max_hops);
+		linkcache_put(lc, slot, rc ? NULL : *url, *site, max_hops, rc);
 		if (!rc && hops > max_hops)
-			rc = -1;
+			rc = LINK_HOPS;
 	}
 	return rc;
 }

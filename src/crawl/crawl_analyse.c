@@ -426,8 +426,9 @@ static void linklist_rehash(struct linklist *l, size_t nslots)
 	}
 }
 
-/* Add url (normalised) with its site key, unless it is there already. */
-static void linklist_add(struct linklist *l, const char *url, const char *site)
+/* Add url (normalised) with its site key, unless it is there already.
+ * false when it was (or there is no room left). */
+static bool linklist_add(struct linklist *l, const char *url, const char *site)
 {
 	size_t len = strlen(url), off, h;
 
@@ -436,11 +437,11 @@ static void linklist_add(struct linklist *l, const char *url, const char *site)
 	h = (size_t)hash64(url, len) & (l->nslots - 1);
 	for (; l->slots[h]; h = (h + 1) & (l->nslots - 1))
 		if (!strcmp(linklist_url(l, l->slots[h] - 1), url))
-			return;
+			return false;
 	off = l->pool.len;
 	if (buf_add(&l->pool, url, len + 1) || buf_add(&l->pool, site, strlen(site) + 1)) {
 		buf_truncate(&l->pool, off);
-		return;
+		return false;
 	}
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 64;
@@ -448,6 +449,7 @@ static void linklist_add(struct linklist *l, const char *url, const char *site)
 	}
 	l->off[l->n] = (uint32_t)off;
 	l->slots[h] = (uint32_t)++l->n;
+	return true;
 }
 
 /* A converted body above this size does not keep its buffer for the next
@@ -560,6 +562,7 @@ void analysis_clear(struct analysis *a)
 	a->noindex = a->nofollow = a->ref_meta = a->words_bad = false;
 	a->nwords = 0;
 	a->total = 0;
+	memset(&a->lcount, 0, sizeof(a->lcount));
 	/* A slot keeps a page's tables for the next, unless a huge page grew
 	 * them: slots are many (8 per thread), huge pages few. */
 	if (a->links.pool.alloc > SLOT_KEEP || a->links.nslots > 4096) {
@@ -634,37 +637,52 @@ static void parse_body(const struct job *j, const struct fetch_result *r, bool h
 /* Phase 3: the page's links, resolved against <base href> and admitted,
  * into a->links (also from clones and noindex pages: they are still pages
  * of the site; page_commit() drops those of clones), unless nofollow or
- * Follow no. */
+ * Follow no.  a->lcount says what became of each. */
 static void collect_links(const struct conf *c, const struct job *j, const struct html_doc *doc,
 			  struct analysis *a, struct analyser *an)
 {
 	const struct conf_server_params *sp = j->p;
 	struct buf basebuf = BUF_INIT(MAX_URL_LEN + 1), lk = BUF_INIT(MAX_URL_LEN + 1);
 	struct buf site = BUF_INIT(MAX_URL_LEN + 1), fsite = BUF_INIT(MAX_URL_LEN + 1);
+	struct link_counts *lc = &a->lcount;
 	const char *base = j->row.url;
 
+	lc->found = doc->nlinks;
 	if (doc->base && url_resolve(j->row.url, doc->base, &basebuf, NULL) == 0)
 		base = buf_str(&basebuf);
-	if (!a->nofollow && sp->follow && url_site(j->row.url, &fsite, NULL) == 0) {
+	if (a->nofollow || !sp->follow) {
+		lc->n[LINK_NOFOLLOW] = doc->nlinks;
+	} else if (url_site(j->row.url, &fsite, NULL) == 0) {
 		size_t bdir = base_dir_len(base);
 
 		refset_reset(&an->refs);
 		for (size_t i = 0; i < doc->nlinks; i++) {
 			const char *href = doc->links[i].url, *u, *us;
+			int v;
 
-			if (doc->links[i].nofollow || refset_has(&an->refs, href))
+			if (doc->links[i].nofollow) {
+				lc->n[LINK_NOFOLLOW]++;
 				continue;
-			if (admit_page_link_cached(&an->lc, c, sp, j->row.url, buf_str(&fsite),
+			}
+			if (refset_has(&an->refs, href)) {
+				lc->n[LINK_REPEATED]++;
+				continue;
+			}
+			v = admit_page_link_cached(&an->lc, c, sp, j->row.url, buf_str(&fsite),
 						   base, bdir, href, j->row.hops + 1, &lk, &site,
-						   &u, &us) == 0 &&
-			    strcmp(u, j->row.url))
-				linklist_add(&a->links, u, us);
+						   &u, &us);
+			if (v == LINK_ADMITTED &&
+			    (!strcmp(u, j->row.url) || !linklist_add(&a->links, u, us)))
+				v = LINK_REPEATED;
+			lc->n[v]++;
 			/* Admitted, dropped or the page itself: the same for
 			 * every reference with this text before '#' (a page's
 			 * "#section" links). */
 			refset_add(&an->refs, href);
 		}
 		refset_reset(&an->refs);  /* it points into doc */
+	} else {
+		lc->n[LINK_BAD] = doc->nlinks;
 	}
 	buf_free(&basebuf);
 	buf_free(&lk);

@@ -17,6 +17,7 @@
 #include "delta.h"
 #include "fetch.h"
 #include "log.h"
+#include "robots.h"
 #include "util.h"
 #include "crawl_int.h"
 
@@ -109,17 +110,67 @@ static struct pending *commit_doc_row(struct crawl *cr, struct job *j,
 	return p;
 }
 
+/* How many of the page's admitted links robots.txt of its own site, known
+ * now, disallows: they are stored all the same and dropped (600) when
+ * claimed, but the page's log line says so. */
+static size_t links_robots_disallowed(struct crawl *cr, const struct job *j,
+				      const struct analysis *a)
+{
+	size_t n = 0;
+
+	if (!j->site || !j->site->robots)
+		return 0;
+	for (size_t i = 0; i < a->links.n; i++) {
+		const char *u = linklist_url(&a->links, i), *site = linklist_site(&a->links, i);
+		size_t sl = strlen(site);
+
+		if (!strcmp(site, j->site->key) && sl && conf_params_for(cr->c, u)->robots &&
+		    !robots_allowed(j->site->robots, u + sl - 1))
+			n++;
+	}
+	return n;
+}
+
+/* "188 links: 150 admitted, 30 repeated, 8 off-site": what became of the
+ * page's links, the reasons that count none left out (doc/CRAWL.md, "The
+ * log line of a page"). */
+static void links_summary(struct crawl *cr, const struct job *j, const struct analysis *a,
+			  char *out, size_t size)
+{
+	static const char *const name[LINK_N] = {
+		[LINK_REPEATED] = "repeated", [LINK_OFFSITE] = "off-site",
+		[LINK_FILTERED] = "Allow/Disallow", [LINK_HOPS] = "MaxHops",
+		[LINK_TRAP] = "trap", [LINK_BAD] = "not crawlable", [LINK_NOFOLLOW] = "nofollow",
+	};
+	const struct link_counts *lc = &a->lcount;
+	size_t robots = links_robots_disallowed(cr, j, a), k;
+
+	k = (size_t)snprintf(out, size, "%zu links", lc->found);
+	if (!lc->found || k >= size)
+		return;
+	k += (size_t)snprintf(out + k, size - k, ": %zu admitted", lc->n[LINK_ADMITTED]);
+	if (robots && k < size)
+		k += (size_t)snprintf(out + k, size - k, " (%zu disallowed by robots.txt)",
+				      robots);
+	for (int v = LINK_ADMITTED + 1; v < LINK_N && k < size; v++)
+		if (lc->n[v])
+			k += (size_t)snprintf(out + k, size - k, ", %zu %s", lc->n[v], name[v]);
+}
+
 /* A clone or a noindex page keeps no words: a DEL record. */
 static void commit_no_words(struct crawl *cr, struct job *j, const struct analysis *a,
-			    struct pending *p, unsigned origin, size_t nlinks)
+			    struct pending *p, unsigned origin)
 {
+	char links[256];
+
 	if (delta_add_del(cr->dw, j->row.url_id))
 		cr->failed = true;
 	if (origin) {
 		info("%s: 200 clone of url %u, %zu bytes", j->row.url, origin, a->blen);
 		cr->t->clones++;
 	} else {
-		info("%s: 200 META robots noindex: not indexed, %zu links", j->row.url, nlinks);
+		links_summary(cr, j, a, links, sizeof(links));
+		info("%s: 200 META robots noindex: not indexed, %s", j->row.url, links);
 		p->d.status = CST_ROBOTS;
 		p->d.deleted = true;
 		p->d.doc_op = DB_DOC_DELETE;
@@ -159,7 +210,7 @@ static size_t commit_hrefs(struct crawl *cr, struct job *j, struct pending *p,
 static void commit_words(struct crawl *cr, struct job *j, const struct fetch_result *r,
 			 struct analysis *a, struct pending *p, const struct linkset *ls)
 {
-	size_t nh;
+	char links[256];
 	time_t lm;
 
 	if (a->words_bad) {
@@ -171,13 +222,14 @@ static void commit_words(struct crawl *cr, struct job *j, const struct fetch_res
 	}
 	p->doc.wordcount = (unsigned)a->nwords;
 	p->doc.totalcount = (unsigned)(a->total > 0xffffff ? 0xffffff : a->total);
-	nh = commit_hrefs(cr, j, p, ls);
+	commit_hrefs(cr, j, p, ls);
 	lm = r->last_modified ? curl_getdate(r->last_modified, NULL) : -1;
 	if (lm > 0 && delta_add_lastmod(cr->dw, j->row.url_id, (uint64_t)lm))
 		cr->failed = true;
 	cr->t->indexed++;
-	info("%s: %ld indexed, %zu bytes, %s, %zu words, %zu links%s%s", j->row.url, r->status,
-	     a->blen, a->mt, a->nwords, nh, r->truncated ? ", truncated" : "",
+	links_summary(cr, j, a, links, sizeof(links));
+	info("%s: %ld indexed, %zu bytes, %s, %zu words, %s%s%s", j->row.url, r->status, a->blen,
+	     a->mt, a->nwords, links, r->truncated ? ", truncated" : "",
 	     job_params(cr->c, j)->index ? "" : " (Index no: words not indexed)");
 }
 
@@ -212,7 +264,7 @@ static void page_commit(struct crawl *cr, struct job *j, const struct fetch_resu
 		redir = commit_refresh(cr, j, a);
 	p = commit_doc_row(cr, j, r, a, origin, redir);
 	if (origin || a->noindex)
-		commit_no_words(cr, j, a, p, origin, ls.n);
+		commit_no_words(cr, j, a, p, origin);
 	else
 		commit_words(cr, j, r, a, p, &ls);
 	job_done(cr, j);

@@ -174,11 +174,32 @@ struct linkcache {
 		uint32_t key, key_len;   /* in pool */
 		uint32_t val;            /* in pool: "url\0site\0"; UINT32_MAX = not admitted */
 		int max_hops;            /* of the URL's Server */
+		int verdict;             /* enum link_verdict when not admitted */
 	} *v;
 	uint32_t *slots;             /* index + 1, 0 = empty */
 	size_t n;
 	struct buf pool;
 	struct buf key;              /* scratch */
+};
+
+/* What became of one link of a page: the page's log line counts them
+ * (page_commit(), doc/CRAWL.md "The log line of a page"). */
+enum link_verdict {
+	LINK_ADMITTED,               /* new or known, on its way to urlword */
+	LINK_REPEATED,               /* the page itself, or a URL the page gave before */
+	LINK_OFFSITE,                /* outside the scope of every Server */
+	LINK_FILTERED,               /* the Allow/Disallow chain */
+	LINK_HOPS,                   /* deeper than MaxHops */
+	LINK_TRAP,                   /* looks like a spider trap */
+	LINK_BAD,                    /* not http(s), malformed or too long */
+	LINK_NOFOLLOW,               /* rel=nofollow, META robots nofollow, Follow no */
+	LINK_N
+};
+
+/* A page's links by verdict; found is every reference the page holds. */
+struct link_counts {
+	size_t found;
+	size_t n[LINK_N];
 };
 
 enum analysis_kind {
@@ -199,6 +220,7 @@ struct analysis {
 	bool ref_meta;               /* ref is a META refresh */
 	char *ref_url;               /* ref resolved and admitted (not the page itself) */
 	struct linklist links;
+	struct link_counts lcount;   /* what became of the page's links */
 	struct delta_words dw;       /* the DOC record's words, encoded */
 	size_t nwords;               /* distinct words */
 	uint64_t total;              /* words with repeats */
@@ -338,8 +360,9 @@ int admit_link(const struct conf *c, const struct conf_server_params *fp, const 
 	       const char *base, const char *ref, int hops, struct buf *out);
 /* admit_link() through the cache lc of the analysing thread, for the links
  * of page `from` (parameters fp, site key from_site); base_dir: the length
- * of base up to its last '/'.  On 0, *url and *site are the admitted URL and
- * its site key, valid until the next call (in lc, lk or sitebuf). */
+ * of base up to its last '/'.  Returns an enum link_verdict: on
+ * LINK_ADMITTED (0), *url and *site are the admitted URL and its site key,
+ * valid until the next call (in lc, lk or sitebuf). */
 int admit_page_link_cached(struct linkcache *lc, const struct conf *c,
 			   const struct conf_server_params *fp, const char *from,
 			   const char *from_site, const char *base, size_t base_dir,

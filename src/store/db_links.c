@@ -20,6 +20,7 @@
 #include "db.h"
 #include "db_int.h"
 #include "log.h"
+#include "status.h"
 #include "url.h"
 #include "util.h"
 
@@ -75,6 +76,56 @@ struct seed_ctx {
 	int added;
 };
 
+/* The scope of site site_id as the Server lines of url's site give it now,
+ * against the digest the site keeps from the last seeding (sites.scope): a
+ * site whose scope changed has its URLs fetched again in full (due now, no
+ * validators, no MD5, so neither a 304 nor "unchanged" skips their links)
+ * and the URLs dropped as outside every Server (601) come back, so that the
+ * next plain run admits links under the new scope (doc/CRAWL.md, "Server
+ * scope").  A digest of '' (a database of schema version 2) is compared
+ * with the scope as mpseek scoped a Server before version 3. */
+static int seed_scope(struct db *db, const struct conf *c, const char *url, const char *site,
+		      unsigned site_id)
+{
+	struct buf now = BUF_INIT(1u << 20), legacy = BUF_INIT(1u << 20), sql = BUF_INIT(1u << 21);
+	long long v[2];
+	bool found;
+	int rc;
+
+	conf_site_scope(c, url, false, &now);
+	conf_site_scope(c, url, true, &legacy);
+	buf_adds(&sql, "SELECT scope = MD5(");
+	add_quoted(db, &sql, buf_str(&now), now.len);
+	rc = buf_printf(&sql, "), scope = '' FROM sites WHERE site_id = %u", site_id) ? -1 :
+	     sql_row(db, buf_str(&sql), v, 2, &found);
+	if (rc || !found || v[0] == 1)
+		goto out;
+	if (!v[1] || strcmp(buf_str(&now), buf_str(&legacy))) {
+		buf_reset(&sql);
+		buf_printf(&sql, "UPDATE urlword SET next_index_time = 0, last_modified = '',"
+			   " etag = '', crc = '', deleted = 0 WHERE site_id = %u"
+			   " AND index_status <> 2 AND (deleted = 0 OR status = %d)", site_id,
+			   CST_FILTERED);
+		rc = sql_run(db, buf_str(&sql), NULL);
+		if (rc)
+			goto out;
+		if (mysql_affected_rows(db->my) > 0)
+			info("site %s: its Server scope is now \"%.200s\": %llu URL(s) to fetch "
+			     "again in full", site, buf_str(&now),
+			     (unsigned long long)mysql_affected_rows(db->my));
+	}
+	buf_reset(&sql);
+	buf_adds(&sql, "UPDATE sites SET scope = MD5(");
+	add_quoted(db, &sql, buf_str(&now), now.len);
+	rc = buf_printf(&sql, ") WHERE site_id = %u", site_id) ? -1 :
+	     sql_run(db, buf_str(&sql), NULL);
+out:
+	buf_free(&now);
+	buf_free(&legacy);
+	buf_free(&sql);
+	return rc;
+}
+
 static int seed_body(struct db *db, void *arg)
 {
 	struct seed_ctx *s = arg;
@@ -97,6 +148,8 @@ static int seed_body(struct db *db, void *arg)
 			break;
 		}
 		rc = add_site(db, buf_str(&site), &site_id);
+		if (!rc)
+			rc = seed_scope(db, s->c, sv->url, buf_str(&site), site_id);
 		/* robots.txt first: it gets the lower url_id, so a claim (ordered
 		 * by next_index_time, url_id) hands it out before the pages. */
 		if (!rc && sv->p.robots)

@@ -192,12 +192,20 @@ mdb_start() {
 	export MDB_DIR MDB_SOCKET
 	user=$(id -un)
 	log=$MDB_DIR/install.log
-	if ! "$MARIADB_INSTALL_DB" --no-defaults --datadir="$MDB_DIR/db" --user="$user" \
-		--auth-root-authentication-method=normal --skip-test-db >"$log" 2>&1; then
-		tail -20 "$log" | sed 's/^/# /'
-		echo "Bail out! mariadb-install-db failed (see above)"
-		exit 1
-	fi
+	# Once more after a failure: under heavy load its bootstrap server has
+	# been seen to fail once (the output was cut; a second try succeeded).
+	local try
+	for try in 1 2; do
+		rm -rf "$MDB_DIR/db"
+		"$MARIADB_INSTALL_DB" --no-defaults --datadir="$MDB_DIR/db" --user="$user" \
+			--auth-root-authentication-method=normal --skip-test-db >"$log" 2>&1 && break
+		grep -E '^ERROR|\[ERROR\]' "$log" | head -5 | sed "s/^/# install try $try: /"
+		if [ "$try" = 2 ]; then
+			head -20 "$log" | sed 's/^/# /'
+			echo "Bail out! mariadb-install-db failed (see above)"
+			exit 1
+		fi
+	done
 	# Small buffers: several tests run servers at once on a small machine.
 	_mdb_args=(--no-defaults --datadir="$MDB_DIR/db" --socket="$MDB_SOCKET"
 		--pid-file="$MDB_DIR/mariadbd.pid" --log-error="$MDB_DIR/mariadbd.err"

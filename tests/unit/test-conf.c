@@ -58,6 +58,7 @@ static void dump_params(struct buf *b, const char *pre, const struct conf_server
 	kv(b, K("index"), "%s", B(p->index));
 	kv(b, K("follow"), "%s", B(p->follow));
 	kv(b, K("follow_outside"), "%s", B(p->follow_outside));
+	kv(b, K("scope"), "%s", p->path_scope ? "path" : "site");
 	kv(b, K("charset"), "%s", S(p->charset));
 	kv(b, K("proxy"), "%s", S(p->proxy));
 #undef K
@@ -294,6 +295,13 @@ static void expect_line(char **f, size_t *len, int n, int lineno, void *arg)
 	} else if (!strncmp(key, "server_for ", 11)) {
 		const struct conf_server *s = conf_server_for(x->c, key + 11);
 		snprintf(got, sizeof(got), "%s", s ? s->url : "(none)");
+	} else if (!strncmp(key, "site_scope ", 11) || !strncmp(key, "legacy_scope ", 13)) {
+		/* "site_scope URL": conf_site_scope(), "-" for empty */
+		bool legacy = key[0] == 'l';
+		struct buf d = BUF_INIT(1 << 16);
+		conf_site_scope(x->c, key + (legacy ? 13 : 11), legacy, &d);
+		snprintf(got, sizeof(got), "%s", d.len ? buf_str(&d) : "-");
+		buf_free(&d);
 	} else if (!strncmp(key, "params_for ", 11)) {
 		/* "params_for URL field" */
 		char url[2048];
