@@ -63,6 +63,10 @@ int db_print_stats(struct db *db, FILE *out);
  * is none of the three is an error.  Returns 0 or -1. */
 int db_match_urls(struct db *db, const char *const *pats, size_t n, unsigned flags,
 		  uint32_t **ids, size_t *n_ids);
+/* The url_ids of rows marked deleted (by the crawl, or by hand: doc/ADMIN.md),
+ * ascending, in *ids (malloc'd, caller frees; NULL when none) and *n_ids: a
+ * range of urlword's claim index, not a scan.  Returns 0 or -1. */
+int db_deleted_url_ids(struct db *db, uint32_t **ids, size_t *n_ids);
 /* Remove the urlword and urlwordsNN rows of ids (ascending), except those
  * being crawled now.  The documents stay in the index until a merge reads
  * their DEL records: write those first.  Returns the rows removed, or -1. */

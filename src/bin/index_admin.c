@@ -120,7 +120,7 @@ static int write_dels(const struct conf *c, const uint32_t *ids, size_t n)
 	int rc = 0;
 
 	if (!w) {
-		rc = error("-C: %s", buf_str(&err));
+		rc = error("cannot write DEL records: %s", buf_str(&err));
 		goto out;
 	}
 	for (size_t i = 0; i < n && !rc; i++)
@@ -241,6 +241,44 @@ int admin_print_index(const struct conf *c, FILE *out)
 	rc = 0;
 out:
 	free(dir);
+	buf_free(&err);
+	return rc;
+}
+
+int admin_reconcile(const struct conf *c, struct db *db)
+{
+	struct buf err = BUF_INIT(1024);
+	struct storage *s = NULL;
+	struct storage_doc d;
+	uint32_t *ids = NULL;
+	uint64_t gen = 0;
+	size_t n = 0, k = 0;
+	char *dir = NULL;
+	int rc = 0;
+
+	/* No index yet, or one the merge itself will report as damaged. */
+	if (storage_current(c->data_dir, &gen, &err) <= 0)
+		goto out;
+	dir = storage_gen_path(c->data_dir, gen);
+	if (storage_open_old(dir, &s, &err))
+		goto out;
+	if (db_deleted_url_ids(db, &ids, &n)) {
+		rc = -1;
+		goto out;
+	}
+	/* Only those whose document the live generation still has. */
+	for (size_t i = 0; i < n; i++)
+		if (storage_doc(s, ids[i], &d) == 1)
+			ids[k++] = ids[i];
+	if (k) {
+		rc = write_dels(c, ids, k);
+		if (!rc)
+			info("merge: %zu URL(s) marked deleted in the database leave the index", k);
+	}
+out:
+	storage_close(s);
+	free(dir);
+	free(ids);
 	buf_free(&err);
 	return rc;
 }

@@ -37,6 +37,12 @@ int admin_insert(const struct conf *c, struct db *db, const struct url_list *l);
  * full and parsed again).  Returns 0 or -1. */
 int admin_expire(struct db *db, const struct url_list *l, bool force);
 
+/* Before a merge (rank 0): a DEL record for every URL marked deleted in the
+ * database whose document the live generation still has, so that rows an
+ * administrator marked by hand leave the index at this merge as -C's do.
+ * Returns 0 or -1. */
+int admin_reconcile(const struct conf *c, struct db *db);
+
 /* -S: the live index generation: documents, words, bytes, date. */
 int admin_print_index(const struct conf *c, FILE *out);
 

@@ -432,8 +432,16 @@ static int run_merge(const struct options *o, const struct conf *c, struct db *d
 	struct merge *m = NULL;
 	uint64_t gen = 0;
 	char *dir = NULL;
-	int rc, published = 0;
+	int rc = 0, published = 0;
 
+	/* Rows an administrator marked deleted by hand leave the index at this
+	 * merge, as -C's do (doc/ADMIN.md, "The tables by hand"). */
+	if (cluster_rank() == 0 && admin_reconcile(c, db))
+		rc = -1;
+	if (cluster_agree(rc)) {
+		buf_free(&err);
+		return -1;
+	}
 	rc = merge_run(c, db, &m, &gen, &dir);
 	/* PageRank writes ranks and citations/ into the new generation before
 	 * it goes live, so searchd never sees an index without them. */

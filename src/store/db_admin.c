@@ -202,6 +202,23 @@ int db_match_urls(struct db *db, const char *const *pats, size_t n, unsigned fla
 }
 
 /* " IN (id,id,...)" of ids[0..n-1] into sql. */
+int db_deleted_url_ids(struct db *db, uint32_t **ids, size_t *n_ids)
+{
+	struct idvec iv = { NULL, 0, 0 };
+	/* deleted leads the claim index: the marked rows are one range of it. */
+	int rc = collect(db, "SELECT url_id FROM urlword FORCE INDEX (claim) WHERE deleted <> 0",
+			 &iv);
+
+	if (rc) {
+		free(iv.v);
+		return -1;
+	}
+	qsort(iv.v, iv.n, sizeof(*iv.v), cmp_u32);
+	*ids = iv.v;
+	*n_ids = iv.n;
+	return 0;
+}
+
 static void add_id_list(struct buf *sql, const uint32_t *ids, size_t n)
 {
 	buf_adds(sql, " IN (");
