@@ -434,50 +434,71 @@ static int run_index(const struct options *o, const struct conf *c)
 	return rc;
 }
 
+/* Start MPI and agree that every rank could load its config (and start its
+ * embedded server): the lowest rank that could not prints why, the others
+ * end quietly, all through MPI_Finalize, so that mpirun shows the message
+ * once and no MPI_Abort banner.  Returns 0 to go on, else the exit code. */
+static int start_cluster(int *argc, char ***argv, const struct buf *conf_err, bool failed)
+{
+	int first;
+
+	if (cluster_init(argc, argv)) {
+		if (conf_err)
+			fprintf(stderr, "mpseek-index: %s\n", buf_str(conf_err));
+		return conf_err ? 2 : 1;
+	}
+	first = cluster_first_failed(conf_err || failed);
+	if (first < 0)
+		return 0;
+	if (first == cluster_rank() && conf_err)
+		fprintf(stderr, "mpseek-index: %s\n", buf_str(conf_err));
+	cluster_finalize();
+	return conf_err ? 2 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
 	struct conf *c = NULL;
 	struct buf err = BUF_INIT(4096);
+	bool mpi, failed = false;
 	int rc;
 
 	log_set_prog("mpseek-index");
 	rc = parse_options(argc, argv, &o);
 	if (rc)
 		return rc == 1 ? 0 : 2;
+	mpi = o.verb == VERB_INDEX || o.verb == VERB_MERGE || o.verb == VERB_PR_EDGES;
 	if (conf_load(o.config, CONF_INDEXER, &c, &err)) {
+		if (mpi) {
+			rc = start_cluster(&argc, &argv, &err, true);
+			buf_free(&err);
+			return rc;
+		}
 		fprintf(stderr, "mpseek-index: %s\n", buf_str(&err));
 		buf_free(&err);
 		return 2;
 	}
 	buf_free(&err);
 	log_set_level(o.log_level >= 0 ? (enum log_level)o.log_level : (enum log_level)c->debug_level);
-
-	if (o.verb == VERB_PR_EDGES) {
-		if (cluster_init(&argc, &argv)) {
-			conf_free(c);
-			return 1;
-		}
-		rc = pagerank_edges(c, o.pr_file, stdout, &o.pr);
-		cluster_finalize();
-		conf_free(c);
-		return rc == 0 ? 0 : 1;
-	}
-	if (o.verb != VERB_INDEX && o.verb != VERB_MERGE) {
+	if (!mpi) {
 		rc = run_local(&o, c);
 		conf_free(c);
 		return rc == 0 ? 0 : 1;
 	}
 	/* The embedded server is started before MPI_Init: it forks. */
-	if (!c->db.set && dbserver_ensure(c->data_dir, c->db_listen, db_name(c))) {
+	if (o.verb != VERB_PR_EDGES && !c->db.set &&
+	    dbserver_ensure(c->data_dir, c->db_listen, db_name(c)))
+		failed = true;
+	rc = start_cluster(&argc, &argv, NULL, failed);
+	if (rc) {
 		conf_free(c);
-		return 1;
+		return rc;
 	}
-	if (cluster_init(&argc, &argv)) {
-		conf_free(c);
-		return 1;
-	}
-	rc = run_index(&o, c);
+	if (o.verb == VERB_PR_EDGES)
+		rc = pagerank_edges(c, o.pr_file, stdout, &o.pr);
+	else
+		rc = run_index(&o, c);
 	cluster_finalize();
 	conf_free(c);
 	return rc == 0 ? 0 : 1;
