@@ -23,6 +23,7 @@
 #include "ranks.h"
 #include "storage.h"
 #include "util.h"
+#include "writer.h"
 
 enum verb {
 	VERB_INDEX, VERB_STOP, VERB_STATS, VERB_DB_START, VERB_DB_STOP, VERB_DB_STATUS, VERB_CHECK_CONF,
@@ -46,6 +47,8 @@ struct options {
 	const char *pr_file; /* --pagerank-edges FILE */
 	const char *pr_dir;  /* --pagerank-dir DIR: PageRank into DIR instead of a generation */
 	struct pagerank_opts pr; /* --pagerank-comm, --pagerank-blocking, --pagerank-cold */
+	double lock_wait;    /* --lock-wait: seconds to wait for the writer lock, < 0 no limit */
+	bool lock_wait_set;
 };
 
 static void usage(FILE *fp)
@@ -75,6 +78,8 @@ static void usage(FILE *fp)
 		"      --db-start  start the embedded database server (no DBAddr) and exit\n"
 		"      --db-stop   stop the embedded database server\n"
 		"      --db-status exit 0 if the embedded database server runs, 1 if not\n"
+		"      --lock-wait SECONDS  wait this long for another job's writer lock\n"
+		"                  (default: a crawl is refused at once, -D and -K wait)\n"
 		"  -h, --help      this text\n"
 		"  -V, --version   print the version\n",
 		SYSCONFDIR);
@@ -94,6 +99,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "check", no_argument, NULL, 11 },
 		{ "dump-index", no_argument, NULL, 12 },
 		{ "print-ranks", no_argument, NULL, 5 },
+		{ "lock-wait", required_argument, NULL, 13 },
 		/* for tests and benchmarks (doc/PAGERANK.md) */
 		{ "pagerank-edges", required_argument, NULL, 6 },
 		{ "pagerank-dir", required_argument, NULL, 7 },
@@ -153,6 +159,18 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return 2;
 			}
 			break;
+		case 13: {
+			long secs;
+
+			if (parse_long(optarg, 0, 100000000L, &secs)) {
+				fprintf(stderr, "mpseek-index: --lock-wait wants seconds, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			o->lock_wait = (double)secs;
+			o->lock_wait_set = true;
+			break;
+		}
 		case 9: o->pr.blocking = true; break;
 		case 10: o->pr.cold = true; break;
 		case 'h': usage(stdout); return 1;
@@ -367,20 +385,39 @@ static int run_ranks(const struct options *o, const struct conf *c, struct db *d
 	return cluster_agree(rc);
 }
 
-/* Setup: every rank connects; rank 0 checks the schema, seeds, applies -a
- * and gives back the claims a killed earlier job left.  Workers check the
- * schema once rank 0 has created it.  Returns 0 or -1 (agreed). */
-static int job_setup(const struct options *o, const struct conf *c, struct db **db)
+/* Rank 0 takes the writer lock (doc/DATABASE.md, "One writer") before it
+ * touches anything: a second crawl would give back the claims of the first.
+ * A crawl is refused at once; -D and -K wait for the job that holds it. */
+static int take_writer_lock(const struct options *o, const struct conf *c, struct db *db,
+			    struct writer **w)
 {
-	/* -D and -K run beside a crawl, not instead of one: no seeding, no
-	 * claims given back. */
+	bool merge = o->verb == VERB_MERGE || o->ranks_only;
+	double wait = o->lock_wait_set ? o->lock_wait : merge ? -1 : 0;
+	const char *what = o->verb == VERB_MERGE ? "merge (-D)" : o->ranks_only ? "PageRank (-K)"
+			   : o->seed_only ? "seed (--seed)" : "crawl";
+
+	return writer_acquire(c, db, what, wait, w) ? -1 : 0;
+}
+
+/* Setup: every rank connects; rank 0 takes the writer lock, checks the
+ * schema, seeds, applies -a and gives back the claims a killed earlier job
+ * left.  Workers check the schema once rank 0 has created it.  Returns 0 or
+ * -1 (agreed). */
+static int job_setup(const struct options *o, const struct conf *c, struct db **db,
+		     struct writer **w)
+{
+	/* -D and -K only merge or rank: no seeding, no claims given back. */
 	bool crawl_off = o->verb == VERB_MERGE || o->ranks_only;
 	int rc = 0, n;
 
 	if (open_db(c, 30, db))
 		rc = -1;
+	if (cluster_rank() == 0 && !rc)
+		rc = take_writer_lock(o, c, *db, w);
 	if (cluster_rank() == 0 && !rc) {
 		rc = db_schema_check(*db, true);
+		if (!rc)
+			rc = db_writer_note(*db, writer_who(*w));
 		if (!rc && !o->quick && !crawl_off) {
 			n = db_seed_servers(*db, c);
 			if (n < 0)
@@ -415,9 +452,10 @@ static int job_setup(const struct options *o, const struct conf *c, struct db **
 static int run_index(const struct options *o, const struct conf *c)
 {
 	struct db *db = NULL;
+	struct writer *w = NULL;
 	int rc;
 
-	rc = job_setup(o, c, &db);
+	rc = job_setup(o, c, &db, &w);
 	if (!rc && !o->seed_only && !o->ranks_only && o->verb != VERB_MERGE) {
 		struct crawl_opts co = {
 			.max_docs = o->max_docs, .force = o->force, .max_seconds = o->max_seconds,
@@ -431,6 +469,7 @@ static int run_index(const struct options *o, const struct conf *c)
 	if (!rc && !o->seed_only)
 		rc = o->ranks_only || o->pr_dir ? run_ranks(o, c, db) : run_merge(o, c, db);
 	db_close(db);
+	writer_release(w);
 	return rc;
 }
 

@@ -366,9 +366,23 @@ static int connect_retry(struct db *db)
 
 static int reconnect(struct db *db)
 {
+	long long v;
+	bool found;
+
 	warning("lost the connection to MySQL at %s (%s): reconnecting", db->where,
 		db->last_error);
-	return connect_retry(db);
+	if (connect_retry(db))
+		return -1;
+	/* A named lock dies with its connection: take the writer lock again
+	 * (doc/DATABASE.md, "One writer"). */
+	if (db->writer_lock &&
+	    (sql_row(db, "SELECT GET_LOCK(CONCAT('mpseek_writer.', DATABASE()), 0)", &v, 1,
+		     &found) || v != 1)) {
+		db->writer_lock = false;
+		return error("lost the writer lock of database %s with the connection, and "
+			     "another job holds it now", db->name);
+	}
+	return 0;
 }
 
 static void db_free(struct db *db)
@@ -862,6 +876,46 @@ static int schema_lock(struct db *db, bool take)
 		return error("database %s: another program has been creating the schema for "
 			     "2 minutes", db->name);
 	return 0;
+}
+
+/* --- one writer per database (doc/DATABASE.md, "One writer") ------------- */
+
+int db_writer_lock(struct db *db, char **holder)
+{
+	MYSQL_RES *res = NULL;
+	MYSQL_ROW row;
+	long long v[2];
+	bool found;
+
+	*holder = NULL;
+	if (sql_row(db, "SELECT GET_LOCK(CONCAT('mpseek_writer.', DATABASE()), 0)", v, 1,
+		    &found))
+		return -1;
+	if (v[0] == 1) {
+		db->writer_lock = true;
+		return 1;
+	}
+	/* Who holds it: the row its holder wrote, when the schema exists. */
+	if (sql_row(db, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = "
+			"DATABASE() AND table_name = 'mpseek_meta'", v, 1, &found))
+		return -1;
+	if (v[0] && !sql_run(db, "SELECT value FROM mpseek_meta WHERE name = 'writer'", &res) &&
+	    res && (row = mysql_fetch_row(res)) && row[0])
+		*holder = xstrdup(row[0]);
+	mysql_free_result(res);
+	return 0;
+}
+
+int db_writer_note(struct db *db, const char *who)
+{
+	struct buf q = BUF_INIT(512);
+	int rc = -1;
+
+	if (!buf_adds(&q, "REPLACE INTO mpseek_meta (name, value) VALUES ('writer', ") &&
+	    !add_quoted(db, &q, who, strnlen(who, 255)) && !buf_addc(&q, ')'))
+		rc = sql_run(db, buf_str(&q), NULL) ? -1 : 0;
+	buf_free(&q);
+	return rc;
 }
 
 int db_schema_check(struct db *db, bool create)

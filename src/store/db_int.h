@@ -69,6 +69,7 @@ struct db {
 	bool quiet;         /* connection failures are not logged */
 	bool opening;       /* in db_open(): a refusing DBAddr is final */
 	bool embedded;      /* the embedded server's socket: refusals are transient */
+	bool writer_lock;   /* holds the writer lock: take it again on reconnect */
 	bool broken;        /* connection lost: reconnect before the next statement */
 	bool in_txn;
 	/* A multi-row INSERT's new rows get consecutive ids in the order of
