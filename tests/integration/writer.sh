@@ -4,7 +4,8 @@
 # DataDir with another database, same database with another DataDir, under
 # mpirun -np 2) with a message naming the crawl (host, pid, start time);
 # read-only -S still runs; -D waits for the crawl and nothing is lost (every
-# stored page is in the index at the end); the next crawl runs once the
+# stored page is in the index at the end); two -D at once leave a sound
+# index; the next crawl runs once the
 # first has ended.
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
@@ -84,6 +85,16 @@ tap_ok "$([ "$n" -gt 10 ] && cmp -s "$T/stored.txt" "$T/indexed.txt" && echo 1)"
 	"all $n stored pages are in the index ($(wc -l <"$T/indexed.txt") indexed)"
 tap_is "$(SQL 'SELECT COUNT(*) FROM urlword WHERE index_status = 2 OR claim_rank <> -1')" 0 \
 	"no claim left behind"
+
+# Two merges at once: one after the other, and the index they leave is sound.
+"$idx" -D "$conf" >"$T/m1.log" 2>&1 &
+m1=$!
+"$idx" -D "$conf" >"$T/m2.log" 2>&1
+r2=$?
+wait "$m1"
+tap_is "$?/$r2" 0/0 "two -D at once both exit 0"
+"$idx" --check "$conf" >"$T/check.out" 2>&1
+tap_is "$?" 0 "the index they leave passes --check"
 
 # The lock died with the job: a new crawl runs.
 "$idx" "$conf" >"$T/f.log" 2>&1
