@@ -28,6 +28,11 @@ int cluster_agree(int status);
 /* End the whole job with an exit code (a rank that cannot go on). */
 void cluster_abort(int code) __attribute__((noreturn));
 
+/* Collective: the lowest rank that passes failed=true, or -1 when none does.
+ * Lets one rank say why the job cannot start while the others end quietly
+ * through MPI_Finalize (no MPI_Abort and its banner). */
+int cluster_first_failed(bool failed);
+
 /* --- merge: moving data between ranks (polled, no busy waiting) ------- */
 
 /* Every rank passes n bytes; all get everything, rank by rank: *all

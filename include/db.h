@@ -40,6 +40,18 @@ int db_describe(struct db *db, struct buf *out);
  * with a clear message.  Returns 0 or -1. */
 int db_schema_check(struct db *db, bool create);
 
+/* The writer lock of the database: a named lock (GET_LOCK) held by this
+ * connection until db_close() or the process dies, and taken again after a
+ * reconnect.  Returns 1 when taken; 0 when another connection holds it, with
+ * *holder = what that job wrote with db_writer_note() (malloc'd, caller
+ * frees; NULL when unknown); -1 on error. */
+int db_writer_lock(struct db *db, char **holder);
+
+/* Record `who` (host, pid, start time; at most 255 bytes are kept) in
+ * mpseek_meta for the refusal messages of other jobs.  Needs the schema.
+ * Returns 0 or -1. */
+int db_writer_note(struct db *db, const char *who);
+
 /* Insert the Server URLs of the config (and their robots.txt when Robots is
  * on) with index_status = 0; existing URLs are left alone.  Returns the
  * number of URLs inserted, or -1. */

@@ -26,6 +26,7 @@
 #include "ranks.h"
 #include "storage.h"
 #include "util.h"
+#include "writer.h"
 
 enum verb {
 	VERB_INDEX, VERB_STOP, VERB_STATS, VERB_DB_START, VERB_DB_STOP, VERB_DB_STATUS, VERB_CHECK_CONF,
@@ -56,6 +57,8 @@ struct options {
 	size_t n_urls;
 	const char *url_file; /* -f FILE */
 	bool no_confirm; /* -w: -C asks nothing */
+	double lock_wait;    /* --lock-wait: seconds to wait for the writer lock, < 0 no limit */
+	bool lock_wait_set;
 };
 
 static void usage(FILE *fp)
@@ -95,6 +98,8 @@ static void usage(FILE *fp)
 		"      --db-start  start the embedded database server (no DBAddr) and exit\n"
 		"      --db-stop   stop the embedded database server\n"
 		"      --db-status exit 0 if the embedded database server runs, 1 if not\n"
+		"      --lock-wait SECONDS  wait this long for another job's writer lock\n"
+		"                  (default: a crawl is refused at once, -D and -K wait)\n"
 		"  -h, --help      this text\n"
 		"  -V, --version   print the version\n",
 		SYSCONFDIR);
@@ -144,6 +149,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "no-confirm", no_argument, NULL, 'w' },
 		{ "recrawl", no_argument, NULL, 'a' },
 		{ "force", no_argument, NULL, 'm' },
+		{ "lock-wait", required_argument, NULL, 14 },
 		/* for tests and benchmarks (doc/PAGERANK.md) */
 		{ "pagerank-edges", required_argument, NULL, 6 },
 		{ "pagerank-dir", required_argument, NULL, 7 },
@@ -212,6 +218,18 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return 2;
 			}
 			break;
+		case 14: {
+			long secs;
+
+			if (parse_long(optarg, 0, 100000000L, &secs)) {
+				fprintf(stderr, "mpseek-index: --lock-wait wants seconds, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			o->lock_wait = (double)secs;
+			o->lock_wait_set = true;
+			break;
+		}
 		case 9: o->pr.blocking = true; break;
 		case 10: o->pr.cold = true; break;
 		case 'h': usage(stdout); return 1;
@@ -510,20 +528,39 @@ static int run_ranks(const struct options *o, const struct conf *c, struct db *d
 	return cluster_agree(rc);
 }
 
-/* Setup: every rank connects; rank 0 checks the schema, seeds, applies -a
- * and gives back the claims a killed earlier job left.  Workers check the
- * schema once rank 0 has created it.  Returns 0 or -1 (agreed). */
-static int job_setup(const struct options *o, const struct conf *c, struct db **db)
+/* Rank 0 takes the writer lock (doc/DATABASE.md, "One writer") before it
+ * touches anything: a second crawl would give back the claims of the first.
+ * A crawl is refused at once; -D and -K wait for the job that holds it. */
+static int take_writer_lock(const struct options *o, const struct conf *c, struct db *db,
+			    struct writer **w)
 {
-	/* -D and -K run beside a crawl, not instead of one: no seeding, no
-	 * claims given back. */
+	bool merge = o->verb == VERB_MERGE || o->ranks_only;
+	double wait = o->lock_wait_set ? o->lock_wait : merge ? -1 : 0;
+	const char *what = o->verb == VERB_MERGE ? "merge (-D)" : o->ranks_only ? "PageRank (-K)"
+			   : o->seed_only ? "seed (--seed)" : "crawl";
+
+	return writer_acquire(c, db, what, wait, w) ? -1 : 0;
+}
+
+/* Setup: every rank connects; rank 0 takes the writer lock, checks the
+ * schema, seeds, applies -a and gives back the claims a killed earlier job
+ * left.  Workers check the schema once rank 0 has created it.  Returns 0 or
+ * -1 (agreed). */
+static int job_setup(const struct options *o, const struct conf *c, struct db **db,
+		     struct writer **w)
+{
+	/* -D and -K only merge or rank: no seeding, no claims given back. */
 	bool crawl_off = o->verb == VERB_MERGE || o->ranks_only;
 	int rc = 0, n;
 
 	if (open_db(c, 30, db))
 		rc = -1;
+	if (cluster_rank() == 0 && !rc)
+		rc = take_writer_lock(o, c, *db, w);
 	if (cluster_rank() == 0 && !rc) {
 		rc = db_schema_check(*db, true);
+		if (!rc)
+			rc = db_writer_note(*db, writer_who(*w));
 		if (!rc && !o->quick && !crawl_off) {
 			n = db_seed_servers(*db, c);
 			if (n < 0)
@@ -564,9 +601,10 @@ static int job_setup(const struct options *o, const struct conf *c, struct db **
 static int run_index(const struct options *o, const struct conf *c)
 {
 	struct db *db = NULL;
+	struct writer *w = NULL;
 	int rc;
 
-	rc = job_setup(o, c, &db);
+	rc = job_setup(o, c, &db, &w);
 	if (!rc && !o->seed_only && !o->ranks_only && o->verb != VERB_MERGE) {
 		struct crawl_opts co = {
 			/* -m -u: the selected URLs lost their validators and MD5
@@ -583,7 +621,30 @@ static int run_index(const struct options *o, const struct conf *c)
 	if (!rc && !o->seed_only)
 		rc = o->ranks_only || o->pr_dir ? run_ranks(o, c, db) : run_merge(o, c, db);
 	db_close(db);
+	writer_release(w);
 	return rc;
+}
+
+/* Start MPI and agree that every rank could load its config (and start its
+ * embedded server): the lowest rank that could not prints why, the others
+ * end quietly, all through MPI_Finalize, so that mpirun shows the message
+ * once and no MPI_Abort banner.  Returns 0 to go on, else the exit code. */
+static int start_cluster(int *argc, char ***argv, const struct buf *conf_err, bool failed)
+{
+	int first;
+
+	if (cluster_init(argc, argv)) {
+		if (conf_err)
+			fprintf(stderr, "mpseek-index: %s\n", buf_str(conf_err));
+		return conf_err ? 2 : 1;
+	}
+	first = cluster_first_failed(conf_err || failed);
+	if (first < 0)
+		return 0;
+	if (first == cluster_rank() && conf_err)
+		fprintf(stderr, "mpseek-index: %s\n", buf_str(conf_err));
+	cluster_finalize();
+	return conf_err ? 2 : 1;
 }
 
 int main(int argc, char **argv)
@@ -591,6 +652,7 @@ int main(int argc, char **argv)
 	struct options o;
 	struct conf *c = NULL;
 	struct buf err = BUF_INIT(4096);
+	bool mpi, failed = false;
 	int rc;
 
 	log_set_prog("mpseek-index");
@@ -599,7 +661,14 @@ int main(int argc, char **argv)
 		free(o.urls);
 		return rc == 1 ? 0 : 2;
 	}
+	mpi = o.verb == VERB_INDEX || o.verb == VERB_MERGE || o.verb == VERB_PR_EDGES;
 	if (conf_load(o.config, CONF_INDEXER, &c, &err)) {
+		if (mpi) {
+			rc = start_cluster(&argc, &argv, &err, true);
+			buf_free(&err);
+			free(o.urls);
+			return rc;
+		}
 		fprintf(stderr, "mpseek-index: %s\n", buf_str(&err));
 		buf_free(&err);
 		free(o.urls);
@@ -607,36 +676,26 @@ int main(int argc, char **argv)
 	}
 	buf_free(&err);
 	log_set_level(o.log_level >= 0 ? (enum log_level)o.log_level : (enum log_level)c->debug_level);
-
-	if (o.verb == VERB_PR_EDGES) {
-		if (cluster_init(&argc, &argv)) {
-			conf_free(c);
-			return 1;
-		}
-		rc = pagerank_edges(c, o.pr_file, stdout, &o.pr);
-		cluster_finalize();
-		conf_free(c);
-		free(o.urls);
-		return rc == 0 ? 0 : 1;
-	}
-	if (o.verb != VERB_INDEX && o.verb != VERB_MERGE) {
+	if (!mpi) {
 		rc = run_local(&o, c);
 		conf_free(c);
 		free(o.urls);
 		return rc == 0 ? 0 : 1;
 	}
 	/* The embedded server is started before MPI_Init: it forks. */
-	if (!c->db.set && dbserver_ensure(c->data_dir, c->db_listen, db_name(c))) {
+	if (o.verb != VERB_PR_EDGES && !c->db.set &&
+	    dbserver_ensure(c->data_dir, c->db_listen, db_name(c)))
+		failed = true;
+	rc = start_cluster(&argc, &argv, NULL, failed);
+	if (rc) {
 		conf_free(c);
 		free(o.urls);
-		return 1;
+		return rc;
 	}
-	if (cluster_init(&argc, &argv)) {
-		conf_free(c);
-		free(o.urls);
-		return 1;
-	}
-	rc = run_index(&o, c);
+	if (o.verb == VERB_PR_EDGES)
+		rc = pagerank_edges(c, o.pr_file, stdout, &o.pr);
+	else
+		rc = run_index(&o, c);
 	cluster_finalize();
 	conf_free(c);
 	free(o.urls);

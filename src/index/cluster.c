@@ -147,6 +147,18 @@ int cluster_agree(int status)
 	return worst;
 }
 
+int cluster_first_failed(bool failed)
+{
+	MPI_Request req;
+	int mine = failed ? my_rank : n_ranks, first = mine;
+
+	if (initialised) {
+		MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req);
+		poll_wait(1, &req, NULL, false);
+	}
+	return first < n_ranks ? first : -1;
+}
+
 void cluster_abort(int code)
 {
 	if (initialised)

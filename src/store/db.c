@@ -18,7 +18,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <mysql.h>
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 #include <mysqld_error.h>
 #include <pthread.h>
 #include <errmsg.h>
@@ -39,6 +45,7 @@ extern const char schema_sql[]; /* src/schema_sql.c, generated from sql/schema.s
 
 #define DB_MAX_RETRIES  8       /* per statement or transaction */
 #define DB_MAX_BACKOFF  2.0     /* seconds between two attempts, at most */
+#define DB_RETRY_NOTE   5.0     /* seconds between two "retrying" lines, at least */
 
 /* Every connection gets the same rules, whatever the server's defaults:
  * strict (an over-long value is an error, never silently cut), no engine
@@ -128,11 +135,13 @@ bool err_connection_lost(unsigned e)
 }
 
 /* Errors after which waiting may help: no server yet, a server starting or
- * restarting, too many connections for a moment. */
+ * restarting, too many connections for a moment (the server's, or the
+ * user's MAX_USER_CONNECTIONS: 1203 and 1226). */
 static bool err_transient_connect(unsigned e)
 {
 	return e == CR_CONNECTION_ERROR || e == CR_CONN_HOST_ERROR || err_connection_lost(e) ||
-	       e == ER_CON_COUNT_ERROR || e == ER_TOO_MANY_USER_CONNECTIONS;
+	       e == ER_CON_COUNT_ERROR || e == ER_TOO_MANY_USER_CONNECTIONS ||
+	       e == ER_USER_LIMIT_REACHED;
 }
 
 void set_last_error(struct db *db, unsigned e, const char *msg)
@@ -254,23 +263,96 @@ out:
 	return rc;
 }
 
-/* Try until db->wait seconds have passed, backing off; errors that waiting
- * cannot cure (access denied, unknown database) fail at once. */
+/* Does a connect() to addr fail with ECONNREFUSED (or, for a unix socket,
+ * ENOENT)?  A probe of at most 2 s. */
+static bool addr_refused(const struct sockaddr *addr, socklen_t addr_len, int family)
+{
+	int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), err = 0;
+	socklen_t len = sizeof(err);
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+	if (fd < 0)
+		return false;
+	if (connect(fd, addr, addr_len) == 0)
+		err = 0;
+	else if (errno != EINPROGRESS)
+		err = errno;
+	else if (poll(&p, 1, 2000) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len))
+		err = ETIMEDOUT;
+	close(fd);
+	return err == ECONNREFUSED || (family == AF_UNIX && err == ENOENT);
+}
+
+/* Does the server's address refuse us: every address of a TCP host:port,
+ * or the unix socket of DBAddr?  Then no server listens there and waiting
+ * cannot help.  The client library's message does not tell a refusal from
+ * a timeout (it reports the errno of its non-blocking connect), so we ask
+ * the kernel ourselves. */
+static bool server_refuses(const struct db *db)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	char service[16];
+	bool refused = false;
+
+	if (db->socket) {
+		if (strlen(db->socket) >= sizeof(un.sun_path))
+			return false;
+		memcpy(un.sun_path, db->socket, strlen(db->socket) + 1);
+		return addr_refused((const struct sockaddr *)&un, sizeof(un), AF_UNIX);
+	}
+	/* "localhost" is the client library's default socket: not ours to guess. */
+	if (!db->host || !ascii_casecmp(db->host, "localhost"))
+		return false;
+	snprintf(service, sizeof(service), "%u", db->port ? db->port : 3306);
+	if (getaddrinfo(db->host, service, &hints, &ai))
+		return false;
+	for (struct addrinfo *a = ai; a; a = a->ai_next)
+		if (!(refused = addr_refused(a->ai_addr, a->ai_addrlen, a->ai_family)))
+			break;
+	freeaddrinfo(ai);
+	return refused;
+}
+
+/* Errors that waiting cannot cure: access denied, unknown database, and
+ * when first opening DBAddr, a server address that refuses.  The embedded
+ * server's socket stays transient (it refuses until the server has
+ * started), and so does a reconnect during a run (a server that restarts). */
+static bool err_permanent(struct db *db)
+{
+	unsigned e = db->last_errno;
+
+	if (!err_transient_connect(e))
+		return true;
+	if (!db->opening || db->embedded || (e != CR_CONNECTION_ERROR && e != CR_CONN_HOST_ERROR) ||
+	    !server_refuses(db))
+		return false;
+	set_last_error(db, e, "connection refused (no server listens there)");
+	return true;
+}
+
+/* Try until db->wait seconds have passed, backing off, with a "retrying"
+ * line every DB_RETRY_NOTE seconds; errors that waiting cannot cure fail at
+ * once. */
 static int connect_retry(struct db *db)
 {
-	double deadline = now_monotonic() + db->wait;
+	double start = now_monotonic(), deadline = start + db->wait, noted = -DB_RETRY_NOTE;
 
 	for (int attempt = 0;; attempt++) {
 		if (!connect_once(db)) {
 			if (attempt)
-				debug("connected to MySQL at %s after %d attempts", db->where,
-				      attempt + 1);
+				info("connected to MySQL at %s after %d attempts", db->where,
+				     attempt + 1);
 			return 0;
 		}
-		double d = backoff(attempt);
-		if (!err_transient_connect(db->last_errno) || now_monotonic() + d > deadline)
+		double d = backoff(attempt), t = now_monotonic();
+		if (err_permanent(db) || t + d > deadline)
 			break;
-		debug("MySQL at %s: %s; retrying", db->where, db->last_error);
+		if (!db->quiet && t - noted >= DB_RETRY_NOTE) {
+			warning("MySQL at %s: %s; retrying for up to %.0f s more", db->where,
+				db->last_error, deadline - t);
+			noted = t;
+		}
 		sleep_seconds(d);
 	}
 	if (db->quiet)
@@ -283,9 +365,23 @@ static int connect_retry(struct db *db)
 
 static int reconnect(struct db *db)
 {
+	long long v;
+	bool found;
+
 	warning("lost the connection to MySQL at %s (%s): reconnecting", db->where,
 		db->last_error);
-	return connect_retry(db);
+	if (connect_retry(db))
+		return -1;
+	/* A named lock dies with its connection: take the writer lock again
+	 * (doc/DATABASE.md, "One writer"). */
+	if (db->writer_lock &&
+	    (sql_row(db, "SELECT GET_LOCK(CONCAT('mpseek_writer.', DATABASE()), 0)", &v, 1,
+		     &found) || v != 1)) {
+		db->writer_lock = false;
+		return error("lost the writer lock of database %s with the connection, and "
+			     "another job holds it now", db->name);
+	}
+	return 0;
 }
 
 static void db_free(struct db *db)
@@ -342,15 +438,18 @@ int db_open(const struct conf *c, const char *embedded_socket, double wait_secon
 		db->hint = "is the server running, and is DBAddr right?";
 	} else {
 		db = db_new_socket(embedded_socket, "mpseek");
+		db->embedded = true;
 		db->hint = "is the server running? start it with mpseek-index --db-start";
 	}
 	db->wait = wait_seconds;
 	db->create_db = true;
+	db->opening = true;
 	if (connect_retry(db)) {
 		db_free(db);
 		lib_release();
 		return -1;
 	}
+	db->opening = false;
 	*out = db;
 	return 0;
 }
@@ -788,6 +887,46 @@ static int schema_lock(struct db *db, bool take)
 		return error("database %s: another program has been creating the schema for "
 			     "2 minutes", db->name);
 	return 0;
+}
+
+/* --- one writer per database (doc/DATABASE.md, "One writer") ------------- */
+
+int db_writer_lock(struct db *db, char **holder)
+{
+	MYSQL_RES *res = NULL;
+	MYSQL_ROW row;
+	long long v[2];
+	bool found;
+
+	*holder = NULL;
+	if (sql_row(db, "SELECT GET_LOCK(CONCAT('mpseek_writer.', DATABASE()), 0)", v, 1,
+		    &found))
+		return -1;
+	if (v[0] == 1) {
+		db->writer_lock = true;
+		return 1;
+	}
+	/* Who holds it: the row its holder wrote, when the schema exists. */
+	if (sql_row(db, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = "
+			"DATABASE() AND table_name = 'mpseek_meta'", v, 1, &found))
+		return -1;
+	if (v[0] && !sql_run(db, "SELECT value FROM mpseek_meta WHERE name = 'writer'", &res) &&
+	    res && (row = mysql_fetch_row(res)) && row[0])
+		*holder = xstrdup(row[0]);
+	mysql_free_result(res);
+	return 0;
+}
+
+int db_writer_note(struct db *db, const char *who)
+{
+	struct buf q = BUF_INIT(512);
+	int rc = -1;
+
+	if (!buf_adds(&q, "REPLACE INTO mpseek_meta (name, value) VALUES ('writer', ") &&
+	    !add_quoted(db, &q, who, strnlen(who, 255)) && !buf_addc(&q, ')'))
+		rc = sql_run(db, buf_str(&q), NULL) ? -1 : 0;
+	buf_free(&q);
+	return rc;
 }
 
 int db_schema_check(struct db *db, bool create)

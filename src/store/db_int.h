@@ -67,6 +67,9 @@ struct db {
 	double wait;        /* seconds to keep trying to (re)connect */
 	bool create_db;     /* CREATE DATABASE name when it does not exist */
 	bool quiet;         /* connection failures are not logged */
+	bool opening;       /* in db_open(): a refusing DBAddr is final */
+	bool embedded;      /* the embedded server's socket: refusals are transient */
+	bool writer_lock;   /* holds the writer lock: take it again on reconnect */
 	bool broken;        /* connection lost: reconnect before the next statement */
 	bool in_txn;
 	/* A multi-row INSERT's new rows get consecutive ids in the order of
