@@ -127,6 +127,19 @@ static int check_selection(const struct options *o)
 	return 2;
 }
 
+/* optarg as whole seconds from lo, into *out; 0, or -1 after the message. */
+static int parse_seconds(const char *opt, long lo, double *out)
+{
+	long secs;
+
+	if (parse_long(optarg, lo, 100000000L, &secs)) {
+		fprintf(stderr, "mpseek-index: %s wants seconds, not '%s'\n", opt, optarg);
+		return -1;
+	}
+	*out = (double)secs;
+	return 0;
+}
+
 /* Returns 0 to go on, 1 to exit 0 (help/version), 2 on a usage error. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -189,16 +202,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return 2;
 			}
 			break;
-		case 't': {
-			long secs;
-
-			if (parse_long(optarg, 1, 100000000L, &secs)) {
-				fprintf(stderr, "mpseek-index: -t wants seconds, not '%s'\n", optarg);
+		case 't':
+			if (parse_seconds("-t", 1, &o->max_seconds))
 				return 2;
-			}
-			o->max_seconds = (double)secs;
 			break;
-		}
 		case 'v': o->log_level = LOG_DEBUG; break;
 		case 'c': o->verb = VERB_CHECK_CONF; break;
 		case 1: o->verb = VERB_DB_START; break;
@@ -218,18 +225,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return 2;
 			}
 			break;
-		case 14: {
-			long secs;
-
-			if (parse_long(optarg, 0, 100000000L, &secs)) {
-				fprintf(stderr, "mpseek-index: --lock-wait wants seconds, not '%s'\n",
-					optarg);
+		case 14:
+			if (parse_seconds("--lock-wait", 0, &o->lock_wait))
 				return 2;
-			}
-			o->lock_wait = (double)secs;
 			o->lock_wait_set = true;
 			break;
-		}
 		case 9: o->pr.blocking = true; break;
 		case 10: o->pr.cold = true; break;
 		case 'h': usage(stdout); return 1;
@@ -352,6 +352,7 @@ static int run_admin(const struct options *o, const struct conf *c)
 	bool insert = o->verb == VERB_INSERT;
 	struct url_list l;
 	struct db *db = NULL;
+	struct writer *w = NULL;
 	int rc = -1;
 
 	if (url_list_load(&l, o->urls, o->n_urls, o->url_file))
@@ -364,12 +365,18 @@ static int run_admin(const struct options *o, const struct conf *c)
 	if ((!c->db.set && insert && dbserver_ensure(c->data_dir, c->db_listen, db_name(c))) ||
 	    open_db(c, 10, &db) || db_schema_check(db, insert))
 		goto out;
+	/* -C deletes rows a running crawl may hold or store again: it waits for
+	 * the writer lock as -D does.  -i only adds rows, as links do. */
+	if (!insert && writer_acquire(c, db, "delete (-C)",
+				      o->lock_wait_set ? o->lock_wait : -1, &w))
+		goto out;
 	if (insert)
 		rc = admin_insert(c, db, &l);
 	else
 		rc = admin_clear(c, db, &l, o->no_confirm);
 out:
 	db_close(db);
+	writer_release(w);
 	url_list_free(&l);
 	return rc;
 }

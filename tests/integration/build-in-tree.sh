@@ -12,6 +12,9 @@ grep -q -- '-fsanitize' "$builddir/Makefile" 2>/dev/null && tap_skip_all "saniti
 command -v autoreconf >/dev/null || tap_skip_all "autoreconf missing"
 git -C "$srcdir" rev-parse --git-dir >/dev/null 2>&1 || tap_skip_all "$srcdir is not a git checkout"
 
+# The copy is built by its own make: not under the suite's (its command-line
+# TESTS=..., its jobserver), whose MAKEFLAGS would otherwise pass down.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 t=$(tmp_dir)
 src="$t/mpseek"
 mkdir -p "$src"
