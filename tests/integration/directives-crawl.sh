@@ -128,12 +128,13 @@ crawl noproxy "Server http://proxied.invalid/sub/"
 tap_ok "$([ "$(SQL "SELECT status FROM urlword WHERE url = 'http://proxied.invalid/sub/'" noproxy)" != 200 ] && echo 1)" \
 	"without it: not fetched"
 
-# ---- DeleteNoServer: re-crawl everything (-a) with only the sub/ Server left
+# ---- DeleteNoServer: re-crawl everything (-a) with only the sub/ Server left,
+# narrowed to its directory (a Server admits its whole site otherwise)
 live() { SQL "SELECT COUNT(*) FROM urlword WHERE deleted = 0 AND url LIKE '$base/%' AND url NOT LIKE '$base/sub/%'" "$1"; }
 before=$(live dflt)
-crawl dflt -a "Server $base/sub/"
+crawl dflt -a "ServerScope path" "Server $base/sub/"
 tap_is "$(live dflt)" 0 "DeleteNoServer (default yes): the $before URLs no Server covers are deleted"
-crawl set -a "DeleteNoServer no" "Server $base/sub/"
+crawl set -a "DeleteNoServer no" "ServerScope path" "Server $base/sub/"
 tap_ok "$([ "$(live set)" -ge 8 ] && echo 1)" "DeleteNoServer no: they are kept ($(live set))"
 
 # ---- LeaseTime: the lease of a URL while its fetch (3 s) is under way
