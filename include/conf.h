@@ -61,6 +61,7 @@ struct conf_server_params {
 	bool index;               /* Index (yes) */
 	bool follow;              /* Follow (yes) */
 	bool follow_outside;      /* FollowOutside (no) */
+	long tag;                 /* Tag (0): urlword.tag of the URLs, for --tag */
 	char *charset;            /* Charset (NULL = detect) */
 	char *proxy;              /* Proxy host[:port] (NULL = direct) */
 };

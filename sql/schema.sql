@@ -1,4 +1,4 @@
--- schema.sql - mpseek's tables, schema version 2 (doc/DATABASE.md), after
+-- schema.sql - mpseek's tables, schema version 3 (doc/DATABASE.md), after
 -- ASPseek 1.2's etc/sql/mysql/tables.sql, on InnoDB.
 --
 -- The programs carry this file compiled in (sql/embed.awk) and apply it to an
@@ -46,9 +46,14 @@ CREATE TABLE IF NOT EXISTS sites (
 	claim_rank smallint NOT NULL DEFAULT -1,
 	lease_until int unsigned NOT NULL DEFAULT 0,
 	next_due int unsigned NOT NULL DEFAULT 0,
+	-- Tag (version 3): the urlword.tag of the site's URLs, -1 when its
+	-- Server lines give them different tags; `mpseek-index --tag N` picks
+	-- the sites of tag N and -1 through tag_due (doc/DATABASE.md, "Tags").
+	tag int NOT NULL DEFAULT 0,
 	PRIMARY KEY (site_id),
 	UNIQUE KEY site (site),
-	KEY due (next_due, site_id)
+	KEY due (next_due, site_id),
+	KEY tag_due (tag, next_due, site_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 
 -- One row per known URL, fetched or queued (ASPseek's urlword), and the work
@@ -222,5 +227,5 @@ CREATE TABLE IF NOT EXISTS wordsite (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 
 -- Last: the version row marks the schema as complete.
-INSERT INTO mpseek_meta (name, value) VALUES ('schema_version', '2')
+INSERT INTO mpseek_meta (name, value) VALUES ('schema_version', '3')
 	ON DUPLICATE KEY UPDATE name = name;

@@ -60,6 +60,8 @@ static const char *const st_sql[ST_DOC_PUT] = {
 	[ST_RELEASE_SITES] = st_sql_release_sites,
 	[ST_RELEASE_SITE] = st_sql_release_site,
 	[ST_EXPLAIN_CLAIM] = st_sql_explain_claim,
+	[ST_CLAIM_TAG] = st_sql_claim_tag,
+	[ST_CLAIM_SITE_TAG] = st_sql_claim_site_tag,
 	[ST_FIND_ORIGIN] = st_sql_find_origin,
 	[ST_ROBOTS_GET] = st_sql_robots_get,
 	[ST_ROBOTS_PUT] = st_sql_robots_put,
@@ -347,6 +349,7 @@ int db_open(const struct conf *c, const char *embedded_socket, double wait_secon
 	}
 	db->wait = wait_seconds;
 	db->create_db = true;
+	db->tag = -1;
 	if (connect_retry(db)) {
 		db_free(db);
 		lib_release();
@@ -959,6 +962,37 @@ static int stats_claims(struct db *db, FILE *out)
 	return 0;
 }
 
+/* Per Tag: the live URLs (expired/total) and the sites; printed only when
+ * some URL or site has a tag other than 0 (`--tag N`, doc/DATABASE.md
+ * "Tags").  Sites of tag -1 have Server lines with different tags. */
+static int stats_by_tag(struct db *db, FILE *out)
+{
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	long long v[2];
+	bool found;
+
+	if (sql_row(db, "SELECT (SELECT COUNT(*) FROM urlword WHERE tag <> 0),"
+		    " (SELECT COUNT(*) FROM sites WHERE tag <> 0)", v, 2, &found))
+		return -1;
+	if (!v[0] && !v[1])
+		return 0;
+	if (sql_run(db, "SELECT t, SUM(e), SUM(n), SUM(s) FROM ("
+		    "SELECT tag t, SUM(next_index_time <= UNIX_TIMESTAMP()) e, COUNT(*) n, 0 s"
+		    " FROM urlword WHERE deleted = 0 GROUP BY tag"
+		    " UNION ALL SELECT tag, 0, 0, COUNT(*) FROM sites GROUP BY tag) x"
+		    " GROUP BY t ORDER BY t", &res))
+		return -1;
+	fprintf(out, "\n       Tag    Expired       URLs      Sites\n"
+		"   ----------------------------------------\n");
+	while (res && (row = mysql_fetch_row(res)))
+		fprintf(out, "%10lld %10lld %10lld %10lld%s\n", num(row[0]), num(row[1]),
+			num(row[2]), num(row[3]), num(row[0]) < 0 ? " (sites of several tags)" : "");
+	mysql_free_result(res);
+	fprintf(out, "   ----------------------------------------\n");
+	return 0;
+}
+
 int db_print_stats(struct db *db, FILE *out)
 {
 	long long v[2];
@@ -966,7 +1000,8 @@ int db_print_stats(struct db *db, FILE *out)
 
 	fprintf(out, "\n          mpseek database statistics (database %s at %s)\n", db->name,
 		db->where);
-	if (stats_by_status(db, out) || stats_by_index_status(db, out) || stats_claims(db, out))
+	if (stats_by_status(db, out) || stats_by_index_status(db, out) || stats_claims(db, out) ||
+	    stats_by_tag(db, out))
 		return -1;
 	if (sql_row(db, "SELECT COUNT(*), SUM(claim_rank >= 0 AND lease_until > UNIX_TIMESTAMP())"
 		    " FROM sites", v, 2, &found))

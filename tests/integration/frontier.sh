@@ -11,7 +11,7 @@
 # took everything due, a lease given back, the start of a job).  The picks'
 # and recounts' plans use indexes only; a missing trigger is put back by
 # the next crawl run; a version 1 database is refused, then converted by
-# sql/upgrade-1-to-2.sql.
+# sql/upgrade-1-to-2.sql (and then upgrade-2-to-3.sql).
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 idx=$builddir/mpseek-index q=$builddir/tests/helper/queue-tool
@@ -130,10 +130,12 @@ mdb_sql "DROP TRIGGER urlword_due_update" mpf
 mdb_sql "ALTER TABLE sites DROP KEY due, DROP COLUMN next_due" mpf
 mdb_sql "UPDATE mpseek_meta SET value = '1' WHERE name = 'schema_version'" mpf
 out=$(timeout 120 "$idx" -S "$T/f.conf" 2>&1); rc=$?
-tap_ok "$([ "$rc" = 1 ] && grep -q 'schema version 1, this mpseek needs 2: run the upgrade scripts' <<<"$out" && echo 1)" \
+tap_ok "$([ "$rc" = 1 ] && grep -q 'schema version 1, this mpseek needs 3: run the upgrade scripts' <<<"$out" && echo 1)" \
 	"a version 1 database is refused, with what to do"
 mariadb --socket="$MDB_SOCKET" -u root mpf < "$srcdir/sql/upgrade-1-to-2.sql" 2>"$T/up.err"
 tap_is "$?" 0 "sql/upgrade-1-to-2.sql applies $(head -c 200 "$T/up.err")"
+mariadb --socket="$MDB_SOCKET" -u root mpf < "$srcdir/sql/upgrade-2-to-3.sql" 2>"$T/up.err"
+tap_is "$?" 0 "then sql/upgrade-2-to-3.sql (tests/integration/tag.sh tests it) $(head -c 200 "$T/up.err")"
 out=$(timeout 120 "$idx" -S "$T/f.conf" 2>&1)
 tap_is "$?" 0 "-S accepts the converted database"
 tap_is "$(mdb_sql "SELECT COUNT(*) FROM sites s WHERE s.next_due <> COALESCE((SELECT MIN(next_index_time)
