@@ -63,6 +63,7 @@ struct conf_server_params {
 	bool follow_outside;      /* FollowOutside (no) */
 	bool path_scope;          /* ServerScope path (site): a Server admits only the
 	                           * URLs under its directory, not its whole site */
+	long tag;                 /* Tag (0): urlword.tag of the URLs, for --tag */
 	char *charset;            /* Charset (NULL = detect) */
 	char *proxy;              /* Proxy host[:port] (NULL = direct) */
 };

@@ -161,8 +161,9 @@ int db_explain_claim(struct db *db, FILE *out);
 #define DB_DOC_TABLES 16
 
 /* The site_id of site key `site` ("scheme://host[:port]/"), inserting the
- * sites row when it is new.  Returns 0 or -1. */
-int db_site_id(struct db *db, const char *site, unsigned *site_id);
+ * sites row when it is new (with sites.tag = tag, the Tag of the URL that
+ * makes it known).  Returns 0 or -1. */
+int db_site_id(struct db *db, const char *site, long tag, unsigned *site_id);
 
 /* A link (or redirect target) to insert if unknown. */
 struct db_link {
@@ -170,6 +171,7 @@ struct db_link {
 	unsigned site_id;
 	int hops;
 	unsigned referrer;
+	long tag;                 /* urlword.tag of a new row: its Server's Tag */
 	unsigned url_id;          /* out: the URL's id (0 if the lookup failed) */
 	bool added;               /* out: the row is new */
 	bool known;               /* in: probably has a row (the seen-set says maybe):
@@ -260,6 +262,15 @@ long db_release_all_claims(struct db *db);
  * start of a job, after db_release_all_claims(): a time an administrator
  * set by hand takes effect then).  One index dive per site.  0 or -1. */
 long db_frontier_recount(struct db *db);
+
+/* --- tags: `mpseek-index --tag N` (doc/DATABASE.md, "Tags") ---------------
+ *
+ * From this call on, the claims (db_claim_urls(), db_claim_site_urls(),
+ * db_claim_sites_urls()), db_pick_sites(), db_queue_state()'s due count and
+ * db_expire_all() of this connection see only URLs with urlword.tag = tag;
+ * -1 (the default) sees every URL.  The pick reads sites of sites.tag = tag
+ * or -1 (a site whose Server lines give different tags). */
+void db_select_tag(struct db *db, long tag);
 
 /* The work queue at one moment (one statement, one read view). */
 #define DB_DUE_COUNT_CAP 100000 /* due URLs are counted up to this many */

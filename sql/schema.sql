@@ -50,9 +50,14 @@ CREATE TABLE IF NOT EXISTS sites (
 	lease_until int unsigned NOT NULL DEFAULT 0,
 	next_due int unsigned NOT NULL DEFAULT 0,
 	scope char(32) CHARACTER SET ascii NOT NULL DEFAULT '',
+	-- Tag (version 3): the urlword.tag of the site's URLs, -1 when its
+	-- Server lines give them different tags; `mpseek-index --tag N` picks
+	-- the sites of tag N and -1 through tag_due (doc/DATABASE.md, "Tags").
+	tag int NOT NULL DEFAULT 0,
 	PRIMARY KEY (site_id),
 	UNIQUE KEY site (site),
-	KEY due (next_due, site_id)
+	KEY due (next_due, site_id),
+	KEY tag_due (tag, next_due, site_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 
 -- One row per known URL, fetched or queued (ASPseek's urlword), and the work

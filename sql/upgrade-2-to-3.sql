@@ -1,16 +1,30 @@
 -- upgrade-2-to-3.sql - schema version 2 to 3 (sql/README, "Upgrades").
 --
--- Version 3 keeps, per site, a digest of the site's scope as its Server
--- lines gave it at the last crawl (sites.scope), so that a Server line that
--- widens or narrows a site takes effect at the next plain run: the site's
--- pages are fetched again in full and their links admitted under the new
--- scope (doc/CRAWL.md, "Server scope").  The column starts empty: the first
--- crawl after the upgrade fills it, and recrawls the sites whose Server
--- lines scope them differently from the mpseek that made the database (a
--- Server URL with a path used to admit only the URLs under it).
+-- Version 3 adds two columns to sites.
+--
+-- sites.scope keeps a digest of the site's scope as its Server lines gave it
+-- at the last crawl, so that a Server line that widens or narrows a site
+-- takes effect at the next plain run: the site's pages are fetched again in
+-- full and their links admitted under the new scope (doc/CRAWL.md, "Server
+-- scope").  The column starts empty: the first crawl after the upgrade fills
+-- it, and recrawls the sites whose Server lines scope them differently from
+-- the mpseek that made the database (a Server URL with a path used to admit
+-- only the URLs under it).
+--
+-- sites.tag keeps the tag of the site's URLs (the Tag of its Server lines,
+-- -1 when they differ), so that `mpseek-index --tag N` finds the free sites
+-- of tag N with due URLs from the sites table alone (doc/DATABASE.md,
+-- "Tags").  The column is filled here from the tags the site's live URLs
+-- carry (one pass over urlword); every seeding sets it from the config from
+-- then on.
 --
 -- Stop every mpseek program that uses the database, back it up, then:
 --     mariadb mpseek < sql/upgrade-2-to-3.sql
 ALTER TABLE sites ADD COLUMN IF NOT EXISTS scope char(32) CHARACTER SET ascii NOT NULL DEFAULT ''
 	AFTER next_due;
+ALTER TABLE sites ADD COLUMN IF NOT EXISTS tag int NOT NULL DEFAULT 0,
+	ADD KEY IF NOT EXISTS tag_due (tag, next_due, site_id);
+UPDATE sites s SET s.tag = COALESCE((SELECT IF(MIN(u.tag) = MAX(u.tag), MIN(u.tag), -1)
+	FROM urlword u FORCE INDEX (site_claim)
+	WHERE u.site_id = s.site_id AND u.deleted = 0), 0);
 UPDATE mpseek_meta SET value = '3' WHERE name = 'schema_version';

@@ -48,6 +48,7 @@ struct options {
 	bool force;      /* -m: no conditional GET, re-parse unchanged pages */
 	long max_docs;   /* -n: stop after this many documents */
 	double max_seconds; /* -t: stop claiming after this many seconds */
+	long tag;        /* --tag: crawl (and -a) only URLs of this Tag; -1 = all */
 	int log_level;   /* -v/-d override, -1 = from config */
 	bool ranks_only; /* -K: recompute PageRank alone into a new generation */
 	const char *pr_file; /* --pagerank-edges FILE */
@@ -86,6 +87,8 @@ static void usage(FILE *fp)
 		"  -E              ask the crawl running on DataDir to stop (it releases its\n"
 		"                  claims, flushes its deltas and exits 0) and wait for it\n"
 		"  -t SECONDS      stop claiming URLs after SECONDS\n"
+		"      --tag N     crawl only URLs whose Server has Tag N (with -a: make only\n"
+		"                  those due)\n"
 		"  -D              merge only: merge the delta logs into a new index generation\n"
 		"      --check     verify the live index (structure, offsets, orders, counts, wordurl)\n"
 		"      --dump-index print every posting: word<TAB>url_id<TAB>positions\n"
@@ -169,12 +172,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "pagerank-comm", required_argument, NULL, 8 },
 		{ "pagerank-blocking", no_argument, NULL, 9 },
 		{ "pagerank-cold", no_argument, NULL, 10 },
+		{ "tag", required_argument, NULL, 15 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 
 	memset(o, 0, sizeof(*o));
 	o->log_level = -1;
+	o->tag = -1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "SEqamDKn:t:vhVCiwu:f:", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -205,6 +210,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 't':
 			if (parse_seconds("-t", 1, &o->max_seconds))
 				return 2;
+			break;
+		case 15:
+			if (parse_long(optarg, 0, INT32_MAX, &o->tag)) {
+				fprintf(stderr, "mpseek-index: --tag wants a Tag, 0..%ld, not '%s'\n",
+					(long)INT32_MAX, optarg);
+				return 2;
+			}
 			break;
 		case 'v': o->log_level = LOG_DEBUG; break;
 		case 'c': o->verb = VERB_CHECK_CONF; break;
@@ -562,8 +574,12 @@ static int job_setup(const struct options *o, const struct conf *c, struct db **
 
 	if (open_db(c, 30, db))
 		rc = -1;
+	else
+		db_select_tag(*db, o->tag);
 	if (cluster_rank() == 0 && !rc)
 		rc = take_writer_lock(o, c, *db, w);
+	if (cluster_rank() == 0 && !rc && o->tag >= 0 && !crawl_off && !o->seed_only)
+		info("--tag %ld: only URLs of Tag %ld are crawled", o->tag, o->tag);
 	if (cluster_rank() == 0 && !rc) {
 		rc = db_schema_check(*db, true);
 		if (!rc)

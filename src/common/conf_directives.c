@@ -148,6 +148,7 @@ const struct directive conf_directives[] = {
 	/* sticky per-Server parameters */
 	FN("Server", IDX, 1, 1, d_server),
 	TIME("Period", IDX, P(period), 7 * DAY, 0, 10 * YEAR),
+	LONG("Tag", IDX, P(tag), 0, 0, INT32_MAX),
 	LONG("MaxHops", IDX, P(max_hops), 256, 0, 65535),
 	BOOL("IncrementHopsOnRedirect", IDX, P(increment_hops_on_redirect), 1),
 	LONG("RedirectLoopLimit", IDX, P(redirect_loop_limit), 8, 0, MAX_REDIRECTS),
@@ -239,9 +240,6 @@ const struct directive conf_directives[] = {
 	UNSUP("Cache", "the result cache is not supported"),
 	UNSUP("CacheLocalSize", "the result cache is not supported"),
 	UNSUP("CachedUrls", "the result cache is not supported"),
-	/* The urlword column is kept (ASPseek's layout) but nothing selects
-	 * by it: an accepted Tag would promise a selection that never comes. */
-	UNSUP("Tag", "crawls are not selected by tag; narrow one with its Server lines and Allow/Disallow"),
 };
 
 const size_t conf_n_directives = ARRAY_SIZE(conf_directives);

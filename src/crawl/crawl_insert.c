@@ -61,7 +61,8 @@ static int insert_check(const struct conf *c, struct db *db, const char *url, co
 		buf_free(&site);
 		return 0;
 	}
-	k = db_site_id(db, buf_str(&site), site_id) ? -1 : 1;
+	/* The Tag of the URL's Server line, as a link under it gets. */
+	k = db_site_id(db, buf_str(&site), conf_params_for(c, buf_str(norm))->tag, site_id) ? -1 : 1;
 	buf_free(&site);
 	return k;
 }
@@ -90,6 +91,7 @@ int crawl_insert_urls(const struct conf *c, struct db *db, const char *const *ur
 		v[nv].site_id = site_id;
 		v[nv].hops = 0;
 		v[nv].referrer = 0;
+		v[nv].tag = conf_params_for(c, v[nv].url)->tag;
 		if (++nv == INSERT_BATCH)
 			rc = insert_flush(db, v, &nv, st);
 	}

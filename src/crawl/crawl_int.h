@@ -393,9 +393,10 @@ void analyse_page(const struct conf *c, const struct tokenizer *tok, bool force,
 
 /* ---- crawl_store.c: the rank's stored state ------------------------------------ */
 
-/* The site of key (site_id 0: looked up or added in the database); NULL on
- * a database error.  Owned by cr until sites_free(). */
-struct site *site_get(struct crawl *cr, const char *key, unsigned site_id);
+/* The site of key (site_id 0: looked up or added in the database, a new
+ * row with sites.tag = tag); NULL on a database error.  Owned by cr until
+ * sites_free(). */
+struct site *site_get(struct crawl *cr, const char *key, unsigned site_id, long tag);
 void sites_free(struct crawl *cr);
 struct held *held_find(struct crawl *cr, unsigned site_id);
 /* Load the live origins of held site h into its clone table, if they fit. */

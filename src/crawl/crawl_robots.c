@@ -293,7 +293,7 @@ void job_admit(struct crawl *cr, struct job *j)
 			finish_dropped(cr, j, CST_BAD_URL, why ? why : "not http(s)");
 			return;
 		}
-		j->site = site_get(cr, buf_str(&site), j->row.site_id);
+		j->site = site_get(cr, buf_str(&site), j->row.site_id, j->row.tag);
 		buf_free(&site);
 		if (!j->site) {
 			cr->failed = true;

@@ -27,7 +27,7 @@
 
 /* ---- sites ------------------------------------------------------------------ */
 
-struct site *site_get(struct crawl *cr, const char *key, unsigned site_id)
+struct site *site_get(struct crawl *cr, const char *key, unsigned site_id, long tag)
 {
 	uint64_t h = hash64(key, strlen(key));
 	struct site *s;
@@ -39,7 +39,7 @@ struct site *site_get(struct crawl *cr, const char *key, unsigned site_id)
 	for (s = cr->sites[h & (cr->nsites_slots - 1)]; s; s = s->hnext)
 		if (!strcmp(s->key, key))
 			return s;
-	if (!site_id && db_site_id(cr->db, key, &site_id))
+	if (!site_id && db_site_id(cr->db, key, tag, &site_id))
 		return NULL;
 	s = xcalloc(1, sizeof(*s));
 	s->key = xstrdup(key);
@@ -254,7 +254,7 @@ static void origins_update(struct crawl *cr, const struct pending *p)
 
 /* Add url (not in ls yet) to ls; url is borrowed until linkset_free(). */
 static void linkset_add(struct linkset *ls, const char *url, unsigned site_id, int hops,
-			unsigned referrer)
+			unsigned referrer, long tag)
 {
 	if (ls->n == ls->cap) {
 		ls->cap = ls->cap ? 2 * ls->cap : 64;
@@ -265,6 +265,7 @@ static void linkset_add(struct linkset *ls, const char *url, unsigned site_id, i
 	ls->v[ls->n].site_id = site_id;
 	ls->v[ls->n].hops = hops;
 	ls->v[ls->n].referrer = referrer;
+	ls->v[ls->n].tag = tag;
 	ls->n++;
 }
 
@@ -302,15 +303,17 @@ static bool site_has_room(struct crawl *cr, struct site *s, long lim, const char
 void link_collect_site(struct crawl *cr, struct linkset *ls, const char *url, const char *site,
 		       int hops, unsigned referrer)
 {
-	struct site *s = site_get(cr, site, 0);
-	long lim;
+	/* The link's Server decides its Tag (urlword.tag), and a site's tag
+	 * when the link makes the site known (FollowOutside). */
+	const struct conf_server_params *p = conf_params_for(cr->c, url);
+	struct site *s = site_get(cr, site, 0, p->tag);
+	long lim = p->max_urls_per_server;
 
 	if (!s)
 		return;
-	lim = conf_params_for(cr->c, url)->max_urls_per_server;
 	if (lim >= 0 && !seen_get(cr->seen, url, strlen(url)) && !site_has_room(cr, s, lim, url))
 		return;
-	linkset_add(ls, url, s->site_id, hops, referrer);
+	linkset_add(ls, url, s->site_id, hops, referrer, p->tag);
 }
 
 /* Give every link of ls its url_id: from the seen-set, else one batch

@@ -66,6 +66,8 @@ static const char *const st_sql[ST_DOC_PUT] = {
 	[ST_RELEASE_SITES] = st_sql_release_sites,
 	[ST_RELEASE_SITE] = st_sql_release_site,
 	[ST_EXPLAIN_CLAIM] = st_sql_explain_claim,
+	[ST_CLAIM_TAG] = st_sql_claim_tag,
+	[ST_CLAIM_SITE_TAG] = st_sql_claim_site_tag,
 	[ST_FIND_ORIGIN] = st_sql_find_origin,
 	[ST_ROBOTS_GET] = st_sql_robots_get,
 	[ST_ROBOTS_PUT] = st_sql_robots_put,
@@ -444,6 +446,7 @@ int db_open(const struct conf *c, const char *embedded_socket, double wait_secon
 	db->wait = wait_seconds;
 	db->create_db = true;
 	db->opening = true;
+	db->tag = -1;
 	if (connect_retry(db)) {
 		db_free(db);
 		lib_release();

@@ -51,6 +51,57 @@
 	" ORDER BY u.next_index_time, u.url_id LIMIT ?" \
 	" FOR UPDATE SKIP LOCKED"
 
+/* --- tags (--tag N; doc/DATABASE.md, "Tags") --------------------------------
+ *
+ * The claims of one tag: the same plans, the rows of other tags filtered
+ * as they are read.  A site's URLs share its Server's tag (sites.tag, set
+ * at seeding), and the crawl claims only sites of the tag (PICK_TAG_SELECT),
+ * so the site claim reads next to nothing else; the claim of any site
+ * (not used by the crawl) reads past due URLs of other tags.
+ * Parameters: [site_id,] now, tag, rank, now, limit. */
+#define CLAIM_TAG_SELECT \
+	"SELECT STRAIGHT_JOIN " CLAIM_COLUMNS \
+	" FROM urlword u FORCE INDEX (claim)" \
+	" JOIN sites s ON s.site_id = u.site_id" \
+	" WHERE u.deleted = 0 AND u.next_index_time <= ? AND u.tag = ?" \
+	" AND (s.claim_rank = -1 OR s.claim_rank = ? OR s.lease_until <= ?)" \
+	" ORDER BY u.next_index_time, u.url_id LIMIT ?" \
+	" FOR UPDATE SKIP LOCKED"
+#define CLAIM_SITE_TAG_SELECT \
+	"SELECT STRAIGHT_JOIN " CLAIM_COLUMNS \
+	" FROM urlword u FORCE INDEX (site_claim)" \
+	" JOIN sites s ON s.site_id = u.site_id" \
+	" WHERE u.site_id = ? AND u.deleted = 0 AND u.next_index_time <= ? AND u.tag = ?" \
+	" AND (s.claim_rank = -1 OR s.claim_rank = ? OR s.lease_until <= ?)" \
+	" ORDER BY u.next_index_time, u.url_id LIMIT ?" \
+	" FOR UPDATE SKIP LOCKED"
+
+/* The pick of one tag: the sites of the tag, and those whose Server lines
+ * give different tags (-1), each through tag_due in order, then the two
+ * short lists merged.  tests/integration/tag.sh checks its EXPLAIN on the
+ * text between the markers.  Parameters: tag, now, now, limit, now, now,
+ * limit, limit. */
+/* BEGIN PICK TAG SELECT */
+#define PICK_TAG_SELECT \
+	"(SELECT site_id, next_due FROM sites FORCE INDEX (tag_due)" \
+	" WHERE tag = %ld AND next_due <= %u AND lease_until <= %u" \
+	" ORDER BY next_due, site_id LIMIT %d)" \
+	" UNION ALL (SELECT site_id, next_due FROM sites FORCE INDEX (tag_due)" \
+	" WHERE tag = -1 AND next_due <= %u AND lease_until <= %u" \
+	" ORDER BY next_due, site_id LIMIT %d)" \
+	" ORDER BY next_due, site_id LIMIT %d"
+/* END PICK TAG SELECT */
+
+void db_select_tag(struct db *db, long tag)
+{
+	db->tag = tag < 0 ? -1 : tag;
+}
+
+const char st_sql_claim_tag[] = CLAIM_TAG_SELECT;
+const char st_sql_claim_site_tag[] = CLAIM_SITE_TAG_SELECT;
+
+/* --- claims, leases ---------------------------------------------------------- */
+
 const char st_sql_claim[] = CLAIM_SELECT;
 const char st_sql_claim_site[] = CLAIM_SITE_SELECT;
 const char st_sql_take_site[] =
@@ -172,16 +223,20 @@ static int cmp_uint(const void *a, const void *b)
  * URLs into out.  Returns the number read, or a negative code. */
 static int claim_select(struct db *db, int rank, unsigned site_id, int lim, struct db_url *out)
 {
-	MYSQL_BIND par[5], res[12];
+	MYSQL_BIND par[6], res[12];
 	struct outstr os[4];
 	struct db_url row;
 	unsigned now = (unsigned)time(NULL), lit = 0;
-	int tag = 0, k = 0, got = 0, rc, f;
+	int tag = 0, want_tag = (int)db->tag, k = 0, got = 0, rc, f;
 	enum st id = site_id ? ST_CLAIM_SITE : ST_CLAIM;
 
+	if (db->tag >= 0)
+		id = site_id ? ST_CLAIM_SITE_TAG : ST_CLAIM_TAG;
 	if (site_id)
 		bind_uint(&par[k++], &site_id);
 	bind_uint(&par[k++], &now);
+	if (db->tag >= 0)
+		bind_int(&par[k++], &want_tag);
 	bind_int(&par[k++], &rank);
 	bind_uint(&par[k++], &now);
 	bind_int(&par[k++], &lim);
@@ -428,7 +483,7 @@ int db_explain_claim(struct db *db, FILE *out)
 
 int db_pick_sites(struct db *db, int rank, int n, unsigned *out)
 {
-	char sql[640];
+	char sql[768];
 	unsigned now = (unsigned)time(NULL);
 	MYSQL_RES *res;
 	MYSQL_ROW row;
@@ -443,7 +498,10 @@ int db_pick_sites(struct db *db, int rank, int n, unsigned *out)
 	 * frontier above; doc/DATABASE.md has the EXPLAIN).  The rank's own
 	 * unexpired leases are left out by the same test: it knows its sites. */
 	UNUSED(rank);
-	snprintf(sql, sizeof(sql), PICK_SELECT, now, now, n);
+	if (db->tag >= 0)
+		snprintf(sql, sizeof(sql), PICK_TAG_SELECT, db->tag, now, now, n, now, now, n, n);
+	else
+		snprintf(sql, sizeof(sql), PICK_SELECT, now, now, n);
 	if (sql_run(db, sql, &res))
 		return -1;
 	while (res && got < n && (row = mysql_fetch_row(res)))
@@ -506,7 +564,8 @@ long db_release_all_claims(struct db *db)
 
 int db_queue_state(struct db *db, struct db_queue *q)
 {
-	char sql[512];
+	char sql[1024], due[512];
+	unsigned now = (unsigned)time(NULL);
 	long long v[3];
 	bool found;
 
@@ -515,12 +574,26 @@ int db_queue_state(struct db *db, struct db_queue *q)
 	 * due URLs are counted up to DB_DUE_COUNT_CAP: the coordinator needs
 	 * "none", "fewer than the ranks can take" and a figure for the
 	 * progress line, and a full count would read every due URL each time. */
+	if (db->tag >= 0)
+		/* --tag: through the due sites of the tag (a due URL's site has
+		 * next_due <= now, the frontier's rule), not past every due URL
+		 * of the other tags: the crawl of one tag ends when none of its
+		 * URLs is due, whatever the rest of the queue holds. */
+		snprintf(due, sizeof(due),
+			 "SELECT 1 FROM sites s FORCE INDEX (tag_due)"
+			 " JOIN urlword u FORCE INDEX (site_claim) ON u.site_id = s.site_id"
+			 " AND u.deleted = 0 AND u.next_index_time <= %u AND u.tag = %ld"
+			 " WHERE s.tag IN (%ld, -1) AND s.next_due <= %u LIMIT %d",
+			 now, db->tag, db->tag, now, DB_DUE_COUNT_CAP);
+	else
+		snprintf(due, sizeof(due), "SELECT 1 FROM urlword FORCE INDEX (claim)"
+			 "  WHERE deleted = 0 AND next_index_time <= %u LIMIT %d",
+			 now, DB_DUE_COUNT_CAP);
 	snprintf(sql, sizeof(sql),
-		 "SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM urlword FORCE INDEX (claim)"
-		 "  WHERE deleted = 0 AND next_index_time <= %u LIMIT %d) d),"
+		 "SELECT (SELECT COUNT(*) FROM (%s) d),"
 		 " (SELECT COUNT(*) FROM urlword FORCE INDEX (claims) WHERE index_status = 2),"
 		 " (SELECT COUNT(*) FROM sites WHERE claim_rank <> -1 AND lease_until > %u)",
-		 (unsigned)time(NULL), DB_DUE_COUNT_CAP, (unsigned)time(NULL));
+		 due, now);
 	if (sql_row(db, sql, v, 3, &found))
 		return -1;
 	q->due = v[0];
@@ -533,9 +606,15 @@ int db_queue_state(struct db *db, struct db_queue *q)
 
 long db_expire_all(struct db *db)
 {
+	char sql[160];
 	long n;
-	int rc = sql_run(db, "UPDATE urlword SET next_index_time = 0 WHERE index_status <> 2"
-			     " AND deleted = 0", NULL);
+	int rc;
+
+	snprintf(sql, sizeof(sql), "UPDATE urlword SET next_index_time = 0 WHERE index_status <> 2"
+		 " AND deleted = 0");
+	if (db->tag >= 0) /* --tag: only the URLs of the tag */
+		snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), " AND tag = %ld", db->tag);
+	rc = sql_run(db, sql, NULL);
 
 	if (rc)
 		return -1;

@@ -35,6 +35,8 @@ enum st {
 	ST_RELEASE_SITES,
 	ST_RELEASE_SITE,
 	ST_EXPLAIN_CLAIM,
+	ST_CLAIM_TAG,                        /* the two claims of one tag (--tag) */
+	ST_CLAIM_SITE_TAG,
 	/* db_store.c */
 	ST_FIND_ORIGIN,
 	ST_ROBOTS_GET,
@@ -50,7 +52,7 @@ enum st {
 extern const char st_sql_site_add[], st_sql_url_add[];                  /* db_links.c */
 extern const char st_sql_claim[], st_sql_claim_site[], st_sql_take_site[],
 	st_sql_release_urls[], st_sql_release_sites[], st_sql_release_site[],
-	st_sql_explain_claim[];                                          /* db_claim.c */
+	st_sql_explain_claim[], st_sql_claim_tag[], st_sql_claim_site_tag[]; /* db_claim.c */
 extern const char st_sql_find_origin[], st_sql_robots_get[], st_sql_robots_put[];
 /* The text of a urlwordsNN statement, id >= ST_DOC_PUT (db_store.c; static
  * storage, written on first use). */
@@ -76,6 +78,7 @@ struct db {
 	 * its rows (innodb_autoinc_lock_mode 0 or 1, auto_increment_increment
 	 * 1): read at each connect. */
 	bool autoinc_consecutive;
+	long tag;           /* db_select_tag(): the work queue's URLs of this tag, -1 = all */
 	unsigned last_errno;
 	char last_error[512];
 };

@@ -26,23 +26,24 @@
 
 /* LAST_INSERT_ID(site_id) makes the id of an existing site the insert id,
  * so one statement returns the site_id either way. */
-const char st_sql_site_add[] = "INSERT INTO sites (site) VALUES (?)"
+const char st_sql_site_add[] = "INSERT INTO sites (site, tag) VALUES (?, ?)"
 	" ON DUPLICATE KEY UPDATE site_id = LAST_INSERT_ID(site_id)";
 /* An existing URL is left alone: affected rows 1 = new, 0 = known. */
 const char st_sql_url_add[] =
-	"INSERT INTO urlword (site_id, url, hops, next_index_time, index_status)"
-	" VALUES (?, ?, 0, 0, 0) ON DUPLICATE KEY UPDATE url_id = url_id";
+	"INSERT INTO urlword (site_id, url, hops, next_index_time, index_status, tag)"
+	" VALUES (?, ?, 0, 0, 0, ?) ON DUPLICATE KEY UPDATE url_id = url_id";
 
 /* --- sites and the Server URLs (seeding) ---------------------------------- */
 
-/* sites row for `site`; its id in *site_id. */
-static int add_site(struct db *db, const char *site, unsigned *site_id)
+/* sites row for `site` (tag `tag` when new); its id in *site_id. */
+static int add_site(struct db *db, const char *site, long tag, unsigned *site_id)
 {
-	MYSQL_BIND par[1];
+	MYSQL_BIND par[2];
 	unsigned long len;
-	int rc;
+	int t = (int)tag, rc;
 
 	bind_str(&par[0], site, &len);
+	bind_int(&par[1], &t);
 	rc = st_exec(db, ST_SITE_ADD, par, NULL);
 	if (rc)
 		return rc;
@@ -52,15 +53,17 @@ static int add_site(struct db *db, const char *site, unsigned *site_id)
 	return 0;
 }
 
-/* urlword row for `url` unless known; *added += 1 when it was new. */
-static int add_url(struct db *db, unsigned site_id, const char *url, int *added)
+/* urlword row for `url` (tag `tag`) unless known; *added += 1 when it was
+ * new. */
+static int add_url(struct db *db, unsigned site_id, const char *url, long tag, int *added)
 {
-	MYSQL_BIND par[2];
+	MYSQL_BIND par[3];
 	unsigned long len;
-	int rc;
+	int t = (int)tag, rc;
 
 	bind_uint(&par[0], &site_id);
 	bind_str(&par[1], url, &len);
+	bind_int(&par[2], &t);
 	rc = st_exec(db, ST_URL_ADD, par, NULL);
 	if (rc)
 		return rc;
@@ -74,6 +77,12 @@ static int add_url(struct db *db, unsigned site_id, const char *url, int *added)
 struct seed_ctx {
 	const struct conf *c;
 	int added;
+	struct seed_srv {
+		unsigned site_id;
+		long tag;
+		char *url;            /* the Server URL, normalised */
+	} *v;                         /* one per Server line */
+	size_t n;
 };
 
 /* The scope of site site_id as the Server lines of url's site give it now,
@@ -126,6 +135,123 @@ out:
 	return rc;
 }
 
+/* --- tags at seeding (doc/DATABASE.md, "Tags") ----------------------------
+ *
+ * Every URL carries the Tag of its Server line (urlword.tag) and every site
+ * the tag its Server lines give, -1 when they differ (sites.tag): the pick
+ * of `--tag N` reads sites alone.  A Server line whose Tag changed moves
+ * the URLs it covers to the new tag here, at the next seeding; a site
+ * whose tag did not change costs one primary-key read. */
+
+/* Order: by site, then shorter Server URL first (a longer prefix wins, as
+ * in conf_server_for(), so it is applied last). */
+static int cmp_srv(const void *a, const void *b)
+{
+	const struct seed_srv *x = a, *y = b;
+	size_t lx = strlen(x->url), ly = strlen(y->url);
+
+	if (x->site_id != y->site_id)
+		return x->site_id < y->site_id ? -1 : 1;
+	return lx < ly ? -1 : lx > ly;
+}
+
+/* Append `s` as the start of a LIKE pattern ('\' escapes % and _). */
+static int add_like_prefix(struct db *db, struct buf *sql, const char *s, const char *rest)
+{
+	struct buf pat = BUF_INIT(2 * MAX_URL_LEN + 8);
+	int rc = 0;
+
+	for (const char *q = s; *q && !rc; q++)
+		rc = (strchr("\\%_", *q) && buf_addc(&pat, '\\')) || buf_addc(&pat, *q);
+	rc = rc || buf_adds(&pat, rest) || add_quoted(db, sql, pat.ptr, pat.len);
+	buf_free(&pat);
+	return rc ? -1 : 0;
+}
+
+/* The URLs of site v->site_id under Server URL v->url (at a path
+ * boundary, as conf_server_for() matches) get its tag. */
+static int retag_prefix(struct db *db, const struct seed_srv *v, struct buf *sql)
+{
+	const char *u = v->url;
+	size_t n = strlen(u);
+	int rc;
+
+	buf_reset(sql);
+	rc = buf_printf(sql, "UPDATE urlword FORCE INDEX (site_claim) SET tag = %ld"
+			" WHERE site_id = %u AND tag <> %ld AND (url = ", v->tag, v->site_id,
+			v->tag) ||
+	     add_quoted(db, sql, u, n);
+	if (!rc && n && u[n - 1] == '/') {
+		rc = buf_adds(sql, " OR url LIKE ") || add_like_prefix(db, sql, u, "%");
+	} else if (!rc) {
+		rc = buf_adds(sql, " OR url LIKE ") || add_like_prefix(db, sql, u, "/%") ||
+		     buf_adds(sql, " OR url LIKE ") || add_like_prefix(db, sql, u, "?%");
+	}
+	if (rc || buf_addc(sql, ')'))
+		return error("Server %s: too long for the tag update", u);
+	return sql_run(db, buf_str(sql), NULL);
+}
+
+/* v[0..n): the Server lines of one site. */
+static int seed_site_tag(struct db *db, const struct seed_srv *v, size_t n, struct buf *sql)
+{
+	long tag = v[0].tag;
+	long long cur;
+	bool found;
+	char q[160];
+	int rc;
+
+	for (size_t i = 1; i < n; i++)
+		if (v[i].tag != tag)
+			tag = -1;
+	snprintf(q, sizeof(q), "SELECT tag FROM sites WHERE site_id = %u", v[0].site_id);
+	rc = sql_row(db, q, &cur, 1, &found);
+	if (rc || (found && cur == tag && tag >= 0))
+		return rc;
+	if (tag >= 0) {
+		/* One tag for the site: every URL of it. */
+		snprintf(q, sizeof(q), "UPDATE urlword FORCE INDEX (site_claim) SET tag = %ld"
+			 " WHERE site_id = %u AND tag <> %ld", tag, v[0].site_id, tag);
+		rc = sql_run(db, q, NULL);
+	} else {
+		/* Several: each Server line's URLs, the longest prefix last. */
+		for (size_t i = 0; i < n && !rc; i++)
+			rc = retag_prefix(db, &v[i], sql);
+	}
+	if (rc)
+		return rc;
+	if (!found || cur != tag)
+		info("site %u: tag %ld (was %lld)%s", v[0].site_id, tag, found ? cur : 0,
+		     tag < 0 ? ": its Server lines give different tags" : "");
+	snprintf(q, sizeof(q), "UPDATE sites SET tag = %ld WHERE site_id = %u", tag, v[0].site_id);
+	return sql_run(db, q, NULL);
+}
+
+static int seed_tags(struct db *db, struct seed_ctx *s)
+{
+	struct buf sql = BUF_INIT(4 * MAX_URL_LEN + 512);
+	size_t i = 0, j;
+	int rc = 0;
+
+	qsort(s->v, s->n, sizeof(*s->v), cmp_srv);
+	for (; i < s->n && !rc; i = j) {
+		for (j = i + 1; j < s->n && s->v[j].site_id == s->v[i].site_id; j++)
+			;
+		rc = seed_site_tag(db, s->v + i, j - i, &sql);
+	}
+	buf_free(&sql);
+	return rc;
+}
+
+static void seed_free(struct seed_ctx *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i].url);
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
+}
+
 static int seed_body(struct db *db, void *arg)
 {
 	struct seed_ctx *s = arg;
@@ -136,6 +262,8 @@ static int seed_body(struct db *db, void *arg)
 	int rc = 0;
 
 	s->added = 0;
+	seed_free(s);
+	s->v = xcalloc(s->c->n_servers ? s->c->n_servers : 1, sizeof(*s->v));
 	for (size_t i = 0; i < s->c->n_servers && !rc; i++) {
 		const struct conf_server *sv = &s->c->servers[i];
 
@@ -147,16 +275,21 @@ static int seed_body(struct db *db, void *arg)
 				   sv->line, sv->url, why ? why : "not a URL mpseek can crawl");
 			break;
 		}
-		rc = add_site(db, buf_str(&site), &site_id);
+		rc = add_site(db, buf_str(&site), sv->p.tag, &site_id);
 		if (!rc)
 			rc = seed_scope(db, s->c, sv->url, buf_str(&site), site_id);
 		/* robots.txt first: it gets the lower url_id, so a claim (ordered
 		 * by next_index_time, url_id) hands it out before the pages. */
 		if (!rc && sv->p.robots)
-			rc = add_url(db, site_id, buf_str(&robots), &s->added);
+			rc = add_url(db, site_id, buf_str(&robots), sv->p.tag, &s->added);
 		if (!rc)
-			rc = add_url(db, site_id, buf_str(&url), &s->added);
+			rc = add_url(db, site_id, buf_str(&url), sv->p.tag, &s->added);
+		s->v[s->n].site_id = site_id;
+		s->v[s->n].tag = sv->p.tag;
+		s->v[s->n++].url = xstrdup(buf_str(&url));
 	}
+	if (!rc)
+		rc = seed_tags(db, s);
 	buf_free(&url);
 	buf_free(&site);
 	buf_free(&robots);
@@ -165,18 +298,18 @@ static int seed_body(struct db *db, void *arg)
 
 int db_seed_servers(struct db *db, const struct conf *c)
 {
-	struct seed_ctx s = { c, 0 };
+	struct seed_ctx s = { c, 0, NULL, 0 };
+	int rc = in_transaction(db, "inserting the Server URLs", seed_body, &s);
 
-	if (in_transaction(db, "inserting the Server URLs", seed_body, &s))
-		return -1;
-	return s.added;
+	seed_free(&s);
+	return rc ? -1 : s.added;
 }
 
 /* --- the links the crawl finds ------------------------------------------- */
 
-int db_site_id(struct db *db, const char *site, unsigned *site_id)
+int db_site_id(struct db *db, const char *site, long tag, unsigned *site_id)
 {
-	return add_site(db, site, site_id) ? -1 : 0;
+	return add_site(db, site, tag, site_id) ? -1 : 0;
 }
 
 struct links_ctx {
@@ -252,7 +385,7 @@ static int links_insert(struct db *db, struct links_ctx *lc)
 		goto out;
 	buf_reset(&sql);
 	buf_adds(&sql, "INSERT INTO urlword (site_id, url, hops, referrer, next_index_time,"
-		       " index_status) VALUES ");
+		       " index_status, tag) VALUES ");
 	for (size_t i = 0; i < lc->n; i++) {
 		struct db_link *l = &lc->v[i];
 
@@ -263,9 +396,9 @@ static int links_insert(struct db *db, struct links_ctx *lc)
 			buf_addc(&sql, ',');
 		if (buf_printf(&sql, "(%u,", l->site_id) ||
 		    add_quoted(db, &sql, l->url, strlen(l->url)) ||
-		    buf_printf(&sql, ",%d,%u,%u,0)",
+		    buf_printf(&sql, ",%d,%u,%u,0,%ld)",
 			       l->hops < 0 ? 0 : l->hops > 65535 ? 65535 : l->hops, l->referrer,
-			       now)) {
+			       now, l->tag < 0 || l->tag > INT32_MAX ? 0L : l->tag)) {
 			rc = error("link batch too large for one statement");
 			goto out;
 		}

@@ -260,6 +260,37 @@ void db_due_text(long long when, char *buf, size_t size)
 		snprintf(buf, size, "in %lld days %lld h, at %s", d / 86400, d / 3600 % 24, date);
 }
 
+/* Per Tag: the live URLs (expired/total) and the sites; printed only when
+ * some URL or site has a tag other than 0 (`--tag N`, doc/DATABASE.md
+ * "Tags").  Sites of tag -1 have Server lines with different tags. */
+static int stats_by_tag(struct db *db, FILE *out)
+{
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	long long v[2];
+	bool found;
+
+	if (sql_row(db, "SELECT (SELECT COUNT(*) FROM urlword WHERE tag <> 0),"
+		    " (SELECT COUNT(*) FROM sites WHERE tag <> 0)", v, 2, &found))
+		return -1;
+	if (!v[0] && !v[1])
+		return 0;
+	if (sql_run(db, "SELECT t, SUM(e), SUM(n), SUM(s) FROM ("
+		    "SELECT tag t, SUM(next_index_time <= UNIX_TIMESTAMP()) e, COUNT(*) n, 0 s"
+		    " FROM urlword WHERE deleted = 0 GROUP BY tag"
+		    " UNION ALL SELECT tag, 0, 0, COUNT(*) FROM sites GROUP BY tag) x"
+		    " GROUP BY t ORDER BY t", &res))
+		return -1;
+	fprintf(out, "\n       Tag    Expired       URLs      Sites\n"
+		"   ----------------------------------------\n");
+	while (res && (row = mysql_fetch_row(res)))
+		fprintf(out, "%10lld %10lld %10lld %10lld%s\n", num(row[0]), num(row[1]),
+			num(row[2]), num(row[3]), num(row[0]) < 0 ? " (sites of several tags)" : "");
+	mysql_free_result(res);
+	fprintf(out, "   ----------------------------------------\n");
+	return 0;
+}
+
 int db_print_stats(struct db *db, FILE *out)
 {
 	struct stats s;
@@ -274,7 +305,7 @@ int db_print_stats(struct db *db, FILE *out)
 	if (stats_scan(db, &s))
 		goto out;
 	print_by_status(&s, out);
-	if (print_by_index_status(db, &s, out) || stats_claims(db, out))
+	if (print_by_index_status(db, &s, out) || stats_claims(db, out) || stats_by_tag(db, out))
 		goto out;
 	if (sql_row(db, "SELECT COUNT(*), SUM(claim_rank >= 0 AND lease_until > UNIX_TIMESTAMP())"
 		    " FROM sites", v, 2, &found))

@@ -59,6 +59,7 @@ static void dump_params(struct buf *b, const char *pre, const struct conf_server
 	kv(b, K("follow"), "%s", B(p->follow));
 	kv(b, K("follow_outside"), "%s", B(p->follow_outside));
 	kv(b, K("scope"), "%s", p->path_scope ? "path" : "site");
+	kv(b, K("tag"), "%ld", p->tag);
 	kv(b, K("charset"), "%s", S(p->charset));
 	kv(b, K("proxy"), "%s", S(p->proxy));
 #undef K
