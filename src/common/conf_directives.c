@@ -756,17 +756,24 @@ static int d_bandwidth(struct parser *p, const struct directive *d, int argc, ch
 	return 0;
 }
 
-/* PageRankDamping (0 < d < 1) and PageRankTolerance (1e-15 to 1): decimal
- * numbers, which the table has no type for. */
-static int d_pagerank(struct parser *p, const struct directive *d, int argc, char **argv)
+/* A decimal argument (the table has no type for them): 1 and *v, or 0 when
+ * it is not a finite number (the caller says what it wanted). */
+static int decimal_arg(const char *s, double *v)
 {
 	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return !(errno || end == s || *end || !isfinite(*v));
+}
+
+/* PageRankDamping (0 < d < 1) and PageRankTolerance (1e-15 to 1). */
+static int d_pagerank(struct parser *p, const struct directive *d, int argc, char **argv)
+{
 	double v;
 
 	UNUSED(argc);
-	errno = 0;
-	v = strtod(argv[0], &end);
-	if (errno || end == argv[0] || *end || !isfinite(v))
+	if (!decimal_arg(argv[0], &v))
 		return conf_perr(p, "%s wants a number, not \"%.80s\"", d->name, argv[0]);
 	if (d->def == 0) {
 		if (!(v > 0 && v < 1))
@@ -785,13 +792,10 @@ static int d_pagerank(struct parser *p, const struct directive *d, int argc, cha
 /* SeenBloomFPRate: a decimal number, 1e-6 to 0.5. */
 static int d_seen_fp(struct parser *p, const struct directive *d, int argc, char **argv)
 {
-	char *end;
 	double v;
 
 	UNUSED(argc);
-	errno = 0;
-	v = strtod(argv[0], &end);
-	if (errno || end == argv[0] || *end || !isfinite(v))
+	if (!decimal_arg(argv[0], &v))
 		return conf_perr(p, "%s wants a number, not \"%.80s\"", d->name, argv[0]);
 	if (!(v >= 1e-6 && v <= 0.5))
 		return conf_perr(p, "%s %.80s out of range (1e-6 to 0.5)", d->name, argv[0]);
@@ -803,13 +807,10 @@ static int d_seen_fp(struct parser *p, const struct directive *d, int argc, char
  * in [0, 1e6]; BM25B in [0, 1]; BM25K1 above 0. */
 static int d_ranking(struct parser *p, const struct directive *d, int argc, char **argv)
 {
-	char *end;
 	double v, *f;
 
 	UNUSED(argc);
-	errno = 0;
-	v = strtod(argv[0], &end);
-	if (errno || end == argv[0] || *end || !isfinite(v) || v < 0 || v > 1e6)
+	if (!decimal_arg(argv[0], &v) || v < 0 || v > 1e6)
 		return conf_perr(p, "%s wants a number from 0 to 1000000, not \"%.80s\"", d->name,
 				 argv[0]);
 	switch (d->def) {

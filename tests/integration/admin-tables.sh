@@ -110,20 +110,10 @@ tap_is "$(fetched localhost /p2.html)" "200 " "the site re-enabled: crawled agai
 tap_is "$(indexed "$B/p2.html")" 1 "and back in the index"
 
 # 7. The query log and 8. claims and leases: the statements of doc/ADMIN.md.
-write_conf "$T/sd.conf" adm "Port 0" "MaxThreads 2"
-port=""
-for try in $(seq 20); do
-	port=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
-	sed -i "s/^Port .*/Port $port/" "$T/sd.conf"
-	"$builddir/searchd" -F "$T/sd.conf" >"$T/sd.out" 2>"$T/sd.log" </dev/null &
-	sdpid=$!
-	for i in $(seq 100); do grep -q "listening on" "$T/sd.log" 2>/dev/null && break; sleep 0.1; done
-	grep -q "listening on" "$T/sd.log" && break
-	wait "$sdpid" 2>/dev/null
-done
-"$builddir/mpseek-search" -s "127.0.0.1:$port" word4 >/dev/null 2>&1
+searchd_start "$T" adm "MaxThreads 2"
+"$builddir/mpseek-search" -s "$SD_ADDR" word4 >/dev/null 2>&1
 sleep 1.5
-kill "$sdpid"; wait "$sdpid" 2>/dev/null
+searchd_stop
 tap_ok "$(SQL "SELECT FROM_UNIXTIME(start), query, urls, finish - start FROM stat ORDER BY stat_id DESC LIMIT 20" | grep -cP '^\S+ \S+\tword4\t')" \
 	"the query log: the last query in stat with its result count and time"
 tap_is "$(SQL "SELECT claim_rank, COUNT(*), FROM_UNIXTIME(MIN(lease_until)) FROM urlword WHERE index_status = 2 GROUP BY claim_rank")" "" \

@@ -111,30 +111,9 @@ tap_is "$(iters priter)" 1 "PageRankMaxIterations 1: one iteration"
 tap_ok "$([ "$(iters prdef)" -gt 1 ] && echo 1)" "... where the default takes more ($(iters prdef))"
 
 # ---- searchd: QueryTimeLimit; s.cgi: the template's Clones
-sd_start() { # NAME LINE...: searchd -F on a free port; sets SD_PID, SD_ADDR
-	local n=$1 try i port
-	shift
-	for try in $(seq 20); do
-		port=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
-		SD_ADDR=127.0.0.1:$port
-		write_conf "$T/$n.sd.conf" s "Port $port" "$@"
-		"$sd" -F "$T/$n.sd.conf" >/dev/null 2>"$T/$n.sd.log" </dev/null &
-		SD_PID=$!
-		for i in $(seq 300); do
-			grep -q "listening on [^ ]*:$port " "$T/$n.sd.log" 2>/dev/null && return 0
-			kill -0 "$SD_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		wait "$SD_PID" 2>/dev/null
-		grep -q 'Address already in use' "$T/$n.sd.log" && continue
-		tail -5 "$T/$n.sd.log" | sed 's/^/# /'
-		echo "Bail out! searchd did not start"
-		exit 1
-	done
-	echo "Bail out! searchd found no free port"
-	exit 1
-}
-sd_stop() { kill -TERM "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+# searchd on a free port (lib.sh), the test database "s".
+sd_start() { shift; searchd_start "$T" s "$@"; }
+sd_stop() { searchd_stop "$1"; }
 
 # One worker and eight clients: a query waits for the ones before it, and
 # the limit counts from its arrival.

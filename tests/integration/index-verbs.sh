@@ -44,28 +44,8 @@ status_of() { awk -F'\t' -v p="$2" '$3 == p { printf "%s ", $4 }' "$T/$1.access"
 requests() { wc -l <"$T/$1.access"; }
 row() { SQL "SELECT $2 FROM urlword WHERE url = '${WEB_URL}$1'"; }
 
-# searchd on a free port (as searchd.sh starts it).
-sd_start() {
-	local try i port
-	for try in $(seq 20); do
-		port=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
-		SD_ADDR=127.0.0.1:$port
-		write_conf "$T/sd.conf" site "Port $port" "MaxThreads 2"
-		"$sd" -F -P "$T/sd.pid" "$T/sd.conf" >"$T/sd.out" 2>"$T/sd.log" </dev/null &
-		SD_PID=$!
-		for i in $(seq 600); do
-			grep -q "listening on [^ ]*:$port " "$T/sd.log" 2>/dev/null && return 0
-			kill -0 "$SD_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		wait "$SD_PID" 2>/dev/null
-		grep -q 'Address already in use' "$T/sd.log" && continue
-		echo "Bail out! searchd did not start"
-		exit 1
-	done
-	echo "Bail out! searchd found no free port"
-	exit 1
-}
+# searchd on a free port (lib.sh).
+sd_start() { searchd_start "$T" site "MaxThreads 2"; }
 # found WORD: the result URLs, once searchd serves the live generation.
 found() {
 	local gen i out

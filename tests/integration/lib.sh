@@ -45,6 +45,14 @@
 #                                 if_none_match if_modified_since host
 #                                 user_agent; "-" for a missing header)
 #           web_stop              stops it (also done on exit)
+#           searchd_start DIR DB [LINE...]
+#                                 searchd -F (through $SD_WRAP, e.g. valgrind)
+#                                 on a free port with the config
+#                                 DIR/searchd-N.conf (write_conf DB, then
+#                                 "Port P" and the LINEs); waits until it
+#                                 listens; sets SD_PID, SD_ADDR (127.0.0.1:P),
+#                                 SD_CONF, SD_LOG
+#           searchd_stop [PID]    SIGTERM and wait (default $SD_PID)
 #           hostile_start [OPTS]  tests/servers/hostile.py on a free port
 #                                 (OPTS are passed on: --ports N,
 #                                 --robots IDX=VARIANT); exports HOSTILE_PORT,
@@ -232,6 +240,40 @@ _mdb_run() {
 	tail -20 "$MDB_DIR/mariadbd.err" | sed 's/^/# /'
 	echo "Bail out! mariadbd did not answer within 60 s"
 	exit 1
+}
+
+_lib_searchd_n=0
+searchd_start() {
+	local dir=$1 db=$2 try i port
+	shift 2
+	for try in $(seq 20); do
+		_lib_searchd_n=$((_lib_searchd_n + 1))
+		port=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
+		SD_CONF=$dir/searchd-$_lib_searchd_n.conf
+		SD_LOG=$dir/searchd-$_lib_searchd_n.log
+		SD_ADDR=127.0.0.1:$port
+		write_conf "$SD_CONF" "$db" "Port $port" "$@"
+		$SD_WRAP "$builddir/searchd" -F "$SD_CONF" >/dev/null 2>"$SD_LOG" </dev/null &
+		SD_PID=$!
+		for i in $(seq 1200); do
+			grep -q "listening on [^ ]*:$port " "$SD_LOG" 2>/dev/null && return 0
+			kill -0 "$SD_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		wait "$SD_PID" 2>/dev/null
+		grep -q 'Address already in use' "$SD_LOG" && continue
+		tail -20 "$SD_LOG" | sed 's/^/# /'
+		echo "Bail out! searchd did not start (see above)"
+		exit 1
+	done
+	echo "Bail out! searchd found no free port in 20 tries"
+	exit 1
+}
+
+searchd_stop() {
+	local pid=${1:-$SD_PID}
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
 }
 
 # Stop the server process (SIGTERM, then SIGKILL after 60 s).
