@@ -24,6 +24,9 @@ struct seen;
 
 struct seen *seen_new(size_t max);
 void seen_free(struct seen *s);                 /* accepts NULL */
+/* The 64-bit key of a URL in the cache and the filter (FNV-1a, then
+ * splitmix64's finaliser; never 0, its low bit clear: seen.c keeps a flag there). */
+uint64_t seen_hash(const char *s, size_t n);
 /* Keep a Bloom filter for `urls` URLs at false-positive rate fp once the
  * cache evicts (urls 0: none; then a URL not cached is always "new"). */
 void seen_filter(struct seen *s, uint64_t urls, double fp);

@@ -30,7 +30,7 @@ struct seen {
 	uint64_t asked, maybe, false_pos;
 };
 
-static uint64_t seen_hash(const char *s, size_t n)
+uint64_t seen_hash(const char *s, size_t n)
 {
 	/* FNV-1a 64, then a final mix (splitmix64) so that the bits used for
 	 * the slot depend on every byte. */

@@ -259,22 +259,10 @@ static void bloom_sizes(void)
 	}
 }
 
-/* The seen-set's key: the same hash seen.c uses is not exported, so the
- * test hashes the URL itself (FNV-1a and splitmix64, as seen.c). */
+/* The seen-set's key of a URL, as the filter gets it from seen.c. */
 static uint64_t key(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	h ^= h >> 30;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 27;
-	h *= 0x94d049bb133111ebull;
-	h ^= h >> 31;
-	return h & ~1ull;
+	return seen_hash(s, n);
 }
 
 /* n URLs added, n others asked: no false negative, and the false positives
