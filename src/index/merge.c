@@ -37,15 +37,11 @@
 
 #define MIN_SORT_BUFFER (64u << 10) /* DeltaBufferSize below this is raised */
 #define ORD_SEG_SHIFT 40            /* ord = segment index << 40 | offset */
-#define REC_FIXED 12                /* part u8, wlen u8, site u32, url u32, npos u16 */
-#define MAX_REC (REC_FIXED + MAX_WORD_LEN + 2 * 65535)
 #define UREC_SIZE 36                /* url u32, type u8, pad 3, ord u64, val u64, site u32, len 4 x u16 */
 #define WIN_SIZE 12                 /* ord u64, url u32 */
 
-_Static_assert(REC_FIXED == 1 + 1 + 4 + 4 + 2, "run record layout");
 _Static_assert(UREC_SIZE == 4 + 1 + 3 + 8 + 8 + 4 + 8, "url record layout");
 _Static_assert(WIN_SIZE == 8 + 4, "winner record layout");
-_Static_assert(MAX_WORD_LEN <= 255, "word length fits a byte");
 
 void merge_crash_point(const char *point)
 {
@@ -164,30 +160,9 @@ static void segs_free(struct seg *s, size_t n)
 /* ---- the kinds of records sorted ------------------------------------------
  *
  * Three kinds of records are sorted in runs of DeltaBufferSize, merged from
- * disk and moved between ranks as files (merge_sort.c): postings, URL
- * records (and the URL states made of them) and the winning DOCs' places. */
-
-/* Postings: (partition, word bytes, site, url). */
-static int cmp_rec(const unsigned char *a, const unsigned char *b)
-{
-	int c;
-
-	if (a[0] != b[0])
-		return a[0] < b[0] ? -1 : 1;
-	c = delta_wordcmp(a + REC_FIXED, a[1], b + REC_FIXED, b[1]);
-	if (c)
-		return c;
-	if (le_get32(a + 2) != le_get32(b + 2))
-		return le_get32(a + 2) < le_get32(b + 2) ? -1 : 1;
-	return le_get32(a + 6) < le_get32(b + 6) ? -1 : le_get32(a + 6) > le_get32(b + 6);
-}
-
-static long post_extra(const unsigned char *p)
-{
-	if (p[0] >= STORAGE_PARTITIONS || p[1] < 1 || p[1] > MAX_WORD_LEN || le_get16(p + 10) == 0)
-		return -1;
-	return p[1] + 2 * (long)le_get16(p + 10);
-}
+ * disk and moved between ranks as files (merge_sort.c): postings (their
+ * order and file form are merge_codec.c's), URL records (and the URL states
+ * made of them) and the winning DOCs' places. */
 
 static long no_extra(const unsigned char *p)
 {
@@ -214,9 +189,10 @@ static int cmp_win(const unsigned char *a, const unsigned char *b)
 	return x < y ? -1 : x > y;
 }
 
-static const struct kind K_POST = { REC_FIXED, MAX_REC, post_extra, cmp_rec };
-static const struct kind K_UREC = { UREC_SIZE, UREC_SIZE, no_extra, cmp_urec };
-static const struct kind K_WIN = { WIN_SIZE, WIN_SIZE, no_extra, cmp_win };
+static const struct kind K_UREC = { .head = UREC_SIZE, .max = UREC_SIZE, .extra = no_extra,
+				    .cmp = cmp_urec };
+static const struct kind K_WIN = { .head = WIN_SIZE, .max = WIN_SIZE, .extra = no_extra,
+				   .cmp = cmp_win };
 
 
 /* ---- URL states: which record of each URL wins -------------------------- */
@@ -461,7 +437,7 @@ static int read_postings(struct seg *segs, size_t n, struct merger *win, struct 
 			}
 			for (uint32_t k = 0; k < rec.n_words && !rc; k++) {
 				const struct delta_word *dw = &rec.words[k];
-				size_t len = REC_FIXED + dw->len + 2 * (size_t)dw->n_pos;
+				size_t len = POST_FIXED + dw->len + 2 * (size_t)dw->n_pos;
 				unsigned char *p = sorter_room(s, len);
 
 				if (!p) {
@@ -473,9 +449,9 @@ static int read_postings(struct seg *segs, size_t n, struct merger *win, struct 
 				le_put32(p + 2, rec.site_id);
 				le_put32(p + 6, rec.url_id);
 				le_put16(p + 10, (uint16_t)dw->n_pos);
-				memcpy(p + REC_FIXED, dw->word, dw->len);
+				memcpy(p + POST_FIXED, dw->word, dw->len);
 				for (uint32_t j = 0; j < dw->n_pos; j++)
-					le_put16(p + REC_FIXED + dw->len + 2 * j, dw->pos[j]);
+					le_put16(p + POST_FIXED + dw->len + 2 * j, dw->pos[j]);
 			}
 			hw = merger_next(win, &w);
 		}
@@ -523,13 +499,13 @@ static int collect(struct part_build *b, const unsigned char *rec)
 	struct new_word *w;
 
 	if (!b->n || delta_wordcmp((const unsigned char *)b->w[b->n - 1].word, b->w[b->n - 1].len,
-			     rec + REC_FIXED, wl)) {
+			     rec + POST_FIXED, wl)) {
 		if (b->n == b->cap) {
 			b->cap = b->cap ? 2 * b->cap : 1024;
 			b->w = xrealloc(b->w, b->cap * sizeof(*b->w));
 		}
 		w = &b->w[b->n++];
-		memcpy(w->word, rec + REC_FIXED, wl);
+		memcpy(w->word, rec + POST_FIXED, wl);
 		w->len = (uint8_t)wl;
 		w->off = b->off;
 		w->n = 0;
@@ -537,7 +513,7 @@ static int collect(struct part_build *b, const unsigned char *rec)
 	w = &b->w[b->n - 1];
 	w->n++;
 	if (fwrite(rec + 2, 1, 10, b->tmp) != 10 ||
-	    fwrite(rec + REC_FIXED + wl, 1, 2 * np, b->tmp) != 2 * np)
+	    fwrite(rec + POST_FIXED + wl, 1, 2 * np, b->tmp) != 2 * np)
 		return error_errno("merge: cannot write %s", b->tmp_path);
 	b->off += 10 + 2 * np;
 	return 0;
@@ -1042,6 +1018,7 @@ struct merge {
 	struct merger win;          /* the winners this rank reads, by (segment, offset) */
 	char **ufrom, **wfrom;      /* files received: URL records, winners */
 	char **sfrom, **pfrom;      /* URL states (rank 0), postings of owned partitions */
+	size_t n_ufrom, n_pfrom;    /* files in ufrom, pfrom */
 	uint64_t stats[3];          /* words, live words, postings (all ranks after step 5) */
 };
 
@@ -1129,7 +1106,7 @@ static int sort_url_records(struct merge *m)
 	     m->sorter.records, m->sorter.spills, m->cap / 1024, now_monotonic() - m->t0);
 	if (cluster_agree(rc) || cluster_max_u64(&m->max_url))
 		return -1;
-	return sort_exchange(&m->sorter, m->scratch, "u", url_owner, NULL, &m->ufrom);
+	return sort_exchange(&m->sorter, m->scratch, "u", url_owner, NULL, &m->ufrom, &m->n_ufrom);
 }
 
 /* 2. Each owner folds its URLs' records into states: the winning DOCs to
@@ -1150,7 +1127,7 @@ static int fold_url_states(struct merge *m)
 		rc = -1;
 	if (!rc) {
 		fx.st = sf[0];
-		rc = merge_files(&K_UREC, m->ufrom, (size_t)m->size, fold_rec, &fx);
+		rc = merge_files(&K_UREC, m->ufrom, m->n_ufrom, fold_rec, &fx);
 		if (!rc && fx.has)
 			rc = fold_emit(&fx);
 	}
@@ -1161,7 +1138,7 @@ static int fold_url_states(struct merge *m)
 		rc = -1;
 	free(wf);
 	free(sf);
-	xfer_free(m->ufrom);
+	files_free(m->ufrom, m->n_ufrom);
 	m->ufrom = NULL;
 	merge_crash_point("after-url-states");
 	if (xfer_exchange(m->scratch, "w", wto, rc, &m->wfrom))
@@ -1220,13 +1197,15 @@ static int sort_postings(struct merge *m)
 	struct sorter post;
 	int rc;
 
-	sorter_init(&post, &K_POST, m->scratch, "p", m->cap);
+	sorter_init(&post, &merge_k_post, m->scratch, "p", m->cap);
 	rc = read_postings(m->segs, m->n_segs, &m->win, &post);
 	merger_close(&m->win);
 	sorter_free(&m->sorter);
 	m->sorter = post;
-	info("merge: %" PRIu64 " posting(s) sorted in %zu run(s) (%.2f s)", m->sorter.records,
-	     m->sorter.spills, now_monotonic() - m->t0);
+	info("merge: %" PRIu64 " posting(s) sorted in %zu run(s), %.1f MB of them in %.1f MB "
+	     "of runs (%.2f s)", m->sorter.records, m->sorter.spills,
+	     (double)m->sorter.in_bytes / 1e6, (double)m->sorter.spilled / 1e6,
+	     now_monotonic() - m->t0);
 	if (cluster_agree(rc))
 		return -1;
 	merge_crash_point("after-runs");
@@ -1240,7 +1219,7 @@ static int build_partitions(struct merge *m)
 	struct build_ctx x = { .cur = -1 };
 	int rc;
 
-	if (sort_exchange(&m->sorter, m->scratch, "p", post_owner, m->owner, &m->pfrom))
+	if (sort_exchange(&m->sorter, m->scratch, "p", post_owner, m->owner, &m->pfrom, &m->n_pfrom))
 		return -1;
 	x.gen_dir = m->dir;
 	x.scratch = m->scratch;
@@ -1251,7 +1230,7 @@ static int build_partitions(struct merge *m)
 	x.pos = xmalloc(65536 * sizeof(*x.pos));
 	x.me = m->me;
 	x.owner = m->owner;
-	rc = merge_files(&K_POST, m->pfrom, (size_t)m->size, on_rec, &x);
+	rc = merge_files(&merge_k_post, m->pfrom, m->n_pfrom, on_rec, &x);
 	if (!rc && x.cur >= 0) {
 		x.next = x.cur;
 		rc = build_until(&x, x.cur + 1);
@@ -1262,7 +1241,7 @@ static int build_partitions(struct merge *m)
 	free(x.b.w);
 	free(x.cursor);
 	free(x.pos);
-	xfer_free(m->pfrom);
+	files_free(m->pfrom, m->n_pfrom);
 	m->pfrom = NULL;
 	memcpy(m->stats, x.stats, sizeof(m->stats));
 	if (cluster_agree(rc))
@@ -1315,10 +1294,10 @@ static void merge_release(struct merge *m)
 {
 	merger_close(&m->win);
 	sorter_free(&m->sorter);
-	xfer_free(m->ufrom);
+	files_free(m->ufrom, m->n_ufrom);
 	xfer_free(m->wfrom);
 	xfer_free(m->sfrom);
-	xfer_free(m->pfrom);
+	files_free(m->pfrom, m->n_pfrom);
 	m->ufrom = m->wfrom = m->sfrom = m->pfrom = NULL;
 	if (m->scratch)
 		rm_scratch(m->scratch);

@@ -19,22 +19,89 @@ static inline uint32_t wordurl_totalcount(uint64_t total)
 	return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 }
 
+/* ---- sorted files on disk (merge_codec.c) ----------------------------------- */
+
+/* A sorted file read once, front to back, through a buffer; with consume,
+ * the bytes read are given back to the filesystem as it goes (the file is
+ * removed afterwards anyway). */
+struct rd {
+	const char *path;       /* borrowed, for messages */
+	int fd;
+	unsigned char *b;
+	size_t pos, len;
+	uint64_t off;           /* file offset of b[len] */
+	uint64_t punched;       /* bytes released from the start */
+	bool punch, err;        /* err: a read failed (logged) */
+};
+
+/* 0, or -1 (logged; then rd_close() anyway). */
+int rd_open(struct rd *r, const char *path, bool consume);
+/* Accepts a zeroed rd. */
+void rd_close(struct rd *r);
+/* The next byte after refilling; -1 at the end or on an error (r->err). */
+int rd_fill(struct rd *r);
+/* n bytes into p: 0, or -1 when the file ends first or fails. */
+int rd_bytes(struct rd *r, unsigned char *p, size_t n);
+/* The next byte, -1 at the end or on an error (r->err). */
+static inline int rd_byte(struct rd *r)
+{
+	return r->pos < r->len ? r->b[r->pos++] : rd_fill(r);
+}
+
 /* A kind of record: a fixed head, then as many bytes as the head says.
- * merge.c defines the kinds (postings, URL records, winners) and so the
- * order of each; merge_sort.c sorts and moves any of them. */
+ * merge.c defines the kinds of URL records and winners, merge_codec.c the
+ * postings, and so the order of each; merge_sort.c sorts and moves any of
+ * them. */
 struct kind {
 	size_t head;
 	size_t max;             /* the largest record */
 	/* bytes after the head, or -1 when the head is impossible */
 	long (*extra)(const unsigned char *head);
 	int (*cmp)(const unsigned char *a, const unsigned char *b);
+	/* Optional, both or neither: the records' form in files.  encode()
+	 * writes rec, which follows prev in the file (zeroes before the
+	 * first), to out (at most enc_max bytes) and returns its length;
+	 * decode() reads the next record over rec, which holds the previous
+	 * one (zeroed before the first): 1, 0 at the end, -1 damaged.
+	 * Without them a file holds the records as they are in memory. */
+	size_t enc_max;
+	size_t (*encode)(const unsigned char *prev, const unsigned char *rec, unsigned char *out);
+	int (*decode)(struct rd *r, unsigned char *rec);
 };
+
+/* The next record of kind k over rec (the file's previous record, zeroed
+ * before the first): 1, 0 at the end, -1 (logged: a damaged file, a read
+ * error). */
+int kind_read(const struct kind *k, struct rd *r, unsigned char *rec);
+
+/* A sorted file being written. */
+struct wr {
+	const struct kind *k;
+	const char *path;       /* borrowed, for messages */
+	FILE *fp;
+	unsigned char *prev, *enc; /* with k->encode: the last record, its form */
+	uint64_t bytes;         /* written */
+};
+
+/* 0, or -1 (logged; wr_close() anyway). */
+int wr_open(struct wr *w, const struct kind *k, const char *path);
+/* 0, or -1 (logged). */
+int wr_put(struct wr *w, const unsigned char *rec);
+/* 0, or -1 (a write failed, logged).  Accepts a zeroed or closed wr. */
+int wr_close(struct wr *w);
+
+/* Postings: part u8, wlen u8, site u32, url u32, npos u16, the word's
+ * bytes, npos positions u16; sorted by (partition, word bytes, site, url);
+ * encoded in files (merge_codec.c). */
+#define POST_FIXED 12
+#define POST_MAX (POST_FIXED + MAX_WORD_LEN + 2 * 65535)
+extern const struct kind merge_k_post;
 
 /* ---- the k-way merge of sorted files ------------------------------------ */
 
 /* A sorted stream of records from a file. */
 struct run {
-	FILE *fp;
+	struct rd in;
 	unsigned char *rec;     /* current record, kind->max bytes */
 	int has;
 };
@@ -73,8 +140,9 @@ struct sorter {
 	size_t n, idx_cap;
 	char **runs;
 	size_t n_runs, next_name;
-	uint64_t spilled;       /* bytes written to runs */
+	uint64_t spilled;       /* bytes written to runs (encoded) */
 	uint64_t records;       /* records added */
+	uint64_t in_bytes;      /* their bytes in memory */
 	size_t spills;          /* runs written from the arena */
 };
 
@@ -107,12 +175,16 @@ int xfer_close(char **paths, FILE **f);
  * free with xfer_free()).  The to files are removed.  Returns 0 or -1,
  * agreed. */
 int xfer_exchange(const char *scratch, const char *tag, char **to, int rc, char ***from);
+/* Remove n files and free their paths.  Accepts NULL. */
+void files_free(char **p, size_t n);
 /* Collective: the records of the sorted runs of s, each to the rank dest()
  * names, through files in scratch (no shared filesystem needed); *from gets
- * what this rank received: cluster_size() files, each sorted.  The runs are
- * removed and s freed.  Returns 0 or -1, agreed. */
+ * what this rank received: *n_from files, each sorted (malloc'd, free with
+ * files_free()).  With one rank they are the runs themselves, else one
+ * file from each rank.  s is freed, its runs removed or handed over.
+ * Returns 0 or -1, agreed. */
 int sort_exchange(struct sorter *s, const char *scratch, const char *tag,
 		  int (*dest)(const void *arg, const unsigned char *rec), const void *arg,
-		  char ***from);
+		  char ***from, size_t *n_from);
 
 #endif

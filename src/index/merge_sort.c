@@ -18,23 +18,12 @@
 
 #define FANIN 64 /* runs merged at once */
 
-static size_t rec_size(const struct kind *k, const unsigned char *p)
-{
-	return k->head + (size_t)k->extra(p);
-}
-
 static int run_next(const struct kind *k, struct run *r)
 {
-	long extra;
+	int got = kind_read(k, &r->in, r->rec);
 
-	r->has = 0;
-	if (fread(r->rec, 1, k->head, r->fp) != k->head)
-		return ferror(r->fp) ? error_errno("merge: cannot read a run") : 0;
-	extra = k->extra(r->rec);
-	if (extra < 0 || fread(r->rec + k->head, 1, (size_t)extra, r->fp) != (size_t)extra)
-		return error("merge: a run file is damaged");
-	r->has = 1;
-	return 1;
+	r->has = got > 0;
+	return got;
 }
 
 static bool m_less(const struct merger *m, size_t a, size_t b)
@@ -65,8 +54,7 @@ static void m_down(struct merger *m, size_t j)
 void merger_close(struct merger *m)
 {
 	for (size_t i = 0; m->r && i < m->n; i++) {
-		if (m->r[i].fp)
-			fclose(m->r[i].fp);
+		rd_close(&m->r[i].in);
 		free(m->r[i].rec);
 	}
 	free(m->r);
@@ -74,7 +62,8 @@ void merger_close(struct merger *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Open n files of kind k.  Returns 0, or -1 (then close it anyway). */
+/* Open n files of kind k, each read once (merge_int.h, struct rd).
+ * Returns 0, or -1 (then close it anyway). */
 int merger_open(struct merger *m, const struct kind *k, char **paths, size_t n)
 {
 	memset(m, 0, sizeof(*m));
@@ -83,10 +72,10 @@ int merger_open(struct merger *m, const struct kind *k, char **paths, size_t n)
 	m->r = xcalloc(n ? n : 1, sizeof(*m->r));
 	m->heap = xmalloc((n ? n : 1) * sizeof(*m->heap));
 	for (size_t i = 0; i < n; i++) {
-		m->r[i].fp = fopen(paths[i], "rb");
-		if (!m->r[i].fp)
-			return error_errno("merge: cannot open %s", paths[i]);
-		m->r[i].rec = xmalloc(k->max);
+		/* Zeroed: an encoded file starts after a record of zeroes. */
+		m->r[i].rec = xcalloc(1, k->max);
+		if (rd_open(&m->r[i].in, paths[i], true))
+			return -1;
 		if (run_next(k, &m->r[i]) < 0)
 			return -1;
 		if (m->r[i].has)
@@ -130,17 +119,9 @@ int merge_files(const struct kind *k, char **paths, size_t n,
 	return rc || got < 0 ? -1 : 0;
 }
 
-struct sink {
-	const struct kind *k;
-	FILE *fp;
-};
-
 static int write_rec(void *arg, const unsigned char *rec)
 {
-	struct sink *s = arg;
-	size_t len = rec_size(s->k, rec);
-
-	return fwrite(rec, 1, len, s->fp) == len ? 0 : error_errno("merge: cannot write a run");
+	return wr_put(arg, rec);
 }
 
 void sorter_init(struct sorter *s, const struct kind *k, const char *dir, const char *tag,
@@ -183,7 +164,7 @@ static char *run_name(struct sorter *s)
 
 static int sorter_spill(struct sorter *s)
 {
-	struct sink out = { s->k, NULL };
+	struct wr out;
 	char *path;
 	int rc = 0;
 
@@ -191,20 +172,12 @@ static int sorter_spill(struct sorter *s)
 		return 0;
 	qsort_r(s->idx, s->n, sizeof(*s->idx), cmp_idx, s);
 	path = run_name(s);
-	out.fp = fopen(path, "wb");
-	if (!out.fp) {
-		rc = error_errno("merge: cannot create %s", path);
-		free(path);
-		return rc;
-	}
-	for (size_t i = 0; i < s->n && !rc; i++) {
-		const unsigned char *r = s->arena + s->idx[i];
-
-		rc = write_rec(&out, r);
-		s->spilled += rec_size(s->k, r);
-	}
-	if (fclose(out.fp) != 0 && !rc)
-		rc = error_errno("merge: cannot write %s", path);
+	rc = wr_open(&out, s->k, path);
+	for (size_t i = 0; i < s->n && !rc; i++)
+		rc = wr_put(&out, s->arena + s->idx[i]);
+	if (wr_close(&out))
+		rc = -1;
+	s->spilled += out.bytes;
 	s->runs = xrealloc(s->runs, (s->n_runs + 1) * sizeof(*s->runs));
 	s->runs[s->n_runs++] = path;
 	s->n = s->used = 0;
@@ -225,6 +198,7 @@ unsigned char *sorter_room(struct sorter *s, size_t len)
 	s->idx[s->n++] = s->used;
 	s->used += len;
 	s->records++;
+	s->in_bytes += len;
 	return s->arena + s->used - len;
 }
 
@@ -234,15 +208,12 @@ static int sorter_reduce(struct sorter *s)
 	while (s->n_runs > FANIN) {
 		size_t k = s->n_runs < 2 * FANIN ? s->n_runs - FANIN + 1 : FANIN;
 		char *path = run_name(s);
-		struct sink out = { s->k, fopen(path, "wb") };
-		int rc;
+		struct wr out;
+		int rc = wr_open(&out, s->k, path);
 
-		if (!out.fp) {
-			free(path);
-			return error_errno("merge: cannot create a run");
-		}
-		rc = merge_files(s->k, s->runs, k, write_rec, &out);
-		if (fclose(out.fp) != 0)
+		if (!rc)
+			rc = merge_files(s->k, s->runs, k, write_rec, &out);
+		if (wr_close(&out))
 			rc = -1;
 		for (size_t i = 0; i < k; i++) {
 			unlink(s->runs[i]);
@@ -283,13 +254,18 @@ char **xfer_paths(const char *scratch, const char *tag, const char *dir)
 	return p;
 }
 
-void xfer_free(char **p)
+void files_free(char **p, size_t n)
 {
-	for (int r = 0; p && r < cluster_size(); r++) {
-		unlink(p[r]);
-		free(p[r]);
+	for (size_t i = 0; p && i < n; i++) {
+		unlink(p[i]);
+		free(p[i]);
 	}
 	free(p);
+}
+
+void xfer_free(char **p)
+{
+	files_free(p, (size_t)cluster_size());
 }
 
 /* Open one file per rank for writing; NULL slots on failure. */
@@ -344,8 +320,7 @@ int xfer_exchange(const char *scratch, const char *tag, char **to, int rc, char 
 
 /* Records of a sorted stream to the file of the rank dest() names. */
 struct split {
-	const struct kind *k;
-	FILE **f;
+	struct wr *w;
 	int (*dest)(const void *arg, const unsigned char *rec);
 	const void *arg;
 };
@@ -353,33 +328,48 @@ struct split {
 static int split_rec(void *arg, const unsigned char *rec)
 {
 	struct split *sp = arg;
-	struct sink s = { sp->k, sp->f[sp->dest(sp->arg, rec)] };
 
-	return write_rec(&s, rec);
+	return wr_put(&sp->w[sp->dest(sp->arg, rec)], rec);
 }
 
 /* Collective: the records of the sorted runs of s, each to the rank dest()
  * names, through files in scratch (no shared filesystem needed); *from gets
- * what this rank received: cluster_size() files, each sorted.  The runs are
- * removed.  Returns 0 or -1, agreed. */
+ * what this rank received: *n_from sorted files.  With one rank every
+ * record stays here and the runs are handed over as they are: no copy.
+ * s is freed.  Returns 0 or -1, agreed. */
 int sort_exchange(struct sorter *s, const char *scratch, const char *tag,
 		  int (*dest)(const void *arg, const unsigned char *rec), const void *arg,
-		  char ***from)
+		  char ***from, size_t *n_from)
 {
-	char **to = xfer_paths(scratch, tag, "to");
-	FILE **f = xcalloc((size_t)cluster_size(), sizeof(*f));
-	int rc = xfer_open(to, f);
+	int size = cluster_size(), rc = 0;
+	char **to;
+	struct wr *w;
 
+	if (size == 1) {
+		*from = s->runs;
+		*n_from = s->n_runs;
+		s->runs = NULL;
+		s->n_runs = 0;
+		sorter_free(s);
+		return 0;
+	}
+	to = xfer_paths(scratch, tag, "to");
+	w = xcalloc((size_t)size, sizeof(*w));
+	for (int r = 0; r < size; r++)
+		if (wr_open(&w[r], s->k, to[r]))
+			rc = -1;
 	if (!rc) {
-		struct split sp = { s->k, f, dest, arg };
+		struct split sp = { w, dest, arg };
 
 		rc = merge_files(s->k, s->runs, s->n_runs, split_rec, &sp);
 	}
-	if (xfer_close(to, f))
-		rc = -1;
-	free(f);
+	for (int r = 0; r < size; r++)
+		if (wr_close(&w[r]))
+			rc = -1;
+	free(w);
 	sorter_free(s);
 	rc = xfer_exchange(scratch, tag, to, rc, from);
+	*n_from = (size_t)size;
 	xfer_free(to);
 	return rc;
 }

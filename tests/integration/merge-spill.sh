@@ -70,6 +70,12 @@ p=$(runs small1 posting)
 tap_ok "$([ "$u" -gt 64 ] && [ "$p" -gt 64 ] && echo 1)" \
 	"DeltaBufferSize 4: $u runs of URL records, $p runs of postings (more than the 64 merged at once)"
 tap_is "$(runs large1 'URL record') $(runs large1 posting)" "1 1" "DeltaBufferSize 65536: one run each"
+# The runs hold the postings encoded (doc/MERGE.md "Scratch disk"): well
+# under the bytes they take in memory.
+mb=$(sed -n 's/.*posting(s) sorted in [0-9]* run(s), \([0-9.]*\) MB of them in \([0-9.]*\) MB of runs.*/\1 \2/p' \
+	"$T/small1.log")
+tap_ok "$(echo "$mb" | awk 'NF == 2 && $2 > 0 && $2 < 0.75 * $1 { print 1 }')" \
+	"the runs take less than 3/4 of the postings' bytes in memory (MB in memory, in runs: $mb)"
 tap_is "$(same large1 small1)$(same large1 small2)" 11 \
 	"the index files are identical (cmp) for both buffers and -np 1 and 2"
 "$idx" --check "$T/large.conf" >"$T/check1.out" 2>&1
