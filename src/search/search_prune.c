@@ -59,6 +59,7 @@ struct prune {
 	struct pterm t[PRUNE_MAX_TERMS];
 	size_t nt, np;             /* words; the positive ones first, rarest at 0 */
 	double prox;               /* the proximity boost's bound */
+	double site_max;           /* the best bound of the current site */
 	bool group;
 	size_t k;                  /* entries the page needs */
 	double *heap;              /* min-heap: the k best entries' scores so far */
@@ -304,6 +305,8 @@ static int prune_doc(struct prune *p, uint32_t site, uint32_t url, uint32_t n,
 	c->key = (uint64_t)site << 32 | url;
 	c->ub = run_doc_bound(r, text, pr, in_title, d.len[TOK_SECTION_TITLE]);
 	c->ub += fabs(c->ub) * PRUNE_MARGIN + PRUNE_MARGIN;
+	if (c->ub > p->site_max)
+		p->site_max = c->ub;
 	c->last_modified = d.last_modified;
 	c->at = p->nrec;
 	c->scored = false;
@@ -351,14 +354,40 @@ static int score_cand(struct prune *p, struct cand *c)
 	return 0;
 }
 
-static int cmp_ub(const void *a, const void *b)
+/* The candidates as a max-heap by bound, popped one by one: the site's
+ * candidates are taken best bound first, and usually only a few are. */
+static void cand_sift(struct cand *v, size_t i, size_t n)
 {
-	const struct cand *x = a, *y = b;
-	return x->ub > y->ub ? -1 : x->ub < y->ub;
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct cand t;
+
+		if (l < n && v[l].ub > v[m].ub)
+			m = l;
+		if (l + 1 < n && v[l + 1].ub > v[m].ub)
+			m = l + 1;
+		if (m == i)
+			return;
+		t = v[i];
+		v[i] = v[m];
+		v[m] = t;
+		i = m;
+	}
+}
+
+/* Pop the best bound of v[0..*n) to v[*n - 1]; its index. */
+static size_t cand_pop(struct cand *v, size_t *n)
+{
+	struct cand t = v[0];
+
+	v[0] = v[--*n];
+	v[*n] = t;
+	cand_sift(v, 0, *n);
+	return *n;
 }
 
 /* Score the candidates of one site that can reach the page, best bound
- * first.  Grouped, the page shows a site by its best document and its
+ * first (none when its best bound is below the threshold).  Grouped, the page shows a site by its best document and its
  * second: a site whose bounds are all below the threshold is out, and in a
  * site that may be in, scoring stops when two exact scores beat every bound
  * left (or the site's best is below the threshold and so is every bound
@@ -366,11 +395,12 @@ static int cmp_ub(const void *a, const void *b)
 static int rank_site(struct prune *p)
 {
 	double th = theta(p), best = -HUGE_VAL, second = -HUGE_VAL;
-	size_t scored = 0;
+	size_t scored = 0, left = p->site_max < th ? 0 : p->ncand;
 
-	qsort(p->cand, p->ncand, sizeof(*p->cand), cmp_ub);
-	for (size_t j = 0; j < p->ncand; j++) {
-		struct cand *c = &p->cand[j];
+	for (size_t i = left / 2; i-- > 0;)
+		cand_sift(p->cand, i, left);
+	while (left) {
+		struct cand *c = &p->cand[cand_pop(p->cand, &left)];
 
 		if (!p->group) {
 			if (c->ub < theta(p))
@@ -428,6 +458,7 @@ static int prune_walk(struct prune *p)
 		if (skip)
 			continue;
 		p->ncand = p->nrec = 0;
+		p->site_max = -HUGE_VAL;
 		while ((rc = storage_skip_url(d->c, 0, &url, &n, &pos)) == 1) {
 			if (prune_doc(p, d->site, url, n, pos))
 				return -1;
