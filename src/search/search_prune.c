@@ -453,7 +453,10 @@ static int prune_walk(struct prune *p)
 		for (size_t i = 1; i < p->nt && !skip; i++) {
 			if (term_to_site(&p->t[i], d->site))
 				return -1;
-			skip = i < p->np && (p->t[i].ended || p->t[i].site != d->site);
+			/* A word whose sites are all behind: nothing matches any more. */
+			if (i < p->np && p->t[i].ended)
+				return 0;
+			skip = i < p->np && p->t[i].site != d->site;
 		}
 		if (skip)
 			continue;
