@@ -165,6 +165,7 @@ struct conf {
 	double proximity_boost;   /* ProximityBoost (2.0) */
 	double pagerank_weight;   /* PageRankWeight (0.5) */
 	double title_match_boost; /* TitleMatchBoost (1000) */
+	bool pruning;             /* Pruning (yes): top-k pruning, doc/SEARCH.md */
 	long max_wildcard_words;  /* MaxWildcardWords (64) */
 
 	/* s.htm variables */

@@ -55,6 +55,15 @@ struct search_env {
 	const struct tokenizer *tok;
 	struct db *db;            /* this thread's connection; NULL: no titles, excerpts */
 	double deadline;          /* now_monotonic() value after which to stop, 0 = none */
+	struct search_work *work; /* NULL, or the query's work is added to it */
+};
+
+/* The work of queries, deterministic (doc/SEARCH.md, "Top-k pruning"). */
+struct search_work {
+	uint64_t queries, pruned;  /* queries run; of those, by top-k pruning */
+	uint64_t matched;          /* documents that matched (after the filters) */
+	uint64_t postings;         /* (word, document) pairs whose positions were decoded */
+	uint64_t scored;           /* documents fully scored */
 };
 
 /* Answer one request.  Always fills *res (free with proto_results_free()):

@@ -152,6 +152,18 @@ int storage_next_url(struct storage_cursor *c, uint32_t *url_id, uint32_t *n_pos
 int storage_seek_url(struct storage_cursor *c, uint32_t target, uint32_t *url_id,
 		     uint32_t *n_pos);
 
+/* As storage_seek_url(), without decoding the positions: *pos points at the
+ * record's *n_pos little-endian 16-bit positions in the mapping (bounds
+ * checked; valid while the storage is open), read with storage_rec_pos().
+ * Top-k pruning (search_prune.c) bounds a document's score from the count
+ * and the first and last position before it decodes them. */
+int storage_skip_url(struct storage_cursor *c, uint32_t target, uint32_t *url_id,
+		     uint32_t *n_pos, const uint8_t **pos);
+static inline uint16_t storage_rec_pos(const uint8_t *pos, uint32_t i)
+{
+	return (uint16_t)(pos[2 * i] | pos[2 * i + 1] << 8);
+}
+
 /* Per-document facts the merge knows, for ranking and filters. */
 struct storage_doc {
 	uint32_t site_id;          /* 0: not in the index (never indexed, deleted, clone) */

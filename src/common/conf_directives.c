@@ -188,6 +188,7 @@ const struct directive conf_directives[] = {
 	FNW("PageRankWeight", SRD, NOWHERE, 8, d_ranking, NULL),
 	FNW("TitleMatchBoost", SRD, NOWHERE, 9, d_ranking, NULL),
 	LONG("MaxWildcardWords", SRD, C(max_wildcard_words), 64, 1, 10000),
+	BOOL("Pruning", SRD, C(pruning), 1),
 
 	/* s.htm <!--variables--> */
 	FN("DaemonAddress", TPL, 1, 1, d_daemon),

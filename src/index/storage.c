@@ -1212,6 +1212,33 @@ int storage_seek_url(struct storage_cursor *c, uint32_t target, uint32_t *url_id
 	return r;
 }
 
+int storage_skip_url(struct storage_cursor *c, uint32_t target, uint32_t *url_id,
+		     uint32_t *n_pos, const uint8_t **pos)
+{
+	while (c->urls && c->urls < c->urls_end && !c->err) {
+		uint32_t id, n;
+
+		if ((size_t)(c->urls_end - c->urls) < URL_FIXED)
+			break;
+		id = le_get32(c->urls);
+		n = le_get16(c->urls + 4);
+		if (n == 0 || (size_t)(c->urls_end - c->urls - URL_FIXED) < 2 * (size_t)n)
+			break;
+		c->urls += URL_FIXED + 2 * (size_t)n;
+		if (id >= target) {
+			*url_id = id;
+			*n_pos = n;
+			*pos = c->urls - 2 * (size_t)n;
+			return 1;
+		}
+	}
+	if (c->err || (c->urls && c->urls < c->urls_end)) {
+		c->err = 1;
+		return -1;
+	}
+	return 0;
+}
+
 int storage_doc(const struct storage *s, uint32_t url_id, struct storage_doc *d)
 {
 	const unsigned char *e;

@@ -307,14 +307,23 @@ int search_run(struct search_index *ix, const struct search_env *env,
 		r.db_failed = true;
 		goto done;
 	}
-	if (load_leaves(&r))
-		rc = -1;
-	word_stats(&r);
-	if (r.err_token)
-		goto done;
-	run_title_prepare(&r);
-	set = run_eval(&r, r.q.root);
-	scored = run_score(&r, &set, &docs, &n_docs);
+	if (run_prune_eligible(&r)) {
+		run_title_prepare(&r);
+		scored = run_prune(&r, ps, &docs, &n_docs);
+		word_stats(&r);
+	} else {
+		if (load_leaves(&r))
+			rc = -1;
+		word_stats(&r);
+		if (r.err_token)
+			goto done;
+		for (size_t i = 0; i < r.n_leaves; i++)
+			r.work.postings += r.leaves[i].pl.n;
+		run_title_prepare(&r);
+		set = run_eval(&r, r.q.root);
+		scored = run_score(&r, &set, &docs, &n_docs);
+	}
+	r.work.matched = n_docs;
 	if (scored) {
 		if (scored < 0)
 			rc = -1;
@@ -336,6 +345,13 @@ done:
 		}
 	}
 	res->seconds = now_monotonic() - t0;
+	if (env->work) {
+		env->work->queries++;
+		env->work->pruned += r.work.pruned;
+		env->work->matched += r.work.matched;
+		env->work->postings += r.work.postings;
+		env->work->scored += r.work.scored;
+	}
 	kset_free(&set);
 	free(docs);
 	run_free(&r);

@@ -171,6 +171,7 @@ struct run {
 	/* exact title */
 	bool title_eligible;
 	uint32_t query_tokens;
+	struct search_work work;   /* added to env->work at the end */
 };
 
 /* search.c: stop the query with an ER_* token and a sentence (the first
@@ -213,6 +214,29 @@ void run_title_prepare(struct run *r);
  * frees), those the filters keep; 0, -1 (index damage, run_fail() done) or
  * 1 past the deadline. */
 int run_score(struct run *r, const struct kset *set, struct search_doc **docs, size_t *n_docs);
+/* search_score.c: score one document (as run_score()) for top-k pruning,
+ * and the upper bounds it prunes with (doc/SEARCH.md, "Top-k pruning"):
+ * the section factors of a document, a word's BM25F from its count and the
+ * sections its positions span, the document's score from its text's bound,
+ * the proximity boost's; run_bounds_valid() false when a weight is
+ * negative (bounds would not hold: no pruning). */
+int run_score_one(struct run *r, uint64_t key, struct search_doc *out, bool *keep);
+bool run_request_keeps(const struct run *r, uint32_t site, uint32_t url); /* st, spaces, ul */
+void run_section_factors(const struct run *r, const uint16_t len[4], double wn[4]);
+double run_term_bound(const struct run *r, double idf, uint32_t n, int sec_lo, int sec_hi,
+		      const double wn[4]);
+double run_doc_bound(const struct run *r, double text, double pr, bool in_title,
+		     uint16_t title_len);
+double run_proximity_bound(const struct run *r);
+bool run_bounds_valid(const struct run *r);
+/* search_prune.c: true when the query can be answered with top-k pruning
+ * (words ANDed, with site: and NOTs of words or sites; all sections; not by
+ * date; Pruning yes). */
+bool run_prune_eligible(const struct run *r);
+/* search_prune.c: the matching documents into *docs as run_score() (same
+ * order, the same counts), the ones that cannot reach the page with score
+ * -HUGE_VAL; 0, -1 (damage, run_fail() done) or 1 past the deadline. */
+int run_prune(struct run *r, uint32_t page_size, struct search_doc **docs, size_t *n_docs);
 /* search_hits.c: the hits of picks pk[0..n) into r->res, with the rows from
  * the database (and the generation's cache) and their snippets; -1 when the
  * database failed. */

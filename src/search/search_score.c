@@ -351,6 +351,11 @@ static bool request_keeps(const struct run *r, uint32_t site, uint32_t url)
 	return true;
 }
 
+bool run_request_keeps(const struct run *r, uint32_t site, uint32_t url)
+{
+	return request_keeps(r, site, url);
+}
+
 /* The text score summed in query order: each phase takes the sum so far
  * and returns it with its own terms added. */
 
@@ -509,6 +514,81 @@ static inline __attribute__((always_inline)) int score_doc(struct run *r, uint64
 	return 0;
 }
 
+int run_score_one(struct run *r, uint64_t key, struct search_doc *out, bool *keep)
+{
+	int rc = score_doc(r, key, out, keep);
+
+	r->work.scored += *keep;
+	return rc;
+}
+
+/* ---- upper bounds, for top-k pruning (search_prune.c) ------------------------------ */
+
+void run_section_factors(const struct run *r, const uint16_t len[4], double wn[4])
+{
+	section_factors(&r->rp, len, r->ix->avg_len, wn);
+}
+
+/* tf~ = sum_s wn_s tf_s is at most n times the largest wn_s of the sections
+ * the word's positions span (sorted, section in the top bits: the first
+ * and the last position give the lowest and the highest); bm25f grows with
+ * tf~. */
+double run_term_bound(const struct run *r, double idf, uint32_t n, int sec_lo, int sec_hi,
+		      const double wn[4])
+{
+	double m = 0;
+
+	for (int s = sec_lo; s <= sec_hi; s++)
+		if (wn[s] > m)
+			m = wn[s];
+	return saturate(&r->rp, idf, n * m);
+}
+
+/* The score of a document whose text scores at most text: PageRank is
+ * known exactly, the order factor of the title boost is at most 1. */
+double run_doc_bound(const struct run *r, double text, double pr, bool in_title,
+		     uint16_t title_len)
+{
+	double score = text * (1.0 + r->rp.pagerank * pr) + SEARCH_PR_TIEBREAK * pr;
+
+	if (in_title && r->title_eligible && r->query_tokens && title_len >= r->query_tokens) {
+		double ratio = (double)r->query_tokens / title_len;
+		score += r->rp.title_match * ratio * ratio;
+	}
+	return score;
+}
+
+double run_proximity_bound(const struct run *r)
+{
+	double prev = -1, sum = 0;
+	size_t n = 0;
+
+	/* As score_words() and score_proximity(): consecutive positive words
+	 * outside phrases, each pair at distance 1 at best. */
+	for (size_t i = 0; i < r->n_leaves && n < 64; i++) {
+		const struct leaf *l = &r->leaves[i];
+
+		if (!l->positive || l->in_phrase)
+			continue;
+		if (prev >= 0)
+			sum += r->rp.proximity * fmin(prev, l->idf);
+		prev = l->idf;
+		n++;
+	}
+	return sum;
+}
+
+bool run_bounds_valid(const struct run *r)
+{
+	const struct search_rank_params *p = &r->rp;
+
+	for (int s = 0; s < 4; s++)
+		if (!(p->w[s] >= 0))
+			return false;
+	return p->k1 > 0 && p->b >= 0 && p->b <= 1 && p->proximity >= 0 && p->pagerank >= 0 &&
+	       p->title_match >= 0;
+}
+
 int run_score(struct run *r, const struct kset *set, struct search_doc **docs, size_t *n_docs)
 {
 	struct search_doc *v = *docs;
@@ -527,8 +607,10 @@ int run_score(struct run *r, const struct kset *set, struct search_doc **docs, s
 			rc = -1;
 			break;
 		}
-		if (keep)
+		if (keep) {
 			n++;
+			r->work.scored++;
+		}
 		if (i % 4096 == 4095 && run_past_deadline(r)) {
 			rc = 1;
 			break;

@@ -18,7 +18,10 @@
  *               the result-page cache's hits, misses and rows on stderr
  *   -D          a deadline already past (ER_TIMEOUT)
  *   -b          QUERY is a file of queries, one a line: run each (-r times,
- *               default 1) and print "queries N p50 P95 p99 max" in ms
+ *               default 1) and print "queries N p50 P95 p99 max" in ms; with
+ *               -v each query's answer first ("query: Q", then as below)
+ *   -W          print the work of the queries on stderr: "work queries N
+ *               pruned N matched N postings N scored N" (struct search_work)
  * Every answer is also encoded and decoded as searchd would send it
  * ("ERROR WIRE ..." when that fails).
  * Output: "ERROR token message" or one line "total_urls total_results
@@ -87,8 +90,11 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static void print_results(const struct proto_results *res, bool verbose);
+static void print_hits(const struct proto_results *res, bool verbose);
+
 static int run_bench(struct search_index *ix, const struct search_env *env,
-		     struct proto_search *req, const char *file, long repeat)
+		     struct proto_search *req, const char *file, long repeat, bool verbose)
 {
 	FILE *fp = fopen(file, "r");
 	char line[PROTO_MAX_QUERY + 2];
@@ -114,6 +120,15 @@ static int run_bench(struct search_index *ix, const struct search_env *env,
 				t = xrealloc(t, cap * sizeof(*t));
 			}
 			t[n++] = 1000 * (now_monotonic() - t0);
+			if (verbose && i == 0) {
+				printf("query: %s\n", line);
+				if (res.error && res.error[0])
+					printf("ERROR %s %s\n", res.error, res.message);
+				else {
+					print_results(&res, false);
+					print_hits(&res, true);
+				}
+			}
 			proto_results_free(&res);
 		}
 	}
@@ -133,7 +148,7 @@ static int run_bench(struct search_index *ix, const struct search_env *env,
 /* The command line besides the request it fills. */
 struct opts {
 	const char *sconf, *gen_dir;
-	bool verbose, cached, expired, bench;
+	bool verbose, cached, expired, bench, work;
 	long repeat;
 };
 
@@ -143,7 +158,7 @@ static int parse_options(int argc, char **argv, struct opts *o, struct proto_sea
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "S:p:n:dGt:u:f:T:m:x:l:vcr:Dbs:g:")) != -1) {
+	while ((opt = getopt(argc, argv, "S:p:n:dGt:u:f:T:m:x:l:vcr:Dbs:g:W")) != -1) {
 		switch (opt) {
 		case 'S': o->sconf = optarg; break;
 		case 'p': req->page = (uint32_t)strtoul(optarg, NULL, 10); break;
@@ -162,6 +177,7 @@ static int parse_options(int argc, char **argv, struct opts *o, struct proto_sea
 		case 'r': o->repeat = strtol(optarg, NULL, 10); break;
 		case 'D': o->expired = true; break;
 		case 'b': o->bench = true; break;
+		case 'W': o->work = true; break;
 		case 'g': o->gen_dir = optarg; break;
 		case 's':
 			if (req->n_spaces < MAX_SPACES)
@@ -332,17 +348,24 @@ int main(int argc, char **argv)
 	if (!o.gen_dir && db_open(c, sock, 10, &db))
 		goto out;
 	{
-		struct search_env env = { sc ? sc : c, tok, db, o.expired ? now_monotonic() - 1 : 0 };
+		struct search_work work = { 0 };
+		struct search_env env = { sc ? sc : c, tok, db, o.expired ? now_monotonic() - 1 : 0,
+					  &work };
 		const char *q = argv[optind + 1];
 
 		if (o.bench) {
-			rc = run_bench(ix, &env, &req, q, o.repeat > 0 ? o.repeat : 1);
+			rc = run_bench(ix, &env, &req, q, o.repeat > 0 ? o.repeat : 1, o.verbose);
 		} else if (o.cached) {
 			rc = run_cached(ix, &env, q, &err);
 		} else {
 			req.q = (char *)q;
 			rc = run_query(ix, &env, &req, &o);
 		}
+		if (o.work)
+			fprintf(stderr,
+				"work queries %" PRIu64 " pruned %" PRIu64 " matched %" PRIu64
+				" postings %" PRIu64 " scored %" PRIu64 "\n",
+				work.queries, work.pruned, work.matched, work.postings, work.scored);
 	}
 out:
 	db_close(db);

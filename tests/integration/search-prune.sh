@@ -1,0 +1,95 @@
+#!/bin/bash
+# search-prune.sh - top-k pruning (search_prune.c, doc/SEARCH.md "Top-k
+# pruning") changes no result page: mpseek-index crawls tests/data/search/site
+# (two sites) and the git manual pages of tests/data/mrr/site, then
+# tests/helper/search-tool asks every query of the test sets (search.sh's
+# oracle queries, search-mrr.sh's known items, search-prune.py's generated
+# words, pairs, triples, NOTs, phrases and ORs) once with pruning (the
+# default) and once with `Pruning no` in searchd.conf (every matching
+# document scored), for several page sizes and pages, grouped and not, with
+# st=, ul= and sort by date; the pages (URLs, scores, site_hits, counts) must
+# be identical (the latency line aside).  The work of both (documents scored, postings decoded) is
+# printed as diagnostics, and pruning must have scored fewer documents.
+. "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+
+idx="$builddir/mpseek-index"
+tool="$builddir/tests/helper/search-tool"
+PY=${PYTHON3:-python3}
+[ -x "$idx" ] || tap_skip_all "$idx not built"
+[ -x "$tool" ] || tap_skip_all "$tool not built"
+[ -x "$NGINX" ] || tap_skip_all "nginx not found (Debian package nginx)"
+
+T=$(tmp_dir)
+cp -R "$srcdir/tests/data/search/site" "$T/site"
+cp -R "$srcdir/tests/data/mrr/site" "$T/site/m"
+web_start "$T/site"
+grep -rlF '@WEB_PORT@' "$T/site" | while read -r f; do
+	LC_ALL=C sed -i "s/@WEB_PORT@/$WEB_PORT/g" "$f"
+done
+find "$T/site" -type f -exec touch -d '2020-06-01 12:00:00 UTC' {} +
+touch -d '2001-01-01 00:00:00 UTC' "$T/site/a/old.html"
+touch -d '2024-03-01 00:00:00 UTC' "$T/site/b/fresh.html"
+mdb_start
+conf=$T/mpseek.conf
+write_conf "$conf" prune "MinDelay 0" "ReadTimeOut 5" "MaxHops 6" \
+	"Server http://127.0.0.1:$WEB_PORT/a/" "Server http://localhost:$WEB_PORT/b/" \
+	"Server http://127.0.0.1:$WEB_PORT/m/"
+mpi_no_leak_check timeout 300 "$idx" "$conf" >"$T/crawl.out" 2>"$T/crawl.log"
+rc=$?
+tap_is "$rc" 0 "crawl, merge and PageRank of the test sites"
+[ "$rc" = 0 ] || { tail -15 "$T/crawl.log" | sed 's/^/#   /'; tap_done; }
+SITE_A=$(mdb_sql "SELECT site_id FROM sites WHERE site = 'http://127.0.0.1:$WEB_PORT/'" prune)
+
+# The query sets.
+"$idx" --dump-index "$conf" >"$T/dump.tsv" 2>"$T/dump.log"
+tap_is "$?" 0 "--dump-index"
+mdb_sql "SELECT url_id, url FROM urlword" prune >"$T/urls.tsv"
+"$PY" "$srcdir/tests/integration/search-oracle.py" "$T/dump.tsv" "$T/urls.tsv" "$WEB_PORT" |
+	cut -f1 >"$T/q"
+grep -v '^#' "$srcdir/tests/data/mrr/known-items.tsv" | cut -f2 >>"$T/q"
+"$PY" "$srcdir/tests/integration/search-prune.py" "$T/dump.tsv" >>"$T/q"
+sort -u "$T/q" >"$T/queries"
+n=$(wc -l <"$T/queries")
+tap_ok "$([ "$n" -ge 500 ] && echo 1)" "$n queries"
+
+printf 'Pruning no\n' >"$T/exhaustive.conf"
+printf 'Pruning yes\n' >"$T/pruned.conf"
+# name, then search-tool's options
+while read -r name opts; do
+	case "$name" in ''|'#'*) continue ;; esac
+	opts=${opts//@SITE_A@/$SITE_A}
+	opts=${opts//@PORT@/$WEB_PORT}
+	# shellcheck disable=SC2086
+	"$tool" -b -v -W -S "$T/exhaustive.conf" $opts "$conf" "$T/queries" 2>"$T/ex.w.$name" |
+		grep -v '^queries ' >"$T/ex.$name"
+	# shellcheck disable=SC2086
+	"$tool" -b -v -W -S "$T/pruned.conf" $opts "$conf" "$T/queries" 2>"$T/pr.w.$name" |
+		grep -v '^queries ' >"$T/pr.$name"
+	read -r _ _ q _ p _ m _ xpost _ xscored < <(grep '^work' "$T/ex.w.$name")
+	read -r _ _ _ _ p _ _ _ ppost _ pscored < <(grep '^work' "$T/pr.w.$name")
+	same=$(cmp -s "$T/ex.$name" "$T/pr.$name" && [ "$(grep -c '^query: ' "$T/pr.$name")" = "$n" ] && echo 1)
+	tap_ok "$same" "$name ($opts): every page equals exhaustive scoring"
+	[ -n "$same" ] || diff "$T/ex.$name" "$T/pr.$name" | head -20 | sed 's/^/#   /'
+	tap_diag "$name: $p of $q queries pruned; $m documents matched; scored $pscored of $xscored" \
+		"($(awk -v a="$pscored" -v b="$xscored" 'BEGIN { printf "%.3f", b ? a / b : 1 }')), postings decoded $ppost of $xpost"
+	case "$name" in
+	date) tap_is "$p" 0 "$name: sort by date is not pruned" ;;
+	*) tap_ok "$([ "$p" -gt 0 ] && [ "$pscored" -lt "$xscored" ] && echo 1)" \
+		"$name: pruning scored fewer documents" ;;
+	esac
+done <<EOF2
+grouped10	-n 10
+grouped1	-n 1
+grouped2p1	-n 2 -p 1
+flat10	-G -n 10
+flat3p2	-G -n 3 -p 2
+site	-n 3 -t @SITE_A@
+ul	-n 2 -u http://127.0.0.1:@PORT@/m/
+date	-d -n 3
+EOF2
+
+# Exhaustive scoring is what `Pruning no` asks for: searchd.conf's directive.
+printf 'Pruning maybe\n' >"$T/bad.conf"
+tap_ok "$("$tool" -S "$T/bad.conf" "$conf" apple 2>&1 | grep -q 'Pruning' && echo 1)" \
+	"Pruning takes yes or no"
+tap_done
