@@ -13,6 +13,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+struct buf;
+struct proto_hit;
 
 #define CGI_MAX_INPUT (64 * 1024)  /* bytes of a QUERY_STRING or of a POST body */
 #define CGI_MAX_PARAMS 64          /* pairs kept; more are dropped */
@@ -82,6 +86,41 @@ void cgi_read_request_io(struct cgi_request *r, const struct cgi_io *io, int tim
 void cgi_read_request(struct cgi_request *r, const char *(*get)(const char *name), int fd,
 		      int timeout_ms);
 void cgi_request_free(struct cgi_request *r);
+
+/* ---- the JSON answer (doc/CGI.md, "JSON") -------------------------------
+ * One shape for s.cgi fmt=json and mpseek-search --json. */
+struct cgi_json_word {
+	const char *word;
+	uint64_t urls, total;   /* summed over the searchds asked */
+	bool stopword;
+};
+
+struct cgi_json_answer {
+	const char *query;
+	long page, page_size;           /* page 0-based */
+	uint64_t total_results, total_urls, total_sites;
+	double seconds;                 /* searchd's time (the slowest one's) */
+	double elapsed;                 /* the client's, request to answer */
+	uint64_t generation;            /* of the (first) searchd's answer */
+	const struct cgi_json_word *words;
+	size_t n_words;
+	const struct proto_hit *const *hits; /* in rank order, a site's second after its first */
+	size_t n_hits;
+	const char *cached_prefix;      /* "ACTION?ch=", or NULL: "cached": null */
+	const char *note;               /* searchd's note, or NULL */
+	const char *error_token;        /* NULL or "": "error": null */
+	const char *error_message;
+	const char *daemon_errors;      /* "addr: why\n" lines, or NULL */
+};
+
+/* Append the answer a as one JSON object and a newline to b. */
+void cgi_json_results(struct buf *b, const struct cgi_json_answer *a);
+/* A cached copy: {"url", "content_type", "charset", "url_id",
+ * "last_index_time", "text", "highlights"} and a newline. */
+struct proto_cached;
+void cgi_json_cached(struct buf *b, const struct proto_cached *c);
+/* {"error": {"token", "message"}} and a newline. */
+void cgi_json_error(struct buf *b, const char *token, const char *message);
 
 /* What one s.cgi process keeps between requests (cgi_fcgi.c): the
  * templates it loaded (reloaded when the file changes) and its searchd

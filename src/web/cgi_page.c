@@ -441,132 +441,53 @@ static void free_answers(struct page *pg)
 
 /* ---- JSON ----------------------------------------------------------------- */
 
-static void json_str(struct buf *b, const char *s)
-{
-	buf_addc(b, '"');
-	tpl_escape_json(b, s ? s : "", s ? strlen(s) : 0);
-	buf_addc(b, '"');
-}
 
-static void json_text(struct buf *b, const char *key, const struct proto_text *t)
-{
-	uint32_t i;
-
-	buf_printf(b, "\"%s\":", key);
-	json_str(b, t->text);
-	buf_printf(b, ",\"%s_highlights\":[", key);
-	for (i = 0; i < t->n_spans; i++)
-		buf_printf(b, "%s[%u,%u]", i ? "," : "", t->spans[2 * i], t->spans[2 * i + 1]);
-	buf_addc(b, ']');
-}
-
-static void json_hit(const struct page *pg, struct buf *b, const struct proto_hit *h, long n)
-{
-	char date[32];
-	uint32_t i;
-
-	buf_printf(b, "{\"n\":%ld,\"url\":", n);
-	json_str(b, h->url);
-	buf_adds(b, ",\"site\":");
-	json_str(b, h->site);
-	buf_printf(b, ",\"url_id\":%u,\"site_id\":%u,\"score\":%.6g,\"second\":%s,"
-		   "\"site_hits\":%u,", h->url_id, h->site_id, isfinite(h->score) ? h->score : 0.0,
-		   h->second ? "true" : "false", h->site_hits);
-	json_text(b, "title", &h->title);
-	buf_addc(b, ',');
-	json_text(b, "description", &h->description);
-	buf_adds(b, ",\"keywords\":");
-	json_str(b, h->keywords);
-	buf_adds(b, ",\"content_type\":");
-	json_str(b, h->content_type);
-	fmt_date(h->last_modified, date, sizeof(date));
-	buf_printf(b, ",\"size\":%u,\"last_modified\":", h->size);
-	if (date[0])
-		json_str(b, date);
-	else
-		buf_adds(b, "null");
-	buf_adds(b, ",\"excerpts\":[");
-	for (i = 0; i < h->n_excerpts; i++) {
-		buf_adds(b, i ? ",{" : "{");
-		json_text(b, "text", &h->excerpts[i]);
-		buf_addc(b, '}');
-	}
-	buf_adds(b, "],\"clones\":[");
-	for (i = 0; i < h->n_clones; i++) {
-		if (i)
-			buf_addc(b, ',');
-		json_str(b, h->clones[i].url);
-	}
-	buf_adds(b, "],\"cached\":\"");
-	{
-		struct buf l = BUF_INIT(1 << 16);
-		buf_printf(&l, "%s?ch=", pg->action);
-		tpl_escape_component(&l, h->url, strlen(h->url));
-		tpl_escape_json(b, l.ptr ? l.ptr : "", l.len);
-		buf_free(&l);
-	}
-	buf_adds(b, "\"}");
-}
-
+/* The answer in doc/CGI.md's JSON shape (cgi_json.c): the entries shown,
+ * the word statistics summed over the daemons. */
 static void json_results(struct page *pg, struct buf *b, const char *token, const char *msg)
 {
-	const char *s, *e;
+	struct cgi_json_answer a;
+	struct cgi_json_word *words = NULL;
+	const struct proto_hit **hits = xcalloc(2 * pg->n_ent + 1, sizeof(*hits));
+	char *cached = xasprintf("%s?ch=", pg->action);
 	size_t i;
-	bool first = true;
 
-	buf_adds(b, "{\"query\":");
-	json_str(b, buf_str(&pg->q));
-	buf_printf(b, ",\"page\":%ld,\"page_size\":%ld,\"first\":%ld,\"last\":%ld,"
-		   "\"total_results\":%llu,\"total_urls\":%llu,\"total_sites\":%llu,"
-		   "\"seconds\":%.6f,\"elapsed\":%.6f,\"words\":[",
-		   pg->np, pg->ps, pg->n_ent ? pg->np * pg->ps + 1 : 0,
-		   pg->np * pg->ps + (long)pg->n_ent, (unsigned long long)pg->total_results,
-		   (unsigned long long)pg->total_urls, (unsigned long long)pg->total_sites,
-		   isfinite(pg->seconds) ? pg->seconds : 0.0, now_monotonic() - pg->started);
-	for (i = 0; pg->n_res && i < pg->res[0].n_words; i++) {
-		const struct proto_word_stat *w = &pg->res[0].words[i];
-		uint64_t urls, total;
-		word_sum(pg, (uint32_t)i, &urls, &total);
-		buf_adds(b, i ? ",{\"word\":" : "{\"word\":");
-		json_str(b, w->word);
-		buf_printf(b, ",\"urls\":%llu,\"total\":%llu,\"stopword\":%s}",
-			   (unsigned long long)urls, (unsigned long long)total,
-			   w->stopword ? "true" : "false");
-	}
-	buf_adds(b, "],\"results\":[");
-	for (i = 0; i < pg->n_ent; i++) {
-		long n = pg->np * pg->ps + (long)i + 1;
-		if (i)
-			buf_addc(b, ',');
-		json_hit(pg, b, pg->ent[i].hit, n);
-		if (pg->ent[i].second) {
-			buf_addc(b, ',');
-			json_hit(pg, b, pg->ent[i].second, n);
+	memset(&a, 0, sizeof(a));
+	a.query = buf_str(&pg->q);
+	a.page = pg->np;
+	a.page_size = pg->ps;
+	a.total_results = pg->total_results;
+	a.total_urls = pg->total_urls;
+	a.total_sites = pg->total_sites;
+	a.seconds = pg->seconds;
+	a.elapsed = now_monotonic() - pg->started;
+	if (pg->n_first) {
+		const struct proto_results *r0 = &pg->res[pg->first[0]];
+		a.generation = r0->generation;
+		a.note = r0->error[0] ? NULL : r0->message;
+		words = xcalloc(r0->n_words + 1, sizeof(*words));
+		for (i = 0; i < r0->n_words; i++) {
+			words[i].word = r0->words[i].word;
+			words[i].stopword = r0->words[i].stopword;
+			word_sum(pg, (uint32_t)i, &words[i].urls, &words[i].total);
 		}
+		a.words = words;
+		a.n_words = r0->n_words;
 	}
-	buf_adds(b, "],\"error\":");
-	if (token) {
-		buf_adds(b, "{\"token\":");
-		json_str(b, token);
-		buf_adds(b, ",\"message\":");
-		json_str(b, msg);
-		buf_addc(b, '}');
-	} else {
-		buf_adds(b, "null");
+	for (i = 0; i < pg->n_ent; i++) {
+		hits[a.n_hits++] = pg->ent[i].hit;
+		if (pg->ent[i].second)
+			hits[a.n_hits++] = pg->ent[i].second;
 	}
-	buf_adds(b, ",\"daemon_errors\":[");
-	for (s = buf_str(&pg->errors); *s; s = e + 1) {
-		e = strchr(s, '\n');
-		if (!e)
-			break;
-		if (!first)
-			buf_addc(b, ',');
-		first = false;
-		buf_addc(b, '"');
-		tpl_escape_json(b, s, (size_t)(e - s));
-		buf_addc(b, '"');
-	}
-	buf_adds(b, "]}\n");
+	a.hits = hits;
+	a.cached_prefix = cached;
+	a.error_token = token;
+	a.error_message = msg;
+	a.daemon_errors = buf_str(&pg->errors);
+	cgi_json_results(b, &a);
+	free(words);
+	free(hits);
+	free(cached);
 }
 
 /* ---- the cached copy ------------------------------------------------------ */
@@ -654,21 +575,7 @@ static void cached_page(struct page *pg, bool json, bool head, const char *url)
 	}
 	pg->cached = got;
 	if (json) {
-		uint32_t i;
-		buf_adds(&out, "{\"url\":");
-		json_str(&out, got->url);
-		buf_adds(&out, ",\"content_type\":");
-		json_str(&out, got->content_type);
-		buf_adds(&out, ",\"charset\":");
-		json_str(&out, got->charset);
-		buf_printf(&out, ",\"url_id\":%u,\"last_index_time\":%llu,\"text\":", got->url_id,
-			   (unsigned long long)got->last_index_time);
-		json_str(&out, got->text.text);
-		buf_adds(&out, ",\"highlights\":[");
-		for (i = 0; i < got->text.n_spans; i++)
-			buf_printf(&out, "%s[%u,%u]", i ? "," : "", got->text.spans[2 * i],
-				   got->text.spans[2 * i + 1]);
-		buf_adds(&out, "]}\n");
+		cgi_json_cached(&out, got);
 		respond(pg, 200, "application/json; charset=UTF-8", &out, head, NULL);
 	} else {
 		static const char *const secs[] = { "top", "cachetop", "bottom", NULL };

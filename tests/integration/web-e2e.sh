@@ -228,6 +228,20 @@ else
 	tap_skip 2 "valgrind over FastCGI: WEB_MODE=$mode, no valgrind or cgi-fcgi, or an ASan build"
 fi
 
+# the counts say pages and sites; st= says the page is limited and links to all sites
+direct "q=$query"
+tap_ok "$(grep -qE "Results 1&ndash;[0-9]+ of about\s+[0-9]+ pages? on [0-9]+ sites?\s+for" "$T/direct.out" && echo 1)" \
+	"the count names the pages and the sites they are on"
+tap_ok "$(grep -qE "Words: $query: [0-9]+ pages?, [0-9]+ times?" "$T/direct.out" && echo 1)" "the word statistics are labelled"
+direct "q=$query&fmt=json"
+site_id=$(sed '1,/^\r$/d' "$T/direct.out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["site_id"])')
+direct "q=$query&st=$site_id"
+tap_ok "$(grep -qF "Only pages of <strong>$WEB_URL" "$T/direct.out" && echo 1)" "st=$site_id: the page says it shows one site"
+tap_ok "$(grep -qE '<a href="/s.cgi\?q=home">Search all sites</a>' "$T/direct.out" && echo 1)" \
+	"st=: a link to the same query on all sites (no st=)"
+direct "q=$query"
+tap_ok "$(grep -q 'Only pages of' "$T/direct.out" || echo 1)" "without st= no such line"
+
 # ul: a URL prefix restricts (passed to searchd as data); SQL in ul is just a prefix
 direct "q=$query&fmt=json&gr=off&ul=$(python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "${WEB_URL}chain/")"
 tap_ok "$(python3 -c '
