@@ -13,6 +13,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+struct buf;
+struct proto_hit;
 
 #define CGI_MAX_INPUT (64 * 1024)  /* bytes of a QUERY_STRING or of a POST body */
 #define CGI_MAX_PARAMS 64          /* pairs kept; more are dropped */
@@ -55,22 +59,89 @@ struct cgi_request {
 	const char *why;        /* static text for people */
 };
 
-/* Read the parameters of the running CGI request: QUERY_STRING always,
- * and for POST the body from fd (CONTENT_LENGTH bytes, at most
- * CGI_MAX_INPUT, within timeout_ms; a short body, a bad length, a content
- * type other than application/x-www-form-urlencoded or more than
- * CGI_MAX_PARAMS pairs sets status).  getenv
- * is the environment lookup (getenv itself, or a test's).  Free with
- * cgi_request_free(). */
+/* One request's environment and streams: the process's own (plain CGI:
+ * getenv, stdin, stdout) or one FastCGI request's (cgi_fcgi.c).  get
+ * returns NULL for an unset name (borrowed until the request ends); read
+ * returns the body bytes read within timeout_ms (fewer on EOF, a timeout
+ * or an error); write sends all of p or drops it (a gone client). */
+struct cgi_io {
+	const char *(*get)(void *ctx, const char *name);
+	size_t (*read)(void *ctx, char *p, size_t want, int timeout_ms);
+	void (*write)(void *ctx, const void *p, size_t n);
+	void *ctx;
+};
+
+/* Read exactly want bytes from fd within timeout_ms.  Returns the bytes
+ * read (fewer on EOF, a timeout or an error: a closed stdin reads nothing). */
+size_t cgi_read_fd(int fd, char *p, size_t want, int timeout_ms);
+
+/* Read the parameters of the request: QUERY_STRING always, and for POST
+ * the body (CONTENT_LENGTH bytes, at most CGI_MAX_INPUT, within
+ * timeout_ms; a short body, a bad length, a content type other than
+ * application/x-www-form-urlencoded or more than CGI_MAX_PARAMS pairs sets
+ * status).  Free with cgi_request_free(). */
+void cgi_read_request_io(struct cgi_request *r, const struct cgi_io *io, int timeout_ms);
+/* The same for a plain CGI request: get is the environment lookup (getenv
+ * itself, or a test's), the body is read from fd. */
 void cgi_read_request(struct cgi_request *r, const char *(*get)(const char *name), int fd,
 		      int timeout_ms);
 void cgi_request_free(struct cgi_request *r);
 
-/* s.cgi itself: read the request from the environment and stdin, answer it
- * on stdout (CGI response: Status and headers, then the body).  The
- * template is $MPSEEK_TEMPLATE, else default_template; tmpl=NAME picks
- * NAME.htm beside it.  Returns the process exit code, 0 also for error
- * pages (the web server shows them). */
-int cgi_main(const char *default_template);
+/* ---- the JSON answer (doc/CGI.md, "JSON") -------------------------------
+ * One shape for s.cgi fmt=json and mpseek-search --json. */
+struct cgi_json_word {
+	const char *word;
+	uint64_t urls, total;   /* summed over the searchds asked */
+	bool stopword;
+};
+
+struct cgi_json_answer {
+	const char *query;
+	long page, page_size;           /* page 0-based */
+	uint64_t total_results, total_urls, total_sites;
+	double seconds;                 /* searchd's time (the slowest one's) */
+	double elapsed;                 /* the client's, request to answer */
+	uint64_t generation;            /* of the (first) searchd's answer */
+	const struct cgi_json_word *words;
+	size_t n_words;
+	const struct proto_hit *const *hits; /* in rank order, a site's second after its first */
+	size_t n_hits;
+	const char *cached_prefix;      /* "ACTION?ch=", or NULL: "cached": null */
+	const char *note;               /* searchd's note, or NULL */
+	const char *error_token;        /* NULL or "": "error": null */
+	const char *error_message;
+	const char *daemon_errors;      /* "addr: why\n" lines, or NULL */
+};
+
+/* Append the answer a as one JSON object and a newline to b. */
+void cgi_json_results(struct buf *b, const struct cgi_json_answer *a);
+/* A cached copy: {"url", "content_type", "charset", "url_id",
+ * "last_index_time", "text", "highlights"} and a newline. */
+struct proto_cached;
+void cgi_json_cached(struct buf *b, const struct proto_cached *c);
+/* {"error": {"token", "message"}} and a newline. */
+void cgi_json_error(struct buf *b, const char *token, const char *message);
+
+/* What one s.cgi process keeps between requests (cgi_fcgi.c): the
+ * templates it loaded (reloaded when the file changes) and its searchd
+ * connections (re-established on error). */
+struct cgi_state;
+/* default_template: the template when neither MPSEEK_TEMPLATE nor tmpl=
+ * names one (borrowed for the state's life).  Free with cgi_state_free(). */
+struct cgi_state *cgi_state_new(const char *default_template);
+void cgi_state_free(struct cgi_state *st); /* accepts NULL */
+
+/* Answer one request read through io (CGI response: Status and headers,
+ * then the body).  The template is MPSEEK_TEMPLATE (the request's, else
+ * the process's), else the state's default; tmpl=NAME picks NAME.htm
+ * beside it.  Nothing of the request outlives the call but what st keeps. */
+void cgi_serve(struct cgi_state *st, const struct cgi_io *io);
+
+/* s.cgi itself: a plain CGI request (one, from the environment and stdin),
+ * or a FastCGI responder's loop when stdin is a listening socket (as a
+ * FastCGI server starts it) or with --fastcgi SOCKET (s.cgi listens on
+ * SOCKET itself); --cgi forces plain CGI.  Returns the process exit code,
+ * 0 also after error pages (the web server shows them). */
+int cgi_main(int argc, char **argv, const char *default_template);
 
 #endif

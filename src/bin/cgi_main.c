@@ -1,12 +1,12 @@
-/* cgi_main.c - main() of s.cgi: the whole request is cgi_main()'s
- * (src/cgi_page.c); the process exits 0 also after an error page, which the
- * web server shows.
+/* cgi_main.c - main() of s.cgi: a CGI request or a FastCGI loop, all
+ * cgi_main()'s (src/web/cgi_fcgi.c); the process exits 0 also after an
+ * error page, which the web server shows.
  */
 #include "config.h"
 
 #include "cgi.h"
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return cgi_main(SYSCONFDIR "/s.htm");
+	return cgi_main(argc, argv, SYSCONFDIR "/s.htm");
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "cgi.h"
 #include "charset.h"
 #include "proto.h"
 #include "util.h"
@@ -227,89 +228,45 @@ static void print_text_results(const struct options *o, const struct proto_resul
 
 /* ---- JSON output ---------------------------------------------------------- */
 
-/* A JSON string: valid UTF-8 passes, other bytes are read as Latin-1. */
-static void json_str(const char *s)
+/* The answer in s.cgi fmt=json's shape (cgi_json.c, doc/CGI.md "JSON"). */
+static void print_json_results(const struct options *o, const struct proto_results *r,
+			       double elapsed)
 {
-	size_t n = s ? strlen(s) : 0;
-	bool utf8 = n == 0 || utf8_valid(s, n);
+	struct cgi_json_answer a;
+	struct cgi_json_word *words = xcalloc(r->n_words + 1, sizeof(*words));
+	const struct proto_hit **hits = xcalloc(r->n_hits + 1, sizeof(*hits));
+	struct buf b = BUF_INIT(64u << 20);
 
-	putchar('"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20 || ch == 0x7f || (!utf8 && ch >= 0x80))
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
-/* {"text": ..., "spans": [[start, end], ...]}, after "name": when given. */
-static void json_text(const char *name, const struct proto_text *t)
-{
-	if (name)
-		printf("\"%s\":", name);
-	printf("{\"text\":");
-	json_str(t->text);
-	printf(",\"spans\":[");
-	for (uint32_t i = 0; i < t->n_spans; i++)
-		printf("%s[%u,%u]", i ? "," : "", t->spans[2 * i], t->spans[2 * i + 1]);
-	printf("]}");
-}
-
-static void print_json_results(const struct options *o, const struct proto_results *r)
-{
-	printf("{\"query\":");
-	json_str(buf_str(&o->q));
-	printf(",\"error\":");
-	json_str(r->error);
-	printf(",\"message\":");
-	json_str(r->message);
-	printf(",\"total_urls\":%" PRIu64 ",\"total_sites\":%u,\"total_results\":%" PRIu64
-	       ",\"first\":%u,\"seconds\":%.6f,\"generation\":%" PRIu64 ",\"words\":[",
-	       r->total_urls, r->total_sites, r->total_results, r->first, r->seconds,
-	       r->generation);
+	memset(&a, 0, sizeof(a));
+	a.query = buf_str(&o->q);
+	a.page = o->page - 1;
+	a.page_size = o->page_size;
+	a.total_results = r->total_results;
+	a.total_urls = r->total_urls;
+	a.total_sites = r->total_sites;
+	a.seconds = r->seconds;
+	a.elapsed = elapsed;
+	a.generation = r->generation;
 	for (uint32_t i = 0; i < r->n_words; i++) {
-		printf("%s{\"word\":", i ? "," : "");
-		json_str(r->words[i].word);
-		printf(",\"urls\":%u,\"total\":%" PRIu64 ",\"stopword\":%s}", r->words[i].urls,
-		       r->words[i].total, r->words[i].stopword ? "true" : "false");
+		words[i].word = r->words[i].word;
+		words[i].urls = r->words[i].urls;
+		words[i].total = r->words[i].total;
+		words[i].stopword = r->words[i].stopword;
 	}
-	printf("],\"hits\":[");
-	for (uint32_t i = 0; i < r->n_hits; i++) {
-		const struct proto_hit *h = &r->hits[i];
-		printf("%s{\"url_id\":%u,\"site_id\":%u,\"score\":%.17g,\"second\":%s,"
-		       "\"site_hits\":%u,\"url\":", i ? "," : "", h->url_id, h->site_id, h->score,
-		       h->second ? "true" : "false", h->site_hits);
-		json_str(h->url);
-		printf(",\"site\":");
-		json_str(h->site);
-		putchar(',');
-		json_text("title", &h->title);
-		putchar(',');
-		json_text("description", &h->description);
-		printf(",\"keywords\":");
-		json_str(h->keywords);
-		printf(",\"content_type\":");
-		json_str(h->content_type);
-		printf(",\"size\":%u,\"last_modified\":%" PRIu64 ",\"excerpts\":[", h->size,
-		       h->last_modified);
-		for (uint32_t e = 0; e < h->n_excerpts; e++) {
-			if (e)
-				putchar(',');
-			json_text(NULL, &h->excerpts[e]);
-		}
-		printf("],\"clones\":[");
-		for (uint32_t k = 0; k < h->n_clones; k++) {
-			printf("%s{\"url_id\":%u,\"url\":", k ? "," : "", h->clones[k].url_id);
-			json_str(h->clones[k].url);
-			putchar('}');
-		}
-		printf("]}");
-	}
-	printf("]}\n");
+	a.words = words;
+	a.n_words = r->n_words;
+	for (uint32_t i = 0; i < r->n_hits; i++)
+		hits[i] = &r->hits[i];
+	a.hits = hits;
+	a.n_hits = r->n_hits;
+	a.note = *r->error ? NULL : r->message;
+	a.error_token = r->error;
+	a.error_message = r->message;
+	cgi_json_results(&b, &a);
+	fwrite(b.ptr, 1, b.len, stdout);
+	buf_free(&b);
+	free(words);
+	free(hits);
 }
 
 /* ---- the requests --------------------------------------------------------- */
@@ -319,6 +276,7 @@ static int run_search(const struct options *o, int fd)
 	struct proto_search req = { 0 };
 	struct proto_results res;
 	struct buf err = BUF_INIT(4096);
+	double started;
 	int rc;
 
 	req.q = (char *)buf_str(&o->q);
@@ -332,13 +290,14 @@ static int run_search(const struct options *o, int fd)
 	req.excerpt_len = (uint32_t)o->excerpt_len;
 	req.client = (char *)"mpseek-search";
 	req.referer = (char *)"";
+	started = now_monotonic();
 	if (proto_search(fd, &req, (int)o->timeout_ms, &res, &err)) {
 		fprintf(stderr, "mpseek-search: %s\n", buf_str(&err));
 		buf_free(&err);
 		return EXIT_DOWN;
 	}
 	if (o->json)
-		print_json_results(o, &res);
+		print_json_results(o, &res, now_monotonic() - started);
 	else if (*res.error)
 		printf("%s: %s\n", res.error, res.message);
 	else
@@ -370,17 +329,13 @@ static int run_cached(const struct options *o, int fd)
 		return EXIT_DOWN;
 	}
 	if (o->json) {
-		printf("{\"error\":");
-		json_str(res.error);
-		printf(",\"url_id\":%u,\"url\":", res.url_id);
-		json_str(res.url);
-		printf(",\"content_type\":");
-		json_str(res.content_type);
-		printf(",\"charset\":");
-		json_str(res.charset);
-		printf(",\"last_index_time\":%" PRIu64 ",", res.last_index_time);
-		json_text("text", &res.text);
-		printf("}\n");
+		struct buf b = BUF_INIT(64u << 20);
+		if (*res.error)
+			cgi_json_error(&b, res.error, "This page is not in the index.");
+		else
+			cgi_json_cached(&b, &res);
+		fwrite(b.ptr, 1, b.len, stdout);
+		buf_free(&b);
 	} else if (*res.error) {
 		printf("%s: no cached copy of %s\n", res.error, o->cached);
 	} else {

@@ -209,6 +209,7 @@ const struct directive conf_directives[] = {
 	RAW("ER_TOOLONG", TPL, d_errtext),
 	RAW("ER_TOOCOMPLEX", TPL, d_errtext),
 	RAW("ER_TIMEOUT", TPL, d_errtext),
+	RAW("ER_LONGURL", TPL, d_errtext),
 
 	/* ASPseek directives with no mpseek meaning: refused with a reason
 	 * rather than dropped, so an old config does not half-work. */

@@ -184,7 +184,7 @@ static void refuse(struct cgi_request *r, int status, const char *why)
 
 /* Read exactly want bytes from fd within timeout_ms.  Returns the bytes
  * read (fewer on EOF, a timeout or an error: a closed stdin reads nothing). */
-static size_t read_body(int fd, char *p, size_t want, int timeout_ms)
+size_t cgi_read_fd(int fd, char *p, size_t want, int timeout_ms)
 {
 	double deadline = now_monotonic() + timeout_ms / 1000.0;
 	size_t got = 0;
@@ -211,11 +211,35 @@ static size_t read_body(int fd, char *p, size_t want, int timeout_ms)
 	return got;
 }
 
+/* cgi_read_request()'s io: a getenv-like lookup and a file descriptor. */
+struct plain_io {
+	const char *(*get)(const char *name);
+	int fd;
+};
+
+static const char *plain_get(void *ctx, const char *name)
+{
+	return ((struct plain_io *)ctx)->get(name);
+}
+
+static size_t plain_read(void *ctx, char *p, size_t want, int timeout_ms)
+{
+	return cgi_read_fd(((struct plain_io *)ctx)->fd, p, want, timeout_ms);
+}
+
 void cgi_read_request(struct cgi_request *r, const char *(*get)(const char *name), int fd,
 		      int timeout_ms)
 {
-	const char *method = get("REQUEST_METHOD");
-	const char *qs = get("QUERY_STRING");
+	struct plain_io pi = { get, fd };
+	struct cgi_io io = { plain_get, plain_read, NULL, &pi };
+
+	cgi_read_request_io(r, &io, timeout_ms);
+}
+
+void cgi_read_request_io(struct cgi_request *r, const struct cgi_io *io, int timeout_ms)
+{
+	const char *method = io->get(io->ctx, "REQUEST_METHOD");
+	const char *qs = io->get(io->ctx, "QUERY_STRING");
 	const char *ctype, *clen;
 	long want;
 	char *body;
@@ -240,13 +264,13 @@ void cgi_read_request(struct cgi_request *r, const char *(*get)(const char *name
 		refuse(r, 405, "Only GET, HEAD and POST are supported.");
 		return;
 	}
-	ctype = get("CONTENT_TYPE");
+	ctype = io->get(io->ctx, "CONTENT_TYPE");
 	if (ctype && *ctype &&
 	    ascii_ncasecmp(ctype, "application/x-www-form-urlencoded", 33) != 0) {
 		refuse(r, 415, "The form must be sent as application/x-www-form-urlencoded.");
 		return;
 	}
-	clen = get("CONTENT_LENGTH");
+	clen = io->get(io->ctx, "CONTENT_LENGTH");
 	if (!clen || !*clen) {
 		want = 0;
 	} else if (parse_long(clen, 0, 1L << 40, &want)) {
@@ -259,7 +283,7 @@ void cgi_read_request(struct cgi_request *r, const char *(*get)(const char *name
 	}
 	if (want > 0) {
 		body = xmalloc((size_t)want + 1);
-		got = read_body(fd, body, (size_t)want, timeout_ms);
+		got = io->read(io->ctx, body, (size_t)want, timeout_ms);
 		if (got < (size_t)want)
 			refuse(r, 400, "The request body is shorter than its Content-Length.");
 		else

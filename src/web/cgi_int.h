@@ -12,7 +12,9 @@
 #include "buf.h"
 #include "proto.h"
 
+struct cgi_io;
 struct cgi_params;
+struct cgi_state;
 struct conf;
 struct tpl;
 
@@ -28,6 +30,8 @@ struct entry {
 };
 
 struct page {
+	struct cgi_state *st;     /* what the process keeps between requests */
+	const struct cgi_io *io;  /* the request's environment and streams */
 	const struct cgi_params *p;
 	const struct conf *conf;
 	const struct tpl *t;
@@ -61,8 +65,40 @@ struct page {
 	unsigned color;           /* $H: index into hicolors */
 };
 
+/* cgi_fcgi.c: the template at path with its configuration, loaded once and
+ * again when the file changes (borrowed until the next call).  Returns 0,
+ * -1 (err: a broken template) or -2 (no such file; err names the path). */
+int state_template(struct cgi_state *st, const char *path, const struct conf **conf,
+		   const struct tpl **t, struct buf *err);
+/* cgi_fcgi.c: the default template of the process. */
+const char *state_default_template(const struct cgi_state *st);
+/* cgi_fcgi.c: a connection to searchd at addr: the one kept from an
+ * earlier request (*reused set) or a new one.  Returns the socket (owned
+ * by st) or -1 (err). */
+int state_connect(struct cgi_state *st, const char *addr, int timeout_ms, bool *reused,
+		  struct buf *err);
+/* cgi_fcgi.c: close the connection to addr (it failed: the next
+ * state_connect() makes a new one). */
+void state_disconnect(struct cgi_state *st, const char *addr);
+
 /* cgi_page.c: parameter `name`, "" when absent (borrowed from the request). */
 const char *param(const struct page *pg, const char *name);
+/* cgi_fcgi.c: the template at path with its configuration, loaded once and
+ * again when the file changes (borrowed until the next call).  Returns 0,
+ * -1 (err: a broken template) or -2 (no such file; err names the path). */
+int state_template(struct cgi_state *st, const char *path, const struct conf **conf,
+		   const struct tpl **t, struct buf *err);
+/* cgi_fcgi.c: the default template of the process. */
+const char *state_default_template(const struct cgi_state *st);
+/* cgi_fcgi.c: a connection to searchd at addr: the one kept from an
+ * earlier request (*reused set) or a new one.  Returns the socket (owned
+ * by st) or -1 (err). */
+int state_connect(struct cgi_state *st, const char *addr, int timeout_ms, bool *reused,
+		  struct buf *err);
+/* cgi_fcgi.c: close the connection to addr (it failed: the next
+ * state_connect() makes a new one). */
+void state_disconnect(struct cgi_state *st, const char *addr);
+
 /* cgi_page.c: parameter `name` as a number within [lo, hi], dflt when absent
  * or not a number. */
 long param_long(const struct page *pg, const char *name, long dflt, long lo, long hi);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "caps.h"
 #include "cgi.h"
 #include "cgi_int.h"
 #include "charset.h"
@@ -47,9 +48,10 @@ bool space_param(const char *name, uint32_t *n)
 	return true;
 }
 
-static const char *get_env(const char *name)
+/* The request's environment variable `name`, or NULL. */
+static const char *req_env(const struct page *pg, const char *name)
 {
-	return getenv(name);
+	return pg->io->get(pg->io->ctx, name);
 }
 
 const char *param(const struct page *pg, const char *name)
@@ -87,8 +89,8 @@ static const char *status_text(int status)
 }
 
 /* Write the whole response: the headers, then the body unless HEAD. */
-static void respond(int status, const char *ctype, const struct buf *body, bool head,
-		    const char *extra)
+static void respond(const struct page *pg, int status, const char *ctype,
+		    const struct buf *body, bool head, const char *extra)
 {
 	struct buf h = BUF_INIT(1 << 16);
 
@@ -107,16 +109,16 @@ static void respond(int status, const char *ctype, const struct buf *body, bool 
 	if (extra)
 		buf_adds(&h, extra);
 	buf_printf(&h, "Content-Length: %zu\r\n\r\n", body ? body->len : 0);
-	fwrite(h.ptr, 1, h.len, stdout);
+	pg->io->write(pg->io->ctx, h.ptr, h.len);
 	if (!head && body && body->len)
-		fwrite(body->ptr, 1, body->len, stdout);
-	fflush(stdout);
+		pg->io->write(pg->io->ctx, body->ptr, body->len);
 	buf_free(&h);
 }
 
 /* The page of last resort, without the template: a title and a sentence
  * (what went wrong, naming the file and line for a template error). */
-static void plain_page(int status, bool head, const char *title, const char *msg)
+static void plain_page(const struct page *pg, int status, bool head, const char *title,
+		       const char *msg)
 {
 	struct buf b = BUF_INIT(1 << 16);
 
@@ -134,11 +136,12 @@ static void plain_page(int status, bool head, const char *title, const char *msg
 	if (status == 503)
 		buf_printf(&b, "<p>Please try again in %d seconds.</p>", RETRY_AFTER);
 	buf_adds(&b, "</body></html>\n");
-	respond(status, "text/html; charset=UTF-8", &b, head, NULL);
+	respond(pg, status, "text/html; charset=UTF-8", &b, head, NULL);
 	buf_free(&b);
 }
 
-static void json_error(int status, bool head, const char *token, const char *msg)
+static void json_error(const struct page *pg, int status, bool head, const char *token,
+		       const char *msg)
 {
 	struct buf b = BUF_INIT(1 << 16);
 
@@ -150,7 +153,7 @@ static void json_error(int status, bool head, const char *token, const char *msg
 	if (status == 503)
 		buf_printf(&b, ",\"retry_after\":%d", RETRY_AFTER);
 	buf_adds(&b, "}\n");
-	respond(status, "application/json; charset=UTF-8", &b, head, NULL);
+	respond(pg, status, "application/json; charset=UTF-8", &b, head, NULL);
 	buf_free(&b);
 }
 
@@ -159,12 +162,14 @@ static void json_error(int status, bool head, const char *token, const char *msg
 /* The template file: MPSEEK_TEMPLATE or the default, or tmpl=NAME
  * (NAME[.htm], [A-Za-z0-9_-], from the same directory: no path reaches the
  * file system).  Returns malloc'd, or NULL for a bad name. */
-static char *template_path(const char *tmpl, const char *dflt_path)
+static char *template_path(const struct page *pg, const char *tmpl, const char *dflt_path)
 {
-	const char *dflt = getenv("MPSEEK_TEMPLATE");
+	const char *dflt = req_env(pg, "MPSEEK_TEMPLATE");
 	const char *slash;
 	size_t i, n;
 
+	if (!dflt || !*dflt)
+		dflt = getenv("MPSEEK_TEMPLATE");
 	if (!dflt || !*dflt)
 		dflt = dflt_path;
 	if (!tmpl || !*tmpl)
@@ -321,6 +326,33 @@ static void add_entries(struct entry **v, size_t *n, size_t *alloc,
 	}
 }
 
+/* One search on the connection to addr that the process keeps; a kept
+ * connection that fails (searchd closed it while it was idle, or
+ * restarted) is replaced by a new one once, within the same deadline.
+ * Returns 0, or -1 (err) with the connection closed. */
+static int ask_one(struct page *pg, const char *addr, double deadline,
+		   const struct proto_search *req, struct proto_results *r, struct buf *err)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		int left = (int)((deadline - now_monotonic()) * 1000.0);
+		bool reused = false;
+		int fd;
+
+		buf_reset(err);
+		fd = state_connect(pg->st, addr, left < 1 ? 1 : left, &reused, err);
+		if (fd < 0)
+			return -1;
+		left = (int)((deadline - now_monotonic()) * 1000.0);
+		if (!proto_search(fd, req, left < 1 ? 1 : left, r, err))
+			return 0;
+		state_disconnect(pg->st, addr);
+		if (!reused || now_monotonic() >= deadline)
+			return -1;
+		proto_results_free(r);
+	}
+	return -1;
+}
+
 /* Ask every daemon; with several, each is asked pages 0..np and the entries
  * merged (ASPseek's multi-daemon search).  Returns the number of daemons
  * that answered. */
@@ -338,23 +370,13 @@ static size_t ask_daemons(struct page *pg, struct proto_search *req)
 	pg->first = xcalloc(nd, sizeof(*pg->first));
 	for (d = 0; d < nd; d++) {
 		const char *addr = c->daemon_addresses[d];
-		int left = (int)((deadline - now_monotonic()) * 1000.0);
-		int fd;
 		uint32_t pgno;
 		bool ok = false;
 
-		buf_reset(&err);
-		if (left < 1)
-			left = 1;
-		fd = proto_connect(addr, left, &err);
-		for (pgno = 0; fd >= 0 && pgno < pages; pgno++) {
+		for (pgno = 0; pgno < pages; pgno++) {
 			struct proto_results *r = &pg->res[pg->n_res];
-			left = (int)((deadline - now_monotonic()) * 1000.0);
-			if (left < 1)
-				left = 1;
 			req->page = nd > 1 ? pgno : (uint32_t)pg->np;
-			buf_reset(&err);
-			if (proto_search(fd, req, left, r, &err)) {
+			if (ask_one(pg, addr, deadline, req, r, &err)) {
 				ok = false;
 				break;
 			}
@@ -373,8 +395,6 @@ static size_t ask_daemons(struct page *pg, struct proto_search *req)
 				break;
 			add_entries(&all, &n_all, &alloc, r, (unsigned)d);
 		}
-		if (fd >= 0)
-			close(fd);
 		if (ok) {
 			answered++;
 		} else {
@@ -421,135 +441,83 @@ static void free_answers(struct page *pg)
 
 /* ---- JSON ----------------------------------------------------------------- */
 
-static void json_str(struct buf *b, const char *s)
-{
-	buf_addc(b, '"');
-	tpl_escape_json(b, s ? s : "", s ? strlen(s) : 0);
-	buf_addc(b, '"');
-}
 
-static void json_text(struct buf *b, const char *key, const struct proto_text *t)
-{
-	uint32_t i;
-
-	buf_printf(b, "\"%s\":", key);
-	json_str(b, t->text);
-	buf_printf(b, ",\"%s_highlights\":[", key);
-	for (i = 0; i < t->n_spans; i++)
-		buf_printf(b, "%s[%u,%u]", i ? "," : "", t->spans[2 * i], t->spans[2 * i + 1]);
-	buf_addc(b, ']');
-}
-
-static void json_hit(const struct page *pg, struct buf *b, const struct proto_hit *h, long n)
-{
-	char date[32];
-	uint32_t i;
-
-	buf_printf(b, "{\"n\":%ld,\"url\":", n);
-	json_str(b, h->url);
-	buf_adds(b, ",\"site\":");
-	json_str(b, h->site);
-	buf_printf(b, ",\"url_id\":%u,\"site_id\":%u,\"score\":%.6g,\"second\":%s,"
-		   "\"site_hits\":%u,", h->url_id, h->site_id, isfinite(h->score) ? h->score : 0.0,
-		   h->second ? "true" : "false", h->site_hits);
-	json_text(b, "title", &h->title);
-	buf_addc(b, ',');
-	json_text(b, "description", &h->description);
-	buf_adds(b, ",\"keywords\":");
-	json_str(b, h->keywords);
-	buf_adds(b, ",\"content_type\":");
-	json_str(b, h->content_type);
-	fmt_date(h->last_modified, date, sizeof(date));
-	buf_printf(b, ",\"size\":%u,\"last_modified\":", h->size);
-	if (date[0])
-		json_str(b, date);
-	else
-		buf_adds(b, "null");
-	buf_adds(b, ",\"excerpts\":[");
-	for (i = 0; i < h->n_excerpts; i++) {
-		buf_adds(b, i ? ",{" : "{");
-		json_text(b, "text", &h->excerpts[i]);
-		buf_addc(b, '}');
-	}
-	buf_adds(b, "],\"clones\":[");
-	for (i = 0; i < h->n_clones; i++) {
-		if (i)
-			buf_addc(b, ',');
-		json_str(b, h->clones[i].url);
-	}
-	buf_adds(b, "],\"cached\":\"");
-	{
-		struct buf l = BUF_INIT(1 << 16);
-		buf_printf(&l, "%s?ch=", pg->action);
-		tpl_escape_component(&l, h->url, strlen(h->url));
-		tpl_escape_json(b, l.ptr ? l.ptr : "", l.len);
-		buf_free(&l);
-	}
-	buf_adds(b, "\"}");
-}
-
+/* The answer in doc/CGI.md's JSON shape (cgi_json.c): the entries shown,
+ * the word statistics summed over the daemons. */
 static void json_results(struct page *pg, struct buf *b, const char *token, const char *msg)
 {
-	const char *s, *e;
+	struct cgi_json_answer a;
+	struct cgi_json_word *words = NULL;
+	const struct proto_hit **hits = xcalloc(2 * pg->n_ent + 1, sizeof(*hits));
+	char *cached = xasprintf("%s?ch=", pg->action);
 	size_t i;
-	bool first = true;
 
-	buf_adds(b, "{\"query\":");
-	json_str(b, buf_str(&pg->q));
-	buf_printf(b, ",\"page\":%ld,\"page_size\":%ld,\"first\":%ld,\"last\":%ld,"
-		   "\"total_results\":%llu,\"total_urls\":%llu,\"total_sites\":%llu,"
-		   "\"seconds\":%.6f,\"elapsed\":%.6f,\"words\":[",
-		   pg->np, pg->ps, pg->n_ent ? pg->np * pg->ps + 1 : 0,
-		   pg->np * pg->ps + (long)pg->n_ent, (unsigned long long)pg->total_results,
-		   (unsigned long long)pg->total_urls, (unsigned long long)pg->total_sites,
-		   isfinite(pg->seconds) ? pg->seconds : 0.0, now_monotonic() - pg->started);
-	for (i = 0; pg->n_res && i < pg->res[0].n_words; i++) {
-		const struct proto_word_stat *w = &pg->res[0].words[i];
-		uint64_t urls, total;
-		word_sum(pg, (uint32_t)i, &urls, &total);
-		buf_adds(b, i ? ",{\"word\":" : "{\"word\":");
-		json_str(b, w->word);
-		buf_printf(b, ",\"urls\":%llu,\"total\":%llu,\"stopword\":%s}",
-			   (unsigned long long)urls, (unsigned long long)total,
-			   w->stopword ? "true" : "false");
-	}
-	buf_adds(b, "],\"results\":[");
-	for (i = 0; i < pg->n_ent; i++) {
-		long n = pg->np * pg->ps + (long)i + 1;
-		if (i)
-			buf_addc(b, ',');
-		json_hit(pg, b, pg->ent[i].hit, n);
-		if (pg->ent[i].second) {
-			buf_addc(b, ',');
-			json_hit(pg, b, pg->ent[i].second, n);
+	memset(&a, 0, sizeof(a));
+	a.query = buf_str(&pg->q);
+	a.page = pg->np;
+	a.page_size = pg->ps;
+	a.total_results = pg->total_results;
+	a.total_urls = pg->total_urls;
+	a.total_sites = pg->total_sites;
+	a.seconds = pg->seconds;
+	a.elapsed = now_monotonic() - pg->started;
+	if (pg->n_first) {
+		const struct proto_results *r0 = &pg->res[pg->first[0]];
+		a.generation = r0->generation;
+		a.note = r0->error[0] ? NULL : r0->message;
+		words = xcalloc(r0->n_words + 1, sizeof(*words));
+		for (i = 0; i < r0->n_words; i++) {
+			words[i].word = r0->words[i].word;
+			words[i].stopword = r0->words[i].stopword;
+			word_sum(pg, (uint32_t)i, &words[i].urls, &words[i].total);
 		}
+		a.words = words;
+		a.n_words = r0->n_words;
 	}
-	buf_adds(b, "],\"error\":");
-	if (token) {
-		buf_adds(b, "{\"token\":");
-		json_str(b, token);
-		buf_adds(b, ",\"message\":");
-		json_str(b, msg);
-		buf_addc(b, '}');
-	} else {
-		buf_adds(b, "null");
+	for (i = 0; i < pg->n_ent; i++) {
+		hits[a.n_hits++] = pg->ent[i].hit;
+		if (pg->ent[i].second)
+			hits[a.n_hits++] = pg->ent[i].second;
 	}
-	buf_adds(b, ",\"daemon_errors\":[");
-	for (s = buf_str(&pg->errors); *s; s = e + 1) {
-		e = strchr(s, '\n');
-		if (!e)
-			break;
-		if (!first)
-			buf_addc(b, ',');
-		first = false;
-		buf_addc(b, '"');
-		tpl_escape_json(b, s, (size_t)(e - s));
-		buf_addc(b, '"');
-	}
-	buf_adds(b, "]}\n");
+	a.hits = hits;
+	a.cached_prefix = cached;
+	a.error_token = token;
+	a.error_message = msg;
+	a.daemon_errors = buf_str(&pg->errors);
+	cgi_json_results(b, &a);
+	free(words);
+	free(hits);
+	free(cached);
 }
 
 /* ---- the cached copy ------------------------------------------------------ */
+
+static const char *const secs_error[] = { "top", "error", "bottom", NULL };
+
+/* ask_one() for a cached copy. */
+static int ask_cached_one(struct page *pg, const char *addr, double deadline,
+			  const struct proto_cached_req *req, struct proto_cached *got,
+			  struct buf *err)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		int left = (int)((deadline - now_monotonic()) * 1000.0);
+		bool reused = false;
+		int fd;
+
+		buf_reset(err);
+		fd = state_connect(pg->st, addr, left < 1 ? 1 : left, &reused, err);
+		if (fd < 0)
+			return -1;
+		left = (int)((deadline - now_monotonic()) * 1000.0);
+		if (!proto_cached(fd, req, left < 1 ? 1 : left, got, err))
+			return 0;
+		state_disconnect(pg->st, addr);
+		if (!reused || now_monotonic() >= deadline)
+			return -1;
+		proto_cached_free(got);
+	}
+	return -1;
+}
 
 static void cached_page(struct page *pg, bool json, bool head, const char *url)
 {
@@ -564,17 +532,21 @@ static void cached_page(struct page *pg, bool json, bool head, const char *url)
 
 	req.url = (char *)url;
 	req.q = (char *)buf_str(&pg->q);
+	if (strlen(url) > MAX_URL_LEN) {
+		/* no index holds it: a bad request, not a searchd failure */
+		status = 400;
+		pg->error = er_text(c, "ER_LONGURL", "The address of the page is too long.");
+		if (json)
+			json_error(pg, status, head, "ER_LONGURL", pg->error);
+		else if (render(pg, &out, secs_error))
+			plain_page(pg, 500, head, "Page too large", "The page hit its size cap.");
+		else
+			respond(pg, status, "text/html; charset=UTF-8", &out, head, NULL);
+		goto out;
+	}
 	/* the first daemon that has the page */
 	for (d = 0; d < c->n_daemon_addresses && status == 0; d++) {
-		int left = (int)((deadline - now_monotonic()) * 1000.0), fd;
-		buf_reset(&err);
-		fd = proto_connect(c->daemon_addresses[d], left > 0 ? left : 1, &err);
-		if (fd < 0) {
-			warning("searchd %s: %s", c->daemon_addresses[d], buf_str(&err));
-			continue;
-		}
-		left = (int)((deadline - now_monotonic()) * 1000.0);
-		if (proto_cached(fd, &req, left > 0 ? left : 1, got, &err)) {
+		if (ask_cached_one(pg, c->daemon_addresses[d], deadline, &req, got, &err)) {
 			warning("searchd %s: %s", c->daemon_addresses[d], buf_str(&err));
 		} else {
 			down = false;
@@ -583,7 +555,6 @@ static void cached_page(struct page *pg, bool json, bool head, const char *url)
 			else
 				proto_cached_free(got);
 		}
-		close(fd);
 	}
 	if (status == 0) {
 		const char *msg = down ? er_text(c, "ER_NOSEARCHD",
@@ -593,40 +564,25 @@ static void cached_page(struct page *pg, bool json, bool head, const char *url)
 		status = down ? 503 : 404;
 		pg->error = msg;
 		if (json) {
-			json_error(status, head, down ? "ER_NOSEARCHD" : "ER_NOTFOUND", msg);
+			json_error(pg, status, head, down ? "ER_NOSEARCHD" : "ER_NOTFOUND", msg);
 		} else {
-			static const char *const secs[] = { "top", "error", "bottom", NULL };
-			if (render(pg, &out, secs))
-				plain_page(500, head, "Page too large", "The page hit its size cap.");
+			if (render(pg, &out, secs_error))
+				plain_page(pg, 500, head, "Page too large", "The page hit its size cap.");
 			else
-				respond(status, "text/html; charset=UTF-8", &out, head, NULL);
+				respond(pg, status, "text/html; charset=UTF-8", &out, head, NULL);
 		}
 		goto out;
 	}
 	pg->cached = got;
 	if (json) {
-		uint32_t i;
-		buf_adds(&out, "{\"url\":");
-		json_str(&out, got->url);
-		buf_adds(&out, ",\"content_type\":");
-		json_str(&out, got->content_type);
-		buf_adds(&out, ",\"charset\":");
-		json_str(&out, got->charset);
-		buf_printf(&out, ",\"url_id\":%u,\"last_index_time\":%llu,\"text\":", got->url_id,
-			   (unsigned long long)got->last_index_time);
-		json_str(&out, got->text.text);
-		buf_adds(&out, ",\"highlights\":[");
-		for (i = 0; i < got->text.n_spans; i++)
-			buf_printf(&out, "%s[%u,%u]", i ? "," : "", got->text.spans[2 * i],
-				   got->text.spans[2 * i + 1]);
-		buf_adds(&out, "]}\n");
-		respond(200, "application/json; charset=UTF-8", &out, head, NULL);
+		cgi_json_cached(&out, got);
+		respond(pg, 200, "application/json; charset=UTF-8", &out, head, NULL);
 	} else {
 		static const char *const secs[] = { "top", "cachetop", "bottom", NULL };
 		if (render(pg, &out, secs))
-			plain_page(500, head, "Page too large", "The page hit its size cap.");
+			plain_page(pg, 500, head, "Page too large", "The page hit its size cap.");
 		else
-			respond(200, "text/html; charset=UTF-8", &out, head, NULL);
+			respond(pg, 200, "text/html; charset=UTF-8", &out, head, NULL);
 	}
 out:
 	pg->cached = NULL;
@@ -676,8 +632,8 @@ static void build_request(const struct page *pg, struct proto_search *req, uint3
 									   : PROTO_MAX_EXCERPTS);
 	req->excerpt_len = (uint32_t)(c->max_excerpt_len < PROTO_MAX_EXCERPT_LEN
 					      ? c->max_excerpt_len : PROTO_MAX_EXCERPT_LEN);
-	req->client = (char *)(getenv("REMOTE_ADDR") ? getenv("REMOTE_ADDR") : "");
-	req->referer = (char *)(getenv("HTTP_REFERER") ? getenv("HTTP_REFERER") : "");
+	req->client = (char *)(req_env(pg, "REMOTE_ADDR") ? req_env(pg, "REMOTE_ADDR") : "");
+	req->referer = (char *)(req_env(pg, "HTTP_REFERER") ? req_env(pg, "HTTP_REFERER") : "");
 	if (strlen(req->client) > 255 || !utf8_valid(req->client, strlen(req->client)))
 		req->client = empty;
 	if (strlen(req->referer) > 2048 || !utf8_valid(req->referer, strlen(req->referer)))
@@ -703,12 +659,12 @@ static size_t ask_all(struct page *pg, struct proto_search *req)
 static void empty_query_page(struct page *pg, bool json, bool head, struct buf *out)
 {
 	if (json) {
-		json_error(200, head, "ER_EMPTYQUERY",
+		json_error(pg, 200, head, "ER_EMPTYQUERY",
 			   er_text(pg->conf, "ER_EMPTYQUERY", "Please type a query."));
 	} else if (render(pg, out, s_noquery)) {
-		plain_page(500, head, "Page too large", "The page hit its size cap.");
+		plain_page(pg, 500, head, "Page too large", "The page hit its size cap.");
 	} else {
-		respond(200, "text/html; charset=UTF-8", out, head, NULL);
+		respond(pg, 200, "text/html; charset=UTF-8", out, head, NULL);
 	}
 }
 
@@ -721,11 +677,11 @@ static void unavailable_page(struct page *pg, bool json, bool head, struct buf *
 
 	pg->error = msg;
 	if (json) {
-		json_error(503, head, token, msg);
+		json_error(pg, 503, head, token, msg);
 	} else if (render(pg, out, s_error)) {
-		plain_page(503, head, "Search is not available", msg);
+		plain_page(pg, 503, head, "Search is not available", msg);
 	} else {
-		respond(503, "text/html; charset=UTF-8", out, head, NULL);
+		respond(pg, 503, "text/html; charset=UTF-8", out, head, NULL);
 	}
 }
 
@@ -746,7 +702,7 @@ static bool take_me_there(const struct page *pg, bool head, struct buf *out)
 	buf_adds(out, "<!DOCTYPE html><title>Found</title><a href=\"");
 	tpl_escape_html(out, u, strlen(u));
 	buf_adds(out, "\">Continue</a>\n");
-	respond(302, "text/html; charset=UTF-8", out, head, loc);
+	respond(pg, 302, "text/html; charset=UTF-8", out, head, loc);
 	free(loc);
 	return true;
 }
@@ -759,11 +715,11 @@ static void query_error_page(struct page *pg, bool json, bool head, struct buf *
 	pg->error = msg;
 	if (json) {
 		json_results(pg, out, token, msg);
-		respond(200, "application/json; charset=UTF-8", out, head, NULL);
+		respond(pg, 200, "application/json; charset=UTF-8", out, head, NULL);
 	} else if (render(pg, out, tpl_has(pg->t, "queryerror") ? s_qerror : s_error)) {
-		plain_page(500, head, "Page too large", "The page hit its size cap.");
+		plain_page(pg, 500, head, "Page too large", "The page hit its size cap.");
 	} else {
-		respond(200, "text/html; charset=UTF-8", out, head, NULL);
+		respond(pg, 200, "text/html; charset=UTF-8", out, head, NULL);
 	}
 }
 
@@ -771,11 +727,11 @@ static void results_page(struct page *pg, bool json, bool head, struct buf *out)
 {
 	if (json) {
 		json_results(pg, out, NULL, NULL);
-		respond(200, "application/json; charset=UTF-8", out, head, NULL);
+		respond(pg, 200, "application/json; charset=UTF-8", out, head, NULL);
 	} else if (render(pg, out, pg->n_ent ? s_results : s_notfound)) {
-		plain_page(500, head, "Page too large", "The page hit its size cap.");
+		plain_page(pg, 500, head, "Page too large", "The page hit its size cap.");
 	} else {
-		respond(200, "text/html; charset=UTF-8", out, head, NULL);
+		respond(pg, 200, "text/html; charset=UTF-8", out, head, NULL);
 	}
 }
 
@@ -817,73 +773,87 @@ out:
 	buf_free(&out);
 }
 
-int cgi_main(const char *default_template)
+/* The template of the request (tmpl=, else the default), or an error page:
+ * 400 for a bad or missing tmpl= (the path goes to the log only), 500 for
+ * a broken template.  Returns 0 with pg->conf and pg->t set, or -1. */
+static int page_template(struct page *pg, bool json, bool head)
 {
-	struct cgi_request rq;
-	struct page pg;
-	struct conf *conf = NULL;
-	struct tpl *t = NULL;
+	const char *v = cgi_get(pg->p, "tmpl");
 	struct buf err = BUF_INIT(4096);
-	char *path = NULL;
-	const char *v, *names[CGI_MAX_VARS];
-	size_t n_names;
-	bool json;
-	int fd;
+	char *path = template_path(pg, v, state_default_template(pg->st));
+	int rc = -1, got;
 
-	/* A web server may start us with 0, 1 or 2 closed: keep those numbers
-	 * off the sockets we open. */
-	for (fd = 0; fd < 3; fd++)
-		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
-		    open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) < 0)
-			return 1;
-	log_set_prog("s.cgi");
-	log_set_level(LOG_WARN);
-
-	memset(&pg, 0, sizeof(pg));
-	pg.started = now_monotonic();
-	cgi_read_request(&rq, get_env, 0, BODY_TIMEOUT_MS);
-	pg.p = &rq.params;
-	json = !strcmp(param(&pg, "fmt"), "json");
-	if (rq.status) {
-		if (json)
-			json_error(rq.status, rq.head, "ER_REQUEST", rq.why);
-		else
-			plain_page(rq.status, rq.head, "Bad request", rq.why);
-		goto out;
-	}
-
-	v = cgi_get(pg.p, "tmpl");
-	path = template_path(v, default_template);
 	if (!path) {
-		plain_page(400, rq.head, "No such template",
+		plain_page(pg, 400, head, "No such template",
 			   "tmpl= names a template of the template directory: letters, digits, "
 			   "'_' and '-' only.");
 		goto out;
 	}
-	pg.tmpl = v && *v ? v : NULL;
-	n_names = cgi_var_names(names);
-	if (conf_load(path, CONF_TEMPLATE, &conf, &err) ||
-	    tpl_load(path, names, n_names, &t, &err)) {
+	pg->tmpl = v && *v ? v : NULL;
+	got = state_template(pg->st, path, &pg->conf, &pg->t, &err);
+	if (got == -2) {
+		/* the page names no path: the log does */
+		int status = pg->tmpl ? 400 : 500;
+		const char *msg = pg->tmpl ? "tmpl= names no template of the template directory."
+					   : "The search template is missing; the server's log names it.";
 		warning("template: %s", buf_str(&err));
 		if (json)
-			json_error(500, rq.head, "ER_TEMPLATE", buf_str(&err));
+			json_error(pg, status, head, "ER_TEMPLATE", msg);
 		else
-			plain_page(500, rq.head, "Template error", buf_str(&err));
+			plain_page(pg, status, head, "No such template", msg);
 		goto out;
 	}
-	if (conf->n_daemon_addresses == 0) {
-		plain_page(500, rq.head, "Template error", "the template names no DaemonAddress");
+	if (got) {
+		warning("template: %s", buf_str(&err));
+		if (json)
+			json_error(pg, 500, head, "ER_TEMPLATE", buf_str(&err));
+		else
+			plain_page(pg, 500, head, "Template error", buf_str(&err));
 		goto out;
 	}
-	pg.conf = conf;
-	pg.t = t;
-	v = getenv("SCRIPT_NAME");
+	if (pg->conf->n_daemon_addresses == 0) {
+		plain_page(pg, 500, head, "Template error", "the template names no DaemonAddress");
+		goto out;
+	}
+	rc = 0;
+out:
+	free(path);
+	buf_free(&err);
+	return rc;
+}
+
+void cgi_serve(struct cgi_state *st, const struct cgi_io *io)
+{
+	struct cgi_request rq;
+	struct page pg;
+	const struct conf *conf;
+	const char *v;
+	bool json;
+
+	memset(&pg, 0, sizeof(pg));
+	pg.st = st;
+	pg.io = io;
+	pg.started = now_monotonic();
+	buf_init(&pg.q, 4 * CGI_MAX_VALUE);
+	buf_init(&pg.errors, 1 << 16);
+	cgi_read_request_io(&rq, io, BODY_TIMEOUT_MS);
+	pg.p = &rq.params;
+	json = !strcmp(param(&pg, "fmt"), "json");
+	if (rq.status) {
+		if (json)
+			json_error(&pg, rq.status, rq.head, "ER_REQUEST", rq.why);
+		else
+			plain_page(&pg, rq.status, rq.head, "Bad request", rq.why);
+		goto out;
+	}
+	if (page_template(&pg, json, rq.head))
+		goto out;
+	conf = pg.conf;
+	v = req_env(&pg, "SCRIPT_NAME");
 	pg.action = v && *v && strlen(v) < 1024 ? v : "s.cgi";
 
 	/* the request */
 	pg.q_typed = param(&pg, "q");
-	buf_init(&pg.q, 4 * CGI_MAX_VALUE);
-	buf_init(&pg.errors, 1 << 16);
 	buf_adds(&pg.q, pg.q_typed);
 	add_words(&pg.q, param(&pg, "iq"), "", !strcmp(param(&pg, "im"), "p"));
 	add_words(&pg.q, param(&pg, "xq"), "-", !strcmp(param(&pg, "xm"), "p"));
@@ -906,10 +876,5 @@ out:
 	free_answers(&pg);
 	buf_free(&pg.q);
 	buf_free(&pg.errors);
-	tpl_free(t);
-	conf_free(conf);
-	free(path);
-	buf_free(&err);
 	cgi_request_free(&rq);
-	return 0;
 }

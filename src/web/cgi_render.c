@@ -141,7 +141,8 @@ static int put_color(struct tpl_run *r, enum tpl_ctx ctx)
 	return tpl_put_text(r, ctx, line[i], ll[i]);
 }
 
-/* A link back to s.cgi: $A?q=...&<carried parameters>[&st=][&np=]. */
+/* A link back to s.cgi: $A?q=...&<carried parameters>[&st=][&np=]: st >= 0
+ * that site, -1 the request's st= if any, -2 no st= (all sites). */
 static void self_link(const struct page *pg, struct buf *b, long np, long st)
 {
 	size_t i, k;
@@ -164,7 +165,7 @@ static void self_link(const struct page *pg, struct buf *b, long np, long st)
 	}
 	if (st >= 0)
 		buf_printf(b, "%cst=%ld", sep, st), sep = '&';
-	else if (cgi_get(pg->p, "st") && *param(pg, "st"))
+	else if (st == -1 && cgi_get(pg->p, "st") && *param(pg, "st"))
 		buf_printf(b, "%cst=%ld", sep, param_long(pg, "st", 0, 0, UINT32_MAX)), sep = '&';
 	if (np > 0)
 		buf_printf(b, "%cnp=%ld", sep, np);
@@ -231,6 +232,7 @@ void word_sum(const struct page *pg, uint32_t i, uint64_t *urls, uint64_t *total
 	}
 }
 
+/* $W: each word with what its numbers are ("home: 93 pages, 412 times"). */
 static int put_words(struct tpl_run *r, enum tpl_ctx ctx)
 {
 	struct page *pg = r->arg;
@@ -240,10 +242,14 @@ static int put_words(struct tpl_run *r, enum tpl_ctx ctx)
 	int rc;
 
 	for (i = 0; pg->n_res && i < pg->res[0].n_words; i++) {
+		const char *sep = i ? "; " : "";
 		word_sum(pg, i, &urls, &total);
-		buf_printf(&b, "%s%s: %llu/%llu%s", i ? ", " : "", pg->res[0].words[i].word,
-			   (unsigned long long)urls, (unsigned long long)total,
-			   pg->res[0].words[i].stopword ? " (stopword)" : "");
+		if (pg->res[0].words[i].stopword)
+			buf_printf(&b, "%s%s: a stopword, not searched", sep, pg->res[0].words[i].word);
+		else
+			buf_printf(&b, "%s%s: %llu page%s, %llu time%s", sep, pg->res[0].words[i].word,
+				   (unsigned long long)urls, urls == 1 ? "" : "s",
+				   (unsigned long long)total, total == 1 ? "" : "s");
 	}
 	rc = tpl_put_text(r, ctx, b.ptr ? b.ptr : "", b.len);
 	buf_free(&b);
@@ -348,6 +354,39 @@ static int v_total(const struct var_call *c)
 static int v_total_urls(const struct var_call *c)
 {
 	return put_num(c->r, c->ctx, "%llu", (unsigned long long)c->pg->total_urls);
+}
+
+/* $PW, $SW: "93 pages", "1 site". */
+static int v_pages_word(const struct var_call *c)
+{
+	uint64_t n = c->pg->total_urls;
+	return put_num(c->r, c->ctx, "%llu page%s", (unsigned long long)n, n == 1 ? "" : "s");
+}
+
+static int v_sites_word(const struct var_call *c)
+{
+	uint64_t n = c->pg->total_sites;
+	return put_num(c->r, c->ctx, "%llu site%s", (unsigned long long)n, n == 1 ? "" : "s");
+}
+
+/* $SL: the section sitelimit when st= limits the results to one site. */
+static int v_site_limit(const struct var_call *c)
+{
+	if (param_long(c->pg, "st", 0, 0, UINT32_MAX) > 0 && c->pg->n_ent)
+		return tpl_render(c->r, "sitelimit");
+	return 0;
+}
+
+/* $SD: the site st= limits to (that of the first result). */
+static int v_limit_site(const struct var_call *c)
+{
+	return put_str(c->r, c->ctx, c->pg->n_ent ? c->pg->ent[0].hit->site : "");
+}
+
+/* $SA: the same search on all sites. */
+static int v_all_sites(const struct var_call *c)
+{
+	return put_link(c->r, c->ctx, 0, -2);
 }
 
 static int v_words(const struct var_call *c)
@@ -588,12 +627,15 @@ static const struct var {
 	{ "DK", v_keywords, NULL, true },      { "CC", v_section, "cached", true },
 	{ "CL", v_clones, NULL, true },        { "M", v_more, NULL, true },
 	{ "SS", v_site, NULL, true },          { "SH", v_site_link, NULL, true },
-	{ "SC", v_site_hits, NULL, true },     { "R", v_results, NULL, true },
+	{ "SC", v_site_hits, NULL, true },     { "R", v_results, NULL, false },
 	{ "V", v_navigator, NULL, false },     { "NL", v_nav_left, NULL, false },
 	{ "NB", v_nav_bar, NULL, false },      { "NR", v_nav_right, NULL, false },
 	{ "NH", v_nav_link, NULL, false },     { "NP", v_nav_page, NULL, false },
 	{ "H", v_color, NULL, false },         { "CX", v_cached_text, NULL, false },
 	{ "UT", v_total_urls, NULL, false },   { "ST", v_param, "st", false },
+	{ "PW", v_pages_word, NULL, false },   { "SW", v_sites_word, NULL, false },
+	{ "SL", v_site_limit, NULL, false },   { "SD", v_limit_site, NULL, false },
+	{ "SA", v_all_sites, NULL, false },
 	{ "bd", v_param, "bd", false },        { "ds", v_param, "ds", false },
 	{ "kw", v_param, "kw", false },        { "tl", v_param, "tl", false },
 };

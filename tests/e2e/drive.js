@@ -64,7 +64,10 @@ async function run() {
 		const r1 = await results(page);
 		check(r1.length === 5, '5 results are shown', r1.length);
 		const stats = await page.textContent('.stats').catch(() => '');
-		check(/Results 1.\d+ of about \d+/.test(stats), 'the result count is shown', stats);
+		check(/Results 1.\d+ of about (\d+ sites? \(\d+ pages? matched\)|\d+ pages? on \d+ sites?) for/.test(stats.replace(/\s+/g, ' ')),
+		      'the result count names sites and the pages they matched', stats);
+		check(new RegExp('Words: ' + query.split(' ')[0] + ': \\d+ pages?, \\d+ times?').test(stats.replace(/\s+/g, ' ')),
+		      'the word statistics are labelled', stats);
 		check(/\d+\.\d+ seconds/.test(stats), 'the search time is shown', stats);
 		check(r1.some((r) => /<b>/i.test(r.snippet)), 'snippets highlight the query word',
 		      r1.map((r) => r.snippet).join(' | ').slice(0, 300));

@@ -22,14 +22,40 @@ down_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)
 sed "s/^DaemonAddress .*/DaemonAddress 127.0.0.1:$down_port/" "$srcdir/etc/s.htm" >"$T/s.htm"
 grep -q "^DaemonAddress 127.0.0.1:$down_port" "$T/s.htm" || { echo "Bail out! no DaemonAddress in etc/s.htm"; exit 1; }
 
+# CGI_MODE=cgi (default): s.cgi run once per request, as a web server runs a
+# CGI program.  CGI_MODE=fastcgi (cgi-hostile-fastcgi.sh): one s.cgi
+# --fastcgi SOCKET answers every request, each sent by libfcgi's cgi-fcgi
+# with the same variables and body; the process must outlive them all.
+mode=${CGI_MODE:-cgi}
+case $mode in
+cgi) ;;
+fastcgi)
+	command -v cgi-fcgi >/dev/null 2>&1 || tap_skip_all "cgi-fcgi not found (Debian package libfcgi-bin)"
+	env -i PATH="$PATH" ASAN_OPTIONS="${ASAN_OPTIONS:-}" LSAN_OPTIONS="${LSAN_OPTIONS:-}" \
+		UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" "$cgi" --fastcgi "$T/fcgi.sock" 2>"$T/fcgi.log" &
+	fcgi_pid=$!
+	for _ in $(seq 50); do [ -S "$T/fcgi.sock" ] && break; sleep 0.1; done
+	[ -S "$T/fcgi.sock" ] || { echo "Bail out! s.cgi --fastcgi did not listen"; cat "$T/fcgi.log"; exit 1; }
+	;;
+*) echo "Bail out! CGI_MODE is cgi or fastcgi, not $mode"; exit 1 ;;
+esac
+
 # run NAME [VAR=VALUE...] [< stdin]: s.cgi with only these variables; the
-# response in $T/NAME.out, stderr in $T/NAME.err, exit code in $T/NAME.rc.
+# response in $T/NAME.out, stderr in $T/NAME.err (in FastCGI mode what the
+# one process logged meanwhile), exit code in $T/NAME.rc.
 run() {
-	local name=$1; shift
+	local name=$1 prog=$cgi log_at=0; shift
+	if [ "$mode" = fastcgi ]; then
+		prog="cgi-fcgi -bind -connect $T/fcgi.sock"
+		log_at=$(wc -c <"$T/fcgi.log")
+	fi
+	# shellcheck disable=SC2086 # prog is a command and its arguments
 	env -i PATH="$PATH" ASAN_OPTIONS="${ASAN_OPTIONS:-}" LSAN_OPTIONS="${LSAN_OPTIONS:-}" \
 		UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" MPSEEK_TEMPLATE="${TEMPLATE:-$T/s.htm}" \
-		SCRIPT_NAME=/cgi-bin/s.cgi "$@" "$cgi" >"$T/$name.out" 2>"$T/$name.err"
+		SCRIPT_NAME=/cgi-bin/s.cgi "$@" $prog >"$T/$name.out" 2>"$T/$name.err"
 	echo $? >"$T/$name.rc"
+	[ "$mode" = fastcgi ] && tail -c +$((log_at + 1)) "$T/fcgi.log" >>"$T/$name.err"
+	return 0
 }
 
 # check NAME STATUS: exit 0, no sanitizer report, the status line, the body
@@ -187,7 +213,12 @@ run post REQUEST_METHOD=POST CONTENT_TYPE=application/x-www-form-urlencoded \
 	CONTENT_LENGTH=$(wc -c <"$T/post.body") <"$T/post.body"
 check post 503
 tap_ok "$(has post 'value="&lt;b&gt;post"')" "post: the body's query is read and escaped"
-run closed REQUEST_METHOD=POST CONTENT_LENGTH=10 <&-
+if [ "$mode" = fastcgi ]; then
+	# cgi-fcgi needs a stdin: an empty body is what reaches s.cgi
+	run closed REQUEST_METHOD=POST CONTENT_LENGTH=10 </dev/null
+else
+	run closed REQUEST_METHOD=POST CONTENT_LENGTH=10 <&-
+fi
 check closed 400
 run closed-get REQUEST_METHOD=GET QUERY_STRING='q=x' <&-
 check closed-get 503
@@ -216,8 +247,15 @@ check tmpl-path 400
 run tmpl-abs REQUEST_METHOD=GET QUERY_STRING='q=x&tmpl=%2Fetc%2Fpasswd'
 check tmpl-abs 400
 run tmpl-missing REQUEST_METHOD=GET QUERY_STRING='q=x&tmpl=nosuch'
-check tmpl-missing 500
-tap_ok "$(has tmpl-missing "$T/nosuch.htm")" "tmpl-missing: the error names the file"
+check tmpl-missing 400
+tap_ok "$(hasnt tmpl-missing "$T")" "tmpl-missing: the page names no path"
+tap_ok "$(grep -qF "$T/nosuch.htm" "$T/tmpl-missing.err" && echo 1)" "tmpl-missing: the log names the file"
+run tmpl-missing-json REQUEST_METHOD=GET QUERY_STRING='q=x&tmpl=nosuch&fmt=json'
+check tmpl-missing-json 400
+tap_ok "$(hasnt tmpl-missing-json "$T")" "tmpl-missing-json: no path in the JSON"
+TEMPLATE=$T/gone.htm run tmpl-gone REQUEST_METHOD=GET QUERY_STRING='q=x'
+check tmpl-gone 500
+tap_ok "$(hasnt tmpl-gone "$T")" "tmpl-gone: a missing default template: 500, no path in the page"
 cp "$T/s.htm" "$T/other.htm"
 sed -i 's/Search<\/button>/Find<\/button>/' "$T/other.htm"
 run tmpl-other REQUEST_METHOD=GET QUERY_STRING='q=&tmpl=other'
@@ -248,5 +286,25 @@ check cached 503
 tap_ok "$(hasnt cached '<script>')" "cached: no <script> tag"
 run take REQUEST_METHOD=GET QUERY_STRING='q=x&t=1'
 check take 503
+# a ch= URL longer than any indexed one (MAX_URL_LEN, 2,048 bytes): the
+# request is bad, the service is not down
+longurl="http://example.com/$(head -c 2100 /dev/zero | tr '\0' a)"
+run ch-long REQUEST_METHOD=GET QUERY_STRING="ch=$longurl&q=x"
+check ch-long 400
+tap_ok "$(hasnt ch-long 'not available')" "ch-long: not 'service not available'"
+tap_ok "$(has ch-long 'address of the page is too long')" "ch-long: says what is wrong"
+run ch-long-json REQUEST_METHOD=GET QUERY_STRING="ch=$longurl&fmt=json"
+check ch-long-json 400
+tap_is "$(body ch-long-json | python3 -c 'import json,sys; print(json.load(sys.stdin)["error"]["token"])')" \
+	ER_LONGURL "ch-long-json: the JSON error names ER_LONGURL"
+
+if [ "$mode" = fastcgi ]; then
+	tap_ok "$(kill -0 "$fcgi_pid" 2>/dev/null && echo 1)" "fastcgi: one s.cgi process answered every request"
+	kill -TERM "$fcgi_pid"
+	wait "$fcgi_pid"
+	tap_is "$?" 0 "fastcgi: SIGTERM ends the loop, exit 0"
+	tap_ok "$(grep -qE 'Sanitizer|runtime error' "$T/fcgi.log" || echo 1)" "fastcgi: no sanitizer report"
+	tap_ok "$([ ! -e "$T/fcgi.sock" ] && echo 1)" "fastcgi: the socket is removed"
+fi
 
 tap_done

@@ -133,11 +133,11 @@ Q --json aboutword >"$T/about.json"
 tap_ok "$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["error"] == "" and d["total_urls"] >= 1, d
-h = d["hits"][0]
+assert d["error"] is None and d["total_urls"] >= 1, d
+h = d["results"][0]
 assert h["url"].endswith("/about.html"), h["url"]
 ex = h["excerpts"]
-assert any(e["text"].encode()[a:b] == b"aboutword" for e in ex for a, b in e["spans"]), ex
+assert any(e["text"].encode()[a:b] == b"aboutword" for e in ex for a, b in e["highlights"]), ex
 print(1)' "$T/about.json" 2>&1 | tail -1 | grep -x 1)" \
 	"--json: a valid JSON answer, the hit, an excerpt whose span is the query word"
 out=$(Q --cached "${WEB_URL}about.html" aboutword)
@@ -159,6 +159,50 @@ import json, sys
 d = json.load(sys.stdin)
 assert d["results"][0]["url"].endswith("/about.html"), d
 print(1)' 2>/dev/null)" "s.cgi fmt=json through this searchd finds about.html"
+
+# mpseek-search --json and s.cgi fmt=json: one shape (doc/CGI.md, "JSON"),
+# the same keys at every level and the same answer, for two queries (not
+# grouped: s.cgi asks again ungrouped when one site matches, mpseek-search
+# prints what searchd answered)
+for q in web "aboutword web"; do
+	Q --json --no-group "$q" >"$T/shape-cli.json"
+	env -i PATH="$PATH" ASAN_OPTIONS="${ASAN_OPTIONS:-}" LSAN_OPTIONS="${LSAN_OPTIONS:-}" \
+		MPSEEK_TEMPLATE="$T/s.htm" REQUEST_METHOD=GET SCRIPT_NAME=/s.cgi \
+		QUERY_STRING="q=$(echo "$q" | tr ' ' '+')&fmt=json&gr=off" "$builddir/s.cgi" | tr -d '\r' |
+		sed '1,/^$/d' >"$T/shape-cgi.json"
+	tap_is "$(python3 - "$T/shape-cli.json" "$T/shape-cgi.json" 2>&1 <<'PY'
+import json, sys
+cli, cgi = (json.load(open(f)) for f in sys.argv[1:3])
+def shape(v, path):
+    # keys and JSON types; null stands for any type ("cached" is null without a web address)
+    if isinstance(v, dict):
+        return {k: shape(x, path + "." + k) for k, x in v.items()}
+    if isinstance(v, list):
+        return [shape(v[0], path + "[]")] if v else []
+    return None if v is None else type(v).__name__.replace("int", "float")
+def same(a, b, path="$"):
+    if a is None or b is None:
+        return []
+    if isinstance(a, dict) and isinstance(b, dict):
+        d = ["%s: key %s only in %s" % (path, k, "mpseek-search" if k in a else "s.cgi")
+             for k in set(a) ^ set(b)]
+        return d + [x for k in set(a) & set(b) for x in same(a[k], b[k], path + "." + k)]
+    if isinstance(a, list) and isinstance(b, list):
+        return same(a[0], b[0], path + "[]") if a and b else []
+    return [] if a == b else ["%s: %s vs %s" % (path, a, b)]
+diff = same(shape(cli, "$"), shape(cgi, "$"))
+for k in ("query", "page", "page_size", "first", "last", "total_results", "total_urls",
+          "total_sites", "generation", "words", "error"):
+    if cli[k] != cgi[k]:
+        diff.append("%s: %r vs %r" % (k, cli[k], cgi[k]))
+if [r["url"] for r in cli["results"]] != [r["url"] for r in cgi["results"]]:
+    diff.append("results differ")
+if not cli["results"]:
+    diff.append("no results to compare")
+print("; ".join(diff[:5]) or "same")
+PY
+)" same "'$q': mpseek-search --json and s.cgi fmt=json answer in one shape"
+done
 
 # ---- the query log
 stat_rows() { [ "$(SQL "SELECT COUNT(*) FROM stat WHERE query = 'aboutword' AND proxy = '127.0.0.1' AND addr = 'mpseek-search' AND urls >= 1 AND finish >= start")" -ge 1 ]; }

@@ -1,8 +1,10 @@
 #!/bin/bash
 # web-e2e.sh - the whole way from a crawl to a browser: mpseek-index crawls
 # tests/data/web/site (under mpirun, -np 2), searchd serves the index,
-# mpi-scripts/mpseek-web serves s.cgi through a private nginx + fcgiwrap on a
-# free port, and Debian's headless chromium (driven by playwright-core,
+# mpi-scripts/mpseek-web serves s.cgi through a private nginx on a free port
+# (WEB_MODE=fastcgi, the default: s.cgi as a persistent FastCGI application;
+# WEB_MODE=cgi, web-e2e-cgi.sh: a CGI program run per request by fcgiwrap),
+# and Debian's headless chromium (driven by playwright-core,
 # tests/e2e/drive.js) types a query, checks the results, follows page 2,
 # opens a cached copy, and checks that <script>alert(1)</script> in q comes
 # back escaped and fires no dialog.  Screenshots at 1280 px (desktop) and
@@ -24,7 +26,13 @@ for p in "$idx" "$sd" "$cgi"; do
 	[ -x "$p" ] || tap_skip_all "$p not built"
 done
 [ -x "$NGINX" ] || tap_skip_all "nginx not found (Debian package nginx)"
-[ -x /usr/sbin/fcgiwrap ] || tap_skip_all "fcgiwrap not found (Debian package fcgiwrap)"
+mode=${WEB_MODE:-fastcgi}
+case $mode in
+fastcgi) webflag="" ;;
+cgi) webflag=--cgi
+	[ -x /usr/sbin/fcgiwrap ] || tap_skip_all "fcgiwrap not found (Debian package fcgiwrap)" ;;
+*) echo "Bail out! WEB_MODE is fastcgi or cgi, not $mode"; exit 1 ;;
+esac
 
 T=$(tmp_dir)
 shots="$builddir/tests/e2e-shots"
@@ -72,14 +80,16 @@ fi
 tap_ok "$up" "searchd listens on 127.0.0.1:$sd_port"
 [ -n "$up" ] || tail -5 "$T/searchd.log" | sed 's/^/# /'
 
-# ---- s.cgi behind nginx + fcgiwrap ----------------------------------------------------
+# ---- s.cgi behind nginx ($mode) ----------------------------------------------------
 mkdir -p "$T/etc"
 sed -e "s/^DaemonAddress .*/DaemonAddress 127.0.0.1:$sd_port/" "$srcdir/etc/s.htm" >"$T/etc/s.htm"
-url=$("$web" start "$T/web" auto "$cgi" "$T/etc/s.htm" 2>"$T/web.err")
+# shellcheck disable=SC2086 # webflag is empty or one word
+url=$("$web" $webflag start "$T/web" auto "$cgi" "$T/etc/s.htm" 2>"$T/web.err")
 tap_ok "$(echo "$url" | grep -qE '^http://127\.0\.0\.1:[0-9]+/s\.cgi$' && echo 1)" "mpseek-web prints the URL ($url)"
-again=$("$web" start "$T/web" auto "$cgi" "$T/etc/s.htm" 2>/dev/null)
+# shellcheck disable=SC2086
+again=$("$web" $webflag start "$T/web" auto "$cgi" "$T/etc/s.htm" 2>/dev/null)
 tap_is "$again" "$url" "mpseek-web start is idempotent"
-tap_ok "$("$web" status "$T/web" | grep -qF "running $url" && echo 1)" "mpseek-web status"
+tap_ok "$("$web" status "$T/web" | grep -qF "running $url $mode" && echo 1)" "mpseek-web status ($mode)"
 stop_web() { "$web" stop "$T/web" >/dev/null 2>&1; kill "$sd_pid" 2>/dev/null; wait "$sd_pid" 2>/dev/null; }
 trap 'stop_web; _lib_cleanup' EXIT
 
@@ -142,6 +152,95 @@ if command -v valgrind >/dev/null 2>&1 && ! nm "$cgi" 2>/dev/null | grep -q __as
 else
 	tap_skip 2 "valgrind: not installed, or an ASan build"
 fi
+
+# ---- FastCGI: one process, many requests, one searchd connection ------------------
+# fcgi_req NAME QS: one request to the s.cgi --fastcgi on $T/one.sock
+fcgi_req() {
+	env -i PATH="$PATH" MPSEEK_TEMPLATE="$T/etc/s.htm" REQUEST_METHOD=GET SCRIPT_NAME=/s.cgi \
+		QUERY_STRING="$2" cgi-fcgi -bind -connect "$T/one.sock" >"$T/$1.out" 2>>"$T/one.err"
+}
+# sd_conns PID: connections to searchd that process holds open
+sd_conns() { ss -Htnp state established "( dport = :$sd_port )" | grep -c "pid=$1,"; }
+# start_one [WRAPPER...]: s.cgi --fastcgi $T/one.sock in the background ($one_pid)
+start_one() {
+	rm -f "$T/one.sock"
+	env -i PATH="$PATH" "$@" "$cgi" --fastcgi "$T/one.sock" 2>"$T/one.log" &
+	one_pid=$!
+	for _ in $(seq 100); do [ -S "$T/one.sock" ] && break; sleep 0.1; done
+}
+if [ "$mode" != fastcgi ]; then
+	tap_skip 7 "FastCGI persistence: WEB_MODE=$mode"
+elif ! command -v cgi-fcgi >/dev/null 2>&1 || ! command -v ss >/dev/null 2>&1; then
+	tap_skip 7 "cgi-fcgi (libfcgi-bin) or ss (iproute2) not installed"
+else
+	start_one
+	ok=1 conns=""
+	for i in $(seq 20); do
+		fcgi_req one "q=$query&np=$((i % 3))&ps=3"
+		grep -q '^Status: 200' "$T/one.out" || ok=""
+		conns="$conns$(sd_conns "$one_pid")"
+	done
+	tap_ok "$ok" "FastCGI: 20 requests answered 200"
+	tap_ok "$(kill -0 "$one_pid" 2>/dev/null && echo 1)" "FastCGI: one s.cgi process (pid $one_pid) answered them all"
+	tap_is "$conns" "11111111111111111111" "FastCGI: one searchd connection, kept across the 20 requests"
+	# searchd restarts: the kept connection fails, a new one is made
+	kill "$sd_pid"; wait "$sd_pid" 2>/dev/null
+	"$sd" -F "$sconf" >>"$T/searchd.out" 2>>"$T/searchd.log" &
+	sd_pid=$!
+	for _ in $(seq 100); do
+		python3 -c "import socket; socket.create_connection(('127.0.0.1',$sd_port),0.2)" 2>/dev/null && break
+		sleep 0.1
+	done
+	fcgi_req again "q=$query&fmt=json"
+	tap_ok "$(grep -q '^Status: 200' "$T/again.out" && echo 1)" "FastCGI: searchd restarted, the next request reconnects (200)"
+	tap_is "$(sd_conns "$one_pid")" 1 "FastCGI: one connection to the new searchd"
+	# the template changes: the next request uses the new one
+	cp "$T/etc/s.htm" "$T/etc/s.htm.orig"
+	sed -i 's/Search<\/button>/Seek<\/button>/' "$T/etc/s.htm"
+	touch -d '+2 seconds' "$T/etc/s.htm"
+	fcgi_req tmpl "q=$query"
+	tap_ok "$(grep -q 'Seek</button>' "$T/tmpl.out" && echo 1)" "FastCGI: a changed template is loaded again"
+	mv "$T/etc/s.htm.orig" "$T/etc/s.htm"
+	kill -TERM "$one_pid"; wait "$one_pid"
+	tap_is "$?" 0 "FastCGI: SIGTERM ends s.cgi, exit 0"
+fi
+
+# valgrind over the FastCGI loop: requests of every kind in one process, no
+# error and nothing definitely or indirectly lost when it ends
+if [ "$mode" = fastcgi ] && command -v valgrind >/dev/null 2>&1 && command -v cgi-fcgi >/dev/null 2>&1 &&
+	! nm "$cgi" 2>/dev/null | grep -q __asan_init; then
+	start_one valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+		--log-file="$T/vg-fcgi.log"
+	for _ in $(seq 100); do [ -S "$T/one.sock" ] && break; sleep 0.1; done
+	ok=1
+	for qs in "q=$query&np=1&ps=3" "ch=$enc&q=$query" "q=$query&fmt=json" "q=%22unclosed" \
+		"q=zzzznotaword" "q=$query&tmpl=nosuch" "q=$query&gr=off&s=date" "ch=$enc&fmt=json" "q=" \
+		"q=$query&np=1&ps=3"; do
+		fcgi_req vg "$qs"
+		grep -q '^Status: [24]00' "$T/vg.out" || { ok=""; echo "# $qs: $(head -1 "$T/vg.out")"; }
+	done
+	tap_ok "$ok" "valgrind s.cgi --fastcgi: 10 requests answered"
+	kill -TERM "$one_pid"; wait "$one_pid"
+	rc=$?
+	tap_ok "$([ "$rc" = 0 ] && [ ! -s "$T/vg-fcgi.log" ] && echo 1)" "valgrind s.cgi --fastcgi: no error, no leak (rc $rc)"
+	[ "$rc" = 0 ] || head -30 "$T/vg-fcgi.log" | sed 's/^/# /'
+else
+	tap_skip 2 "valgrind over FastCGI: WEB_MODE=$mode, no valgrind or cgi-fcgi, or an ASan build"
+fi
+
+# the counts say pages and sites; st= says the page is limited and links to all sites
+direct "q=$query"
+tap_ok "$(grep -qE "Results 1&ndash;[0-9]+ of about\s+[0-9]+ pages? on [0-9]+ sites?\s+for" "$T/direct.out" && echo 1)" \
+	"the count names the pages and the sites they are on"
+tap_ok "$(grep -qE "Words: $query: [0-9]+ pages?, [0-9]+ times?" "$T/direct.out" && echo 1)" "the word statistics are labelled"
+direct "q=$query&fmt=json"
+site_id=$(sed '1,/^\r$/d' "$T/direct.out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["site_id"])')
+direct "q=$query&st=$site_id"
+tap_ok "$(grep -qF "Only pages of <strong>$WEB_URL" "$T/direct.out" && echo 1)" "st=$site_id: the page says it shows one site"
+tap_ok "$(grep -qE '<a href="/s.cgi\?q=home">Search all sites</a>' "$T/direct.out" && echo 1)" \
+	"st=: a link to the same query on all sites (no st=)"
+direct "q=$query"
+tap_ok "$(grep -q 'Only pages of' "$T/direct.out" || echo 1)" "without st= no such line"
 
 # ul: a URL prefix restricts (passed to searchd as data); SQL in ul is just a prefix
 direct "q=$query&fmt=json&gr=off&ul=$(python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "${WEB_URL}chain/")"
@@ -208,5 +307,5 @@ tap_ok "$([ -s "$shots/desktop-503.png" ] && echo 1)" "screenshot desktop-503.pn
 "$web" stop "$T/web"
 tap_ok "$("$web" status "$T/web" | grep -q stopped && echo 1)" "mpseek-web stop"
 left=$(pgrep -f -- "$T/web/" | wc -l)
-tap_is "$left" 0 "mpseek-web stop leaves no nginx or fcgiwrap process"
+tap_is "$left" 0 "mpseek-web stop leaves no nginx, fcgiwrap or s.cgi process"
 tap_done
