@@ -62,12 +62,23 @@ double recrawl_freshness(double delta, double f);
 
 /* One step of the multiplier that holds a fetch rate: `rate` measured
  * (fetches falling due per second) against `limit` allowed.  λ moves in
- * log space by gain * (rate - limit) / limit and stays within [lo, hi]: a
+ * log space by gain * 2 (rate - limit) / (rate + limit) (about gain times
+ * the relative excess near the limit, at most 2 gain far from it) and stays
+ * within [lo, hi]: a
  * crawl that falls due faster than it may fetch raises λ (longer τ*), one
  * with capacity to spare lowers it towards lo (where the lower bound of
  * the delay takes over).  Returns the new λ. */
 double recrawl_lambda_step(double lambda, double rate, double limit, double gain, double lo,
 			   double hi);
+
+/* The delay until a page's next fetch in value mode: δ from h (the prior
+ * 1/min_period worth half a change: a new page is taken to change as fast
+ * as it may be fetched, so that it is fetched again soon and its own
+ * history takes over), τ* for omega and lambda (λ_host + λ_0),
+ * within [min_period, period]; a hint > 0 (Expires, Cache-Control: max-age:
+ * seconds from now) brings it forward, never below min_period. */
+double recrawl_delay(const struct recrawl_hist *h, double omega, double lambda,
+		     double min_period, double period, double hint);
 
 /* The histogram as a blob of RECRAWL_BLOB_LEN bytes, and back (a shorter
  * blob leaves the missing bins 0). */

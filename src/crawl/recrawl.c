@@ -152,8 +152,20 @@ double recrawl_lambda_step(double lambda, double rate, double limit, double gain
 
 	if (!(limit > 0))
 		return hi;
-	l = (lambda > lo ? lambda : lo) * exp(gain * (rate - limit) / limit);
+	/* (rate - limit) / limit near the limit, bounded by ±2 far from it, so
+	 * that one step never moves λ by more than e^(2 gain). */
+	l = (lambda > lo ? lambda : lo) * exp(gain * 2 * (rate - limit) / (rate + limit));
 	return l < lo ? lo : l > hi ? hi : l;
+}
+
+double recrawl_delay(const struct recrawl_hist *h, double omega, double lambda,
+		     double min_period, double period, double hint)
+{
+	double tau = recrawl_due(omega, recrawl_delta(h, 1 / min_period, 0.5), lambda);
+
+	if (hint > 0 && hint < tau)
+		tau = hint;
+	return tau < min_period ? min_period : tau > period ? period : tau;
 }
 
 void recrawl_hist_pack(const struct recrawl_hist *h, unsigned char *out)
