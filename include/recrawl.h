@@ -80,6 +80,33 @@ double recrawl_lambda_step(double lambda, double rate, double limit, double gain
 double recrawl_delay(const struct recrawl_hist *h, double omega, double lambda,
 		     double min_period, double period, double hint);
 
+/* A rate limit (a host's k_i or the crawl's k_0) and its multiplier, moved
+ * once per epoch of RECRAWL_EPOCH_FETCHES fetches at the limit (at least
+ * RECRAWL_EPOCH_MIN seconds): fewer make the count of an epoch too noisy.
+ * The demand of an epoch is the pages that fell due in it (those fetched
+ * plus the growth of the backlog of due, unfetched pages) plus half the
+ * standing backlog, so that a backlog that stays keeps raising λ. */
+#define RECRAWL_EPOCH_FETCHES 25
+#define RECRAWL_EPOCH_MIN 60.0
+#define RECRAWL_GAIN 0.1
+#define RECRAWL_LAMBDA_MIN 1e-3
+#define RECRAWL_LAMBDA_MAX 1e12
+struct recrawl_limit {
+	double lambda;             /* λ, within [RECRAWL_LAMBDA_MIN, RECRAWL_LAMBDA_MAX] */
+	double limit;              /* fetches per second; <= 0: none (λ stays at its floor) */
+	double epoch_end;          /* when the next step is due (0: set at the first tick) */
+	long fetched;              /* fetches under the limit in this epoch */
+	long backlog;              /* due and unfetched at the last step */
+};
+
+/* The epoch of l, seconds. */
+double recrawl_epoch(const struct recrawl_limit *l);
+
+/* At time now, with `backlog` pages due and unfetched under l: steps λ when
+ * the epoch is over and starts the next.  Count fetches in l->fetched.
+ * Returns true when λ stepped. */
+bool recrawl_limit_tick(struct recrawl_limit *l, double now, long backlog);
+
 /* The histogram as a blob of RECRAWL_BLOB_LEN bytes, and back (a shorter
  * blob leaves the missing bins 0). */
 void recrawl_hist_pack(const struct recrawl_hist *h, unsigned char *out);

@@ -168,6 +168,36 @@ double recrawl_delay(const struct recrawl_hist *h, double omega, double lambda,
 	return tau < min_period ? min_period : tau > period ? period : tau;
 }
 
+double recrawl_epoch(const struct recrawl_limit *l)
+{
+	double e = l->limit > 0 ? RECRAWL_EPOCH_FETCHES / l->limit : RECRAWL_EPOCH_MIN;
+
+	return e > RECRAWL_EPOCH_MIN ? e : RECRAWL_EPOCH_MIN;
+}
+
+bool recrawl_limit_tick(struct recrawl_limit *l, double now, long backlog)
+{
+	double e = recrawl_epoch(l), demand;
+
+	if (!l->epoch_end) {
+		l->epoch_end = now + e;
+		l->backlog = backlog;
+		l->fetched = 0;
+	}
+	if (now < l->epoch_end)
+		return false;
+	demand = (l->fetched + backlog - l->backlog + backlog / 2.0) / e;
+	if (demand < 0)
+		demand = 0;
+	l->lambda = l->limit > 0 ? recrawl_lambda_step(l->lambda, demand, l->limit, RECRAWL_GAIN,
+						       RECRAWL_LAMBDA_MIN, RECRAWL_LAMBDA_MAX)
+				 : RECRAWL_LAMBDA_MIN;
+	l->backlog = backlog;
+	l->fetched = 0;
+	l->epoch_end = now + e;
+	return true;
+}
+
 void recrawl_hist_pack(const struct recrawl_hist *h, unsigned char *out)
 {
 	for (int b = 0; b < RECRAWL_BINS; b++) {

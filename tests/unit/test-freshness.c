@@ -3,8 +3,8 @@
  * as Poisson processes of known rates and have known values, crawled under
  * a simulated clock at one fetch per slot.  The fixed Period fetches every
  * page once per Period; the value mode schedules with recrawl_delay() from
- * what its own fetches saw (changed or not) and adapts λ to the slot rate,
- * as the crawler does.  Both spend the same number of fetches; the test
+ * what its own fetches saw (changed or not) and adapts λ to the slot rate
+ * with recrawl_limit_tick(), as the crawler does.  Both spend the same number of fetches; the test
  * prints their value-weighted freshness and the optimum of the convex
  * problem, and fails unless value beats Period.
  */
@@ -25,8 +25,6 @@
 #define PERIOD_FIXED DAY       /* the fixed mode: every page once a day */
 #define MIN_PERIOD 3600.0      /* the value mode's bounds */
 #define MAX_PERIOD (30 * DAY)
-#define EPOCH (6 * 3600.0)     /* λ is updated every 6 simulated hours (25 slots) */
-#define GAIN 0.1
 
 struct page {
 	double delta, omega;       /* the truth */
@@ -121,14 +119,15 @@ static double run_period(long *fetches)
 }
 
 /* One fetch per slot of PERIOD_FIXED / NPAGES: the due page with the
- * earliest due time (the claim order), none when nothing is due. */
+ * earliest due time (the claim order), none when nothing is due.  The
+ * crawl's limit is the slot rate; λ follows it through
+ * recrawl_limit_tick(), as in the crawler. */
 static double run_value(long *fetches, double *lambda_end)
 {
 	struct page p[NPAGES];
 	uint64_t s = 99;
-	double slot = PERIOD_FIXED / NPAGES, k0 = 1 / slot, lambda = 1;
-	long done_epoch = 0, backlog0 = 0;
-	double epoch_end = EPOCH;
+	double slot = PERIOD_FIXED / NPAGES;
+	struct recrawl_limit k0 = { .lambda = 1, .limit = 1 / slot };
 
 	site_make(p, 1);
 	*fetches = 0;
@@ -144,30 +143,20 @@ static double run_value(long *fetches, double *lambda_end)
 			if (p[i].due <= t && (best < 0 || p[i].due < p[best].due))
 				best = i;
 		if (best >= 0) {
-			double iv = t - p[best].last;
+			double iv = t - p[best].last; /* before fetch() moves it */
 
 			recrawl_observe(&p[best].h, iv, fetch(&p[best], t, &s));
-			p[best].due = t + recrawl_delay(&p[best].h, p[best].omega, lambda,
+			p[best].due = t + recrawl_delay(&p[best].h, p[best].omega, k0.lambda,
 							MIN_PERIOD, MAX_PERIOD, 0);
 			(*fetches)++;
-			done_epoch++;
+			k0.fetched++;
 		}
-		if (t + slot < epoch_end)
-			continue;
-		/* The demand of the epoch: the pages that fell due in it (those
-		 * fetched plus the growth of the backlog) and half the backlog,
-		 * so that a standing backlog keeps raising λ. */
 		for (int i = 0; i < NPAGES; i++)
 			backlog += p[i].due <= t;
-		lambda = recrawl_lambda_step(
-			lambda, (done_epoch + backlog - backlog0 + backlog / 2.0) / EPOCH, k0, GAIN,
-			1e-3, 1e12);
-		backlog0 = backlog;
-		done_epoch = 0;
-		epoch_end += EPOCH;
+		recrawl_limit_tick(&k0, t, backlog);
 	}
 	close_out(p);
-	*lambda_end = lambda;
+	*lambda_end = k0.lambda;
 	return weighted(p);
 }
 

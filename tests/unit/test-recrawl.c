@@ -199,6 +199,31 @@ static void test_lambda(void)
 	ok(lam[1] < 0.01 * l0, "host B's multiplier idle: %g", lam[1]);
 }
 
+static void test_tick(void)
+{
+	struct recrawl_limit l = { .lambda = 10, .limit = 1 };
+	double e;
+
+	ok(recrawl_epoch(&l) == 60 && (l.limit = 0.01, recrawl_epoch(&l) == 2500),
+	   "an epoch: 25 fetches at the limit, at least 60 s");
+	e = recrawl_epoch(&l);
+	ok(!recrawl_limit_tick(&l, 1000, 0) && !recrawl_limit_tick(&l, 1000 + e - 1, 0),
+	   "no step inside the epoch");
+	l.fetched = 25;
+	ok(recrawl_limit_tick(&l, 1000 + e, 40) && l.lambda > 10,
+	   "demand over the limit (a backlog grew): lambda rises to %g", l.lambda);
+	l.fetched = 25;
+	ok(recrawl_limit_tick(&l, 1000 + 2 * e, 40) && l.lambda > 10,
+	   "a standing backlog keeps it rising: %g", l.lambda);
+	for (int i = 3; i < 400; i++)
+		recrawl_limit_tick(&l, 1000 + i * e, 0);
+	ok(l.lambda == RECRAWL_LAMBDA_MIN, "no demand: lambda falls to its floor");
+	l.limit = 0;
+	l.lambda = 5;
+	recrawl_limit_tick(&l, 1e9, 100);
+	ok(l.lambda == RECRAWL_LAMBDA_MIN, "no limit: the floor");
+}
+
 int main(void)
 {
 	test_prior();
@@ -207,5 +232,6 @@ int main(void)
 	test_halving();
 	test_value();
 	test_lambda();
+	test_tick();
 	return done_testing();
 }
