@@ -87,7 +87,7 @@ double recrawl_delay(const struct recrawl_hist *h, double omega, double lambda,
  * plus the growth of the backlog of due, unfetched pages) plus half the
  * standing backlog, so that a backlog that stays keeps raising λ. */
 #define RECRAWL_EPOCH_FETCHES 25
-#define RECRAWL_EPOCH_MIN 60.0
+#define RECRAWL_EPOCH_MIN 5.0
 #define RECRAWL_GAIN 0.1
 #define RECRAWL_LAMBDA_MIN 1e-3
 #define RECRAWL_LAMBDA_MAX 1e12

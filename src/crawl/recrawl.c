@@ -161,7 +161,8 @@ double recrawl_lambda_step(double lambda, double rate, double limit, double gain
 double recrawl_delay(const struct recrawl_hist *h, double omega, double lambda,
 		     double min_period, double period, double hint)
 {
-	double tau = recrawl_due(omega, recrawl_delta(h, 1 / min_period, 0.5), lambda);
+	double prior = 1 / (min_period > 1 ? min_period : 1);
+	double tau = recrawl_due(omega, recrawl_delta(h, prior, 0.5), lambda);
 
 	if (hint > 0 && hint < tau)
 		tau = hint;
