@@ -102,8 +102,6 @@ struct doc_cols {
 	char *content_type, *charset, *title, *txt, *keywords, *description;
 };
 
-/* The outcome of one job, waiting in the pending batch to be stored; owns
- * its strings (pending_new(), freed when the batch is stored). */
 /* What recrawl by value needs of an outcome (crawl_recrawl.c). */
 enum rv_kind { RV_NONE, RV_FIRST, RV_SAME, RV_CHANGED };
 struct pending_rv {
@@ -113,6 +111,8 @@ struct pending_rv {
 	const struct conf_server_params *sp;
 };
 
+/* The outcome of one job, waiting in the pending batch to be stored; owns
+ * its strings (pending_new(), freed when the batch is stored). */
 struct pending {
 	struct pending_rv rv;
 	struct db_done d;

@@ -1,8 +1,9 @@
 /* crawl_recrawl.c - recrawl by value in the crawl loop (doc/CRAWL.md,
  * "Recrawl by value"): which outcomes are fetches of a page of a Server
  * with RecrawlMode value, their fetch histories read and written around
- * each stored batch, their next_index_time from the crawl value, and the
- * crawl's multiplier λ_0 held at MaxFetchRate.  The arithmetic is
+ * each stored batch, their next_index_time from the crawl value, the
+ * crawl's multiplier λ_0 held at MaxFetchRate and each host's λ_i at the
+ * rate its politeness delay allows.  The arithmetic is
  * recrawl.c's, the rows db_recrawl.c's; the claims are untouched: they take
  * due URLs by next_index_time, which is the order of value.
  */
@@ -21,11 +22,65 @@
 #include "util.h"
 #include "crawl_int.h"
 
+/* A host's limit, found by site_id in an open-addressing table. */
+struct rv_site {
+	unsigned site_id;            /* 0: an empty slot */
+	struct recrawl_limit k;
+};
+
+/* Sites of a rank's table at most: past it, the table starts afresh (the
+ * multipliers are read back from recrawl_limits). */
+#define RV_SITES_MAX 65536
+
 struct rv_state {
 	struct recrawl_limit k0;     /* the crawl's limit, this rank's share */
+	struct rv_site *sites;       /* nslots (a power of 2), nsites used */
+	size_t nslots, nsites;
 	struct db_recrawl rows[PENDING_MAX];
 	size_t idx[PENDING_MAX];     /* rows[i] is the outcome v[idx[i]] */
 };
+
+static struct rv_site *site_slot(struct rv_site *t, size_t nslots, unsigned site_id)
+{
+	size_t i = (site_id * 2654435761u) & (nslots - 1);
+
+	while (t[i].site_id && t[i].site_id != site_id)
+		i = (i + 1) & (nslots - 1);
+	return &t[i];
+}
+
+/* The limit of host site_id: its λ_i read back the first time (the floor
+ * when none is stored: a host does not bind until its backlog shows it). */
+static struct recrawl_limit *site_limit(struct crawl *cr, unsigned site_id)
+{
+	struct rv_state *rv = cr->rv;
+	struct rv_site *s;
+	double lambda = RECRAWL_LAMBDA_MIN;
+
+	if (2 * (rv->nsites + 1) > rv->nslots) {
+		bool reset = rv->nsites >= RV_SITES_MAX;
+		size_t n = reset ? rv->nslots : rv->nslots ? 2 * rv->nslots : 64;
+		struct rv_site *t = xcalloc(n, sizeof(*t));
+
+		for (size_t i = 0; i < rv->nslots && !reset; i++)
+			if (rv->sites[i].site_id)
+				*site_slot(t, n, rv->sites[i].site_id) = rv->sites[i];
+		if (reset)
+			rv->nsites = 0;
+		free(rv->sites);
+		rv->sites = t;
+		rv->nslots = n;
+	}
+	s = site_slot(rv->sites, rv->nslots, site_id);
+	if (!s->site_id) {
+		s->site_id = site_id;
+		rv->nsites++;
+		if (db_recrawl_lambda_get(cr->db, site_id, &lambda) < 0 || !(lambda > 0))
+			lambda = RECRAWL_LAMBDA_MIN;
+		s->k.lambda = lambda;
+	}
+	return &s->k;
+}
 
 int rv_open(struct crawl *cr)
 {
@@ -48,6 +103,8 @@ int rv_open(struct crawl *cr)
 
 void rv_close(struct crawl *cr)
 {
+	if (cr->rv)
+		free(cr->rv->sites);
 	free(cr->rv);
 	cr->rv = NULL;
 }
@@ -83,6 +140,27 @@ static double page_omega(const struct crawl *cr, const struct pending *p)
 	if (cr->o->page_value)
 		w = cr->o->page_value(cr->o->page_value_arg, p->d.url_id);
 	return w > 0 ? w : 1;
+}
+
+/* λ_i of the host of outcome p: its rate is 1/(MinDelay raised by
+ * Crawl-delay), as the fetcher spaces its requests; none when that is 0.
+ * The backlog is the site's due URLs. */
+static struct recrawl_limit *site_tick(struct crawl *cr, const struct pending *p)
+{
+	struct recrawl_limit *k = site_limit(cr, p->site_id);
+	struct held *h = held_find(cr, p->site_id);
+	double delay = h ? h->delay : p->rv.sp->min_delay, now = (double)time(NULL);
+	long due;
+
+	k->limit = delay > 0 ? 1 / delay : 0;
+	k->fetched++;
+	if (k->epoch_end && now < k->epoch_end)
+		return k;
+	due = db_site_due(cr->db, p->site_id, 100000);
+	if (due >= 0 && recrawl_limit_tick(k, now, due) &&
+	    db_recrawl_lambda_put(cr->db, p->site_id, k->lambda))
+		warning("recrawl by value: lambda of site %u not stored", p->site_id);
+	return k;
 }
 
 /* λ_0: this rank's share of MaxFetchRate against its fetches and the due
@@ -124,14 +202,15 @@ int rv_batch(struct crawl *cr, struct pending *v, size_t n)
 		struct pending *p = &v[rv->idx[k]];
 		const struct conf_server_params *sp = p->rv.sp;
 		struct recrawl_hist h = { row->fetches, row->changes, row->unchanged_secs, { 0 } };
-		double period = (double)(sp->period > 0 ? sp->period : 7 * 86400), tau;
+		double period = (double)(sp->period > 0 ? sp->period : 7 * 86400), tau, lambda;
 
 		recrawl_hist_unpack(&h, row->hist, row->hist_len);
 		if (p->rv.kind != RV_FIRST)
 			recrawl_observe(&h, (double)p->rv.interval, p->rv.kind == RV_CHANGED);
 		row->omega = page_omega(cr, p);
 		row->delta = recrawl_delta(&h, 1.0 / (sp->min_period > 1 ? sp->min_period : 1), 0.5);
-		tau = recrawl_delay(&h, row->omega, rv->k0.lambda, (double)sp->min_period, period,
+		lambda = rv->k0.lambda + site_tick(cr, p)->lambda;
+		tau = recrawl_delay(&h, row->omega, lambda, (double)sp->min_period, period,
 				    p->rv.hint >= 0 ? (double)(p->rv.hint > 0 ? p->rv.hint : 1) : 0);
 		p->d.next_index_time = now + (long)ceil(tau);
 		row->fetches = h.fetches;

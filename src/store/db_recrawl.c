@@ -121,3 +121,17 @@ int db_recrawl_lambda_put(struct db *db, unsigned site_id, double lambda)
 		 " ON DUPLICATE KEY UPDATE lambda = VALUES(lambda)", site_id, lambda);
 	return sql_run(db, q, NULL) ? -1 : 0;
 }
+
+long db_site_due(struct db *db, unsigned site_id, long cap)
+{
+	char q[256];
+	long long v = 0;
+	bool found;
+
+	snprintf(q, sizeof(q), "SELECT COUNT(*) FROM (SELECT 1 FROM urlword FORCE INDEX (site_claim)"
+		 " WHERE site_id = %u AND deleted = 0 AND next_index_time <= UNIX_TIMESTAMP()"
+		 " LIMIT %ld) t", site_id, cap);
+	if (sql_row(db, q, &v, 1, &found))
+		return -1;
+	return (long)v;
+}

@@ -16,9 +16,10 @@ T=$(tmp_dir)
 
 # hi/ is worth much, lo/ little; lo/cc/ answers with Cache-Control:
 # max-age=3600, lo/ex/ with an Expires three hours ahead; per/ keeps Period;
-# many/ has 24 pages for the rate test.
+# tree/ is a binary tree of 63 pages for the rate test: each fetch finds two
+# new URLs, so URLs fall due faster than a polite crawl fetches them.
 site=$T/site
-mkdir -p "$site/hi" "$site/lo/cc" "$site/lo/ex" "$site/per" "$site/many"
+mkdir -p "$site/hi" "$site/lo/cc" "$site/lo/ex" "$site/per" "$site/tree"
 page() { printf '<html><head><title>%s</title></head><body>%s</body></html>\n' "$2" "$3" >"$site/$1"; }
 page hi/index.html hi '<a href="a.html">a</a>'
 page hi/a.html hia 'hiword'
@@ -30,8 +31,10 @@ page lo/cc/x.html x 'cachedword'
 page lo/ex/y.html y 'expiresword'
 page per/index.html per '<a href="p.html">p</a>'
 page per/p.html p 'periodword'
-page many/index.html many "$(for i in $(seq -w 1 24); do printf '<a href="m%s.html">m</a> ' "$i"; done)"
-for i in $(seq -w 1 24); do page "many/m$i.html" "m$i" "manyword$i"; done
+page tree/index.html tree '<a href="t1.html">t</a>'
+for i in $(seq 1 63); do
+	page "tree/t$i.html" "t$i" "treeword$i <a href=\"t$((2 * i)).html\">l</a> <a href=\"t$((2 * i + 1)).html\">r</a>"
+done
 expires=$(LC_ALL=C date -u -d '+3 hours' '+%a, %d %b %Y %H:%M:%S GMT')
 cat >"$T/site.conf" <<EOF
 location /lo/cc/ { add_header Cache-Control "max-age=3600"; }
@@ -87,11 +90,17 @@ tap_is "$(due v hi/a.html)" 2592000 "lambda_0 from recrawl_limits: a high one pu
 tap_ok "$(SQL "SELECT delta > 0 AND omega = 100 FROM recrawl r JOIN urlword u USING (url_id)
 	WHERE u.url = '$base/hi/a.html'" v)" "the estimate and the value are kept for administrators"
 
-# MaxFetchRate: λ_0 steps every 25 fetches at the limit (at least 5 s);
-# the crawl (about 2 pages/s) stays under 5 pages/s, so λ_0 falls from 1,
-# but not to its floor (where it goes without a limit).
-crawl r "MinDelay 0.4" "RecrawlMode value" "MaxFetchRate 5" "Server $base/many/"
-tap_is "$rc" 0 "a crawl with MaxFetchRate exits 0"
-tap_ok "$(SQL "SELECT lambda < 1 AND lambda > 0.1 FROM recrawl_limits WHERE site_id = 0" r)" \
-	"MaxFetchRate: lambda_0 fell below 1 and was stored ($(SQL "SELECT lambda FROM recrawl_limits" r))"
+# The multipliers step every 25 fetches at their limit (at least 5 s): the
+# host's at 1/MinDelay = 4 pages/s, the crawl's at MaxFetchRate 3.  URLs fall
+# due at about twice the fetch rate, so both rise: λ_0 from 1, λ_i from its
+# floor (where a host with no delay, and a crawl with no MaxFetchRate, stay).
+crawl r "MinDelay 0.25" "RecrawlMode value" "MaxFetchRate 3" "Server $base/tree/"
+tap_is "$rc" 0 "a crawl with MaxFetchRate and MinDelay exits 0"
+tap_is "$(SQL "SELECT COUNT(*) FROM urlword WHERE status = 200" r)" 64 "the whole tree fetched"
+site_id=$(SQL "SELECT site_id FROM urlword WHERE url = '$base/tree/'" r)
+tap_diag "recrawl_limits: $(SQL "SELECT CONCAT(site_id, '=', lambda) FROM recrawl_limits" r | tr '\n' ' ')"
+tap_ok "$(SQL "SELECT lambda > 1 FROM recrawl_limits WHERE site_id = 0" r)" \
+	"MaxFetchRate: lambda_0 rose above 1 and was stored"
+tap_ok "$(SQL "SELECT lambda > 0.001 FROM recrawl_limits WHERE site_id = $site_id" r)" \
+	"MinDelay: the host's lambda rose from its floor and was stored"
 tap_done
