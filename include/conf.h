@@ -64,6 +64,10 @@ struct conf_server_params {
 	bool path_scope;          /* ServerScope path (site): a Server admits only the
 	                           * URLs under its directory, not its whole site */
 	long tag;                 /* Tag (0): urlword.tag of the URLs, for --tag */
+	bool recrawl_value;       /* RecrawlMode value (period): doc/CRAWL.md, "Recrawl
+	                           * by value" */
+	long min_period;          /* MinPeriod, seconds (1h): value mode's lower bound */
+	double page_value;        /* PageValue (0 = from PageRank) */
 	char *charset;            /* Charset (NULL = detect) */
 	char *proxy;              /* Proxy host[:port] (NULL = direct) */
 };
@@ -119,6 +123,8 @@ struct conf {
 	bool delete_no_server;    /* DeleteNoServer (yes) */
 	long address_expiry;      /* AddressExpiry seconds (1h) */
 	long next_doc_limit;      /* NextDocLimit: URLs in hand per rank at most (0 = automatic) */
+	double max_fetch_rate;    /* MaxFetchRate: pages/s of the crawl for the value mode
+	                           * (0 = no limit) */
 	/* cluster (mpseek additions) */
 	long db_connections;      /* DBConnectionsPerRank (2): 2+ = a store thread */
 	long claim_batch;         /* ClaimBatchSize (0 = balance automatically) */

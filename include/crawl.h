@@ -26,6 +26,11 @@ struct crawl_opts {
 	double max_seconds;   /* stop claiming after this long (0 = no limit) */
 	int rank;             /* this rank, for claims and the delta file */
 	const struct crawl_hooks *hooks; /* NULL: alone, stop when nothing is due */
+	/* Recrawl by value (doc/CRAWL.md): the value ω of a URL from the live
+	 * generation's PageRank, 1 for the mean ranked page, <= 0 when not
+	 * ranked; NULL: every page of a Server without PageValue is worth 1. */
+	double (*page_value)(void *arg, unsigned url_id);
+	void *page_value_arg;
 };
 
 struct crawl_totals {

@@ -284,6 +284,32 @@ struct db_queue {
 /* Returns 0 or -1. */
 int db_queue_state(struct db *db, struct db_queue *q);
 
+/* --- recrawl by value (doc/CRAWL.md, "Recrawl by value") ----------------
+ *
+ * A URL's fetch history in table recrawl: what src/crawl/recrawl.c keeps
+ * (hist: its histogram blob, at most 128 bytes), and the last estimate of
+ * the change rate and the value it was scheduled with. */
+struct db_recrawl {
+	unsigned url_id;
+	uint32_t fetches, changes;
+	double unchanged_secs;
+	unsigned char hist[128];
+	size_t hist_len;
+	double delta, omega;
+};
+/* Fill rows[0..n) (url_id set by the caller) from table recrawl; a URL with
+ * no row gets an empty history.  Returns 0 or -1. */
+int db_recrawl_get(struct db *db, struct db_recrawl *rows, size_t n);
+/* Write rows[0..n) (insert or replace).  Returns 0 or -1. */
+int db_recrawl_put(struct db *db, const struct db_recrawl *rows, size_t n);
+/* The multiplier of a rate limit (site_id 0: the crawl's): 1 and *lambda
+ * when stored, 0 when not, -1 on error; and its update (0 or -1). */
+int db_recrawl_lambda_get(struct db *db, unsigned site_id, double *lambda);
+int db_recrawl_lambda_put(struct db *db, unsigned site_id, double lambda);
+/* Due URLs of a site now (not deleted, next_index_time passed), counted up
+ * to cap, through index site_claim.  Returns the count or -1. */
+long db_site_due(struct db *db, unsigned site_id, long cap);
+
 /* --- for dbserver.c: the embedded server, as root over its socket ------- */
 
 /* 1 if a server accepts root on unix socket `socket_path` right now, else 0

@@ -114,6 +114,9 @@ struct fetch_result {
 	const char *content_encoding;
 	long retry_after;          /* seconds (delta or HTTP-date), -1 absent or
 	                            * unparsable */
+	long fresh_for;            /* seconds the response stays fresh: Cache-Control
+	                            * max-age, else Expires - now (0 if past or
+	                            * invalid); -1 when neither is given */
 	int64_t content_length;    /* -1 absent */
 	/* The decoded body, NUL-terminated, at most max_size bytes.  The callback
 	 * may keep it: buf_detach(&r->body, &len) hands over the malloc'd bytes. */

@@ -108,6 +108,33 @@ CREATE TABLE IF NOT EXISTS urlword (
 	KEY clones (origin, site_id, crc(8))
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 
+-- Recrawl by value (version 3; doc/CRAWL.md, "Recrawl by value"): the
+-- fetch history of a URL of a Server with RecrawlMode value, a bounded
+-- summary for the estimate of its change rate: intervals observed, those
+-- with a change (MD5 differs), the sum of the unchanged intervals (seconds)
+-- and the changed ones as a histogram (64 counts of 2 bytes LE, bins a
+-- factor sqrt 2 wide from 1 s); delta is the last estimate (changes/s)
+-- and omega the value it was scheduled with, for administrators.
+CREATE TABLE IF NOT EXISTS recrawl (
+	url_id int unsigned NOT NULL,
+	fetches int unsigned NOT NULL DEFAULT 0,
+	changes int unsigned NOT NULL DEFAULT 0,
+	unchanged_secs double NOT NULL DEFAULT 0,
+	hist varbinary(128) NOT NULL DEFAULT '',
+	delta double NOT NULL DEFAULT 0,
+	omega double NOT NULL DEFAULT 0,
+	PRIMARY KEY (url_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+
+-- The multipliers of the value mode's rate limits: site_id 0 is the
+-- crawl's (MaxFetchRate), kept across runs so that a new job starts where
+-- the last one settled.
+CREATE TABLE IF NOT EXISTS recrawl_limits (
+	site_id int unsigned NOT NULL,
+	lambda double NOT NULL DEFAULT 0,
+	PRIMARY KEY (site_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+
 -- sites.next_due follows every urlword row that becomes due sooner (see the
 -- sites table): one primary-key lookup of the site per row written, no
 -- lock unless next_due must come down.  A single statement each, so that

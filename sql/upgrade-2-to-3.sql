@@ -1,6 +1,6 @@
 -- upgrade-2-to-3.sql - schema version 2 to 3 (sql/README, "Upgrades").
 --
--- Version 3 adds two columns to sites.
+-- Version 3 adds two columns to sites and two tables for recrawl by value.
 --
 -- sites.scope keeps a digest of the site's scope as its Server lines gave it
 -- at the last crawl, so that a Server line that widens or narrows a site
@@ -18,6 +18,10 @@
 -- carry (one pass over urlword); every seeding sets it from the config from
 -- then on.
 --
+-- recrawl and recrawl_limits hold the fetch history and the rate multipliers
+-- of the URLs of Servers with RecrawlMode value (doc/CRAWL.md, "Recrawl by
+-- value"); they start empty (a URL's history starts at its next fetch).
+--
 -- Stop every mpseek program that uses the database, back it up, then:
 --     mariadb mpseek < sql/upgrade-2-to-3.sql
 ALTER TABLE sites ADD COLUMN IF NOT EXISTS scope char(32) CHARACTER SET ascii NOT NULL DEFAULT ''
@@ -27,4 +31,19 @@ ALTER TABLE sites ADD COLUMN IF NOT EXISTS tag int NOT NULL DEFAULT 0,
 UPDATE sites s SET s.tag = COALESCE((SELECT IF(MIN(u.tag) = MAX(u.tag), MIN(u.tag), -1)
 	FROM urlword u FORCE INDEX (site_claim)
 	WHERE u.site_id = s.site_id AND u.deleted = 0), 0);
+CREATE TABLE IF NOT EXISTS recrawl (
+	url_id int unsigned NOT NULL,
+	fetches int unsigned NOT NULL DEFAULT 0,
+	changes int unsigned NOT NULL DEFAULT 0,
+	unchanged_secs double NOT NULL DEFAULT 0,
+	hist varbinary(128) NOT NULL DEFAULT '',
+	delta double NOT NULL DEFAULT 0,
+	omega double NOT NULL DEFAULT 0,
+	PRIMARY KEY (url_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+CREATE TABLE IF NOT EXISTS recrawl_limits (
+	site_id int unsigned NOT NULL,
+	lambda double NOT NULL DEFAULT 0,
+	PRIMARY KEY (site_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 UPDATE mpseek_meta SET value = '3' WHERE name = 'schema_version';

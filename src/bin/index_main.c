@@ -619,6 +619,34 @@ static int job_setup(const struct options *o, const struct conf *c, struct db **
 	return rc;
 }
 
+/* Recrawl by value: a page's PageRank in the live generation, 1 for the
+ * mean ranked page (doc/CRAWL.md, "Recrawl by value"). */
+static double ranked_value(void *arg, unsigned url_id)
+{
+	const struct ranks *r = arg;
+
+	return ranks_get(r, url_id) * (double)ranks_meta(r)->n_nodes;
+}
+
+/* The live generation's ranks when a Server recrawls by value without a
+ * PageValue, else NULL (close with ranks_close()). */
+static struct ranks *value_ranks(const struct conf *c)
+{
+	struct ranks *r = NULL;
+	bool want = c->defaults.recrawl_value && !(c->defaults.page_value > 0);
+	char *dir;
+
+	for (size_t i = 0; i < c->n_servers; i++)
+		want |= c->servers[i].p.recrawl_value && !(c->servers[i].p.page_value > 0);
+	if (!want)
+		return NULL;
+	dir = xasprintf("%s/index/current", c->data_dir);
+	if (ranks_open(dir, &r, NULL) != 1)
+		r = NULL;
+	free(dir);
+	return r;
+}
+
 /* The job: setup -> crawl (cluster-coordinated) -> merge -> PageRank ->
  * publish.  Every step is agreed by all ranks before the next. */
 static int run_index(const struct options *o, const struct conf *c)
@@ -636,8 +664,14 @@ static int run_index(const struct options *o, const struct conf *c)
 			.max_seconds = o->max_seconds,
 			.rank = cluster_rank(),
 		};
+		struct ranks *vr = value_ranks(c);
 
+		if (vr) {
+			co.page_value = ranked_value;
+			co.page_value_arg = vr;
+		}
 		rc = cluster_crawl(c, db, &co);
+		ranks_close(vr);
 	}
 	/* Then all ranks merge what they wrote and rank the pages (-D: only
 	 * that); -K and --pagerank-dir: PageRank alone. */

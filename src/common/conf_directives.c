@@ -72,6 +72,8 @@ static int d_daemon(struct parser *p, const struct directive *d, int argc, char 
 static int d_errtext(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_pagerank(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_ranking(struct parser *p, const struct directive *d, int argc, char **argv);
+static int d_recrawl(struct parser *p, const struct directive *d, int argc, char **argv);
+static int d_rate(struct parser *p, const struct directive *d, int argc, char **argv);
 
 /* The vocabulary, ASPseek's names with mpseek's own.  A name may appear twice
  * with different kinds (Clones is a crawl switch in mpseek.conf and a display
@@ -113,6 +115,7 @@ const struct directive conf_directives[] = {
 	BOOL("DeleteNoServer", IDX, C(delete_no_server), 1),
 	TIME("AddressExpiry", IDX, C(address_expiry), HOUR, 0, 30 * DAY),
 	LONG("NextDocLimit", IDX, C(next_doc_limit), 0, 0, 1000000),
+	FNW("MaxFetchRate", IDX, NOWHERE, 0, d_rate, NULL),
 	LONG("DBConnectionsPerRank", IDX, C(db_connections), 2, 1, 64),
 	LONG("ClaimBatchSize", IDX, C(claim_batch), 0, 0, 100000),
 	LONG("IndexThreads", IDX, C(index_threads), 2, 0, 64),
@@ -167,6 +170,9 @@ const struct directive conf_directives[] = {
 	FN("Proxy", IDX, 0, 1, d_proxy),
 	FN("AuthBasic", IDX, 1, 1, d_authbasic),
 	FN("ServerScope", IDX, 1, 1, d_scope),
+	FN("RecrawlMode", IDX, 1, 1, d_recrawl),
+	TIME("MinPeriod", IDX, P(min_period), HOUR, 0, 10 * YEAR),
+	FNW("PageValue", IDX, NOWHERE, 1, d_rate, NULL),
 
 	/* searchd.conf */
 	LONG("Port", SRD, C(port), DEFAULT_SEARCHD_PORT, 1, 65535),
@@ -788,6 +794,41 @@ static int d_pagerank(struct parser *p, const struct directive *d, int argc, cha
 					 argv[0]);
 		p->c->pagerank_tolerance = v;
 	}
+	return 0;
+}
+
+/* RecrawlMode period|value (doc/CRAWL.md, "Recrawl by value"). */
+static int d_recrawl(struct parser *p, const struct directive *d, int argc, char **argv)
+{
+	UNUSED(d);
+	UNUSED(argc);
+	if (!ascii_casecmp(argv[0], "period"))
+		p->cur.recrawl_value = false;
+	else if (!ascii_casecmp(argv[0], "value"))
+		p->cur.recrawl_value = true;
+	else
+		return conf_perr(p, "RecrawlMode wants period or value");
+	return 0;
+}
+
+/* MaxFetchRate (pages/s of the crawl) and PageValue (of a Server's pages):
+ * a decimal number >= 0, at most 1e6; 0 = none / from PageRank. */
+static int d_rate(struct parser *p, const struct directive *d, int argc, char **argv)
+{
+	char *end;
+	double v;
+
+	UNUSED(argc);
+	errno = 0;
+	v = strtod(argv[0], &end);
+	if (errno || end == argv[0] || *end || !isfinite(v))
+		return conf_perr(p, "%s wants a number, not \"%.80s\"", d->name, argv[0]);
+	if (!(v >= 0 && v <= 1e6))
+		return conf_perr(p, "%s %.80s out of range (0 to 1000000)", d->name, argv[0]);
+	if (d->def == 0)
+		p->c->max_fetch_rate = v;
+	else
+		p->cur.page_value = v;
 	return 0;
 }
 

@@ -183,6 +183,8 @@ static int crawl_open(struct crawl *cr)
 		if (!cr->pl || (c->db_connections >= 2 && !(cr->st = storer_new(cr))))
 			rc = -1;
 	}
+	if (!rc)
+		rc = rv_open(cr);
 out:
 	buf_free(&err);
 	return rc;
@@ -394,6 +396,7 @@ static int crawl_close(struct crawl *cr)
 	storer_wait(cr);
 	storer_free(cr->st);
 	pipeline_free(cr->pl);
+	rv_close(cr);
 	fetcher_free(cr->f);
 	if (cr->dw && delta_close(cr->dw))
 		rc = -1;

@@ -52,6 +52,7 @@ static void commit_no_doc(struct crawl *cr, struct job *j, const struct fetch_re
 		cr->t->unchanged++;
 		p = pending_new(cr, j);
 		p->d.status = 200;
+		rv_note(p, j, r, false);
 	}
 	job_done(cr, j);
 }
@@ -107,6 +108,7 @@ static struct pending *commit_doc_row(struct crawl *cr, struct job *j,
 	p->doc.words = p->words;
 	p->d.doc_op = DB_DOC_PUT;
 	p->d.doc = NULL;
+	rv_note(p, j, r, !j->row.crc[0] || strcmp(j->row.crc, a->crc) != 0);
 	return p;
 }
 
@@ -311,9 +313,14 @@ static void page_result(struct crawl *cr, struct job *j, struct fetch_result *r,
 	}
 	cr->t->fetched++;
 	if (st == 304) {
+		struct pending *p;
+
 		info("%s: 304 not modified", j->row.url);
 		cr->t->unchanged++;
-		finish_status(cr, j, j->row.status == 200 ? 200 : 304, 0);
+		p = pending_new(cr, j);
+		p->d.status = j->row.status == 200 ? 200 : 304;
+		rv_note(p, j, r, false);
+		job_done(cr, j);
 		return;
 	}
 	if (st == 301 || st == 302 || st == 303 || st == 307 || st == 308) {

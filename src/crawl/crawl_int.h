@@ -102,9 +102,19 @@ struct doc_cols {
 	char *content_type, *charset, *title, *txt, *keywords, *description;
 };
 
+/* What recrawl by value needs of an outcome (crawl_recrawl.c). */
+enum rv_kind { RV_NONE, RV_FIRST, RV_SAME, RV_CHANGED };
+struct pending_rv {
+	enum rv_kind kind;           /* RV_NONE: scheduled by Period as usual */
+	long interval;               /* seconds since the previous fetch (RV_SAME, RV_CHANGED) */
+	long hint;                   /* fetch_result.fresh_for, -1 = none */
+	const struct conf_server_params *sp;
+};
+
 /* The outcome of one job, waiting in the pending batch to be stored; owns
  * its strings (pending_new(), freed when the batch is stored). */
 struct pending {
+	struct pending_rv rv;
 	struct db_done d;
 	struct db_doc doc;
 	unsigned site_id;
@@ -293,6 +303,8 @@ struct crawl {
 	double links_seconds;        /* wall time inserting links (in store_seconds) */
 	struct crawl_advice adv;     /* the coordinator's last word */
 	uint64_t links_gen;          /* link batches stored (site.nurls is re-read after one) */
+	struct rv_state *rv;         /* recrawl by value (crawl_recrawl.c), NULL when no
+	                              * Server has RecrawlMode value */
 };
 
 /* ---- small helpers every room uses ------------------------------------------ */
@@ -475,6 +487,20 @@ void note_redirect(struct crawl *cr, const struct job *j, unsigned target);
 void result_commit(struct crawl *cr, struct fetch_result *r, struct analysis *a);
 /* Does result r of job j carry a body for analyse_page()? */
 bool needs_analysis(const struct job *j, const struct fetch_result *r);
+
+/* ---- crawl_recrawl.c: recrawl by value ------------------------------------------ */
+
+/* cr->rv when some Server has RecrawlMode value (λ_0 read back from the
+ * database), else NULL.  0 or -1. */
+int rv_open(struct crawl *cr);
+void rv_close(struct crawl *cr);
+/* Outcome p of job j (response r) is a fetch of a page: with RecrawlMode
+ * value, mark it for rv_batch(), `changed` telling whether its MD5 moved. */
+void rv_note(struct pending *p, struct job *j, const struct fetch_result *r, bool changed);
+/* Before the batch v[0..n) is stored: the marked outcomes' fetch histories
+ * updated, their next_index_time set by value, λ_0 stepped when due.  A
+ * database error is logged and leaves Period's times (0 or -1). */
+int rv_batch(struct crawl *cr, struct pending *v, size_t n);
 
 /* ---- crawl_claim.c: claims ------------------------------------------------------ */
 

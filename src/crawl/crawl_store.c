@@ -545,6 +545,8 @@ int pending_flush(struct crawl *cr)
 
 	if (!cr->npend)
 		return 0;
+	if (cr->rv)
+		rv_batch(cr, cr->pend, cr->npend);
 	ts = now_monotonic();
 	rc = delta_sync(cr->dw);
 	cr->sync_seconds += now_monotonic() - ts;

@@ -44,10 +44,11 @@
 #define FD_RESERVE          256
 
 /* The response headers a result carries (fetch.h struct fetch_result). */
-enum { HV_CTYPE, HV_LASTMOD, HV_ETAG, HV_LOCATION, HV_CENC, HV_RETRY, HV_CLEN, HV_N };
+enum { HV_CTYPE, HV_LASTMOD, HV_ETAG, HV_LOCATION, HV_CENC, HV_RETRY, HV_CLEN, HV_EXPIRES,
+       HV_CACHECTL, HV_N };
 static const char *const hv_names[HV_N] = {
 	"Content-Type", "Last-Modified", "ETag", "Location", "Content-Encoding",
-	"Retry-After", "Content-Length",
+	"Retry-After", "Content-Length", "Expires", "Cache-Control",
 };
 
 struct host;
@@ -450,6 +451,7 @@ int fetcher_add(struct fetcher *f, const struct fetch_req *r)
 	x->res.head = r->head;
 	x->res.reason = "";
 	x->res.retry_after = -1;
+	x->res.fresh_for = -1;
 	x->res.content_length = -1;
 
 	if (host_key_of(x->url, key, sizeof key, why, sizeof why)) {
@@ -586,6 +588,39 @@ static long parse_retry_after(const char *v)
 	t = curl_getdate(v, NULL);
 	if (t == (time_t)-1)
 		return -1;
+	t -= time(NULL);
+	return t < 0 ? 0 : t > 999999999L ? 999999999L : (long)t;
+}
+
+/* How long the response says it stays fresh (RFC 9111 §4.2.1): the
+ * max-age of Cache-Control when there is one (it overrides Expires), else
+ * Expires less now; -1 when neither is given or parses. */
+static long parse_fresh_for(const char *cache_control, const char *expires)
+{
+	const char *p = cache_control;
+	time_t t;
+
+	while (p && *p) {
+		p += strspn(p, " \t,");
+		if (!ascii_ncasecmp(p, "max-age=", 8)) {
+			long v = 0;
+			size_t n;
+
+			p += 8;
+			p += *p == '"';
+			n = strspn(p, "0123456789");
+			for (size_t i = 0; i < n && v < 999999999L; i++)
+				v = v * 10 + (p[i] - '0');
+			if (n)
+				return v < 999999999L ? v : 999999999L;
+		}
+		p += strcspn(p, ",");
+	}
+	if (!expires || !*expires)
+		return -1;
+	t = curl_getdate(expires, NULL);
+	if (t == (time_t)-1)
+		return 0; /* RFC 9111 §5.3: an invalid date means already expired */
 	t -= time(NULL);
 	return t < 0 ? 0 : t > 999999999L ? 999999999L : (long)t;
 }
@@ -843,6 +878,7 @@ static void collect_info(struct xfer *x)
 	r->location = x->hv[HV_LOCATION];
 	r->content_encoding = x->hv[HV_CENC];
 	r->retry_after = parse_retry_after(x->hv[HV_RETRY]);
+	r->fresh_for = parse_fresh_for(x->hv[HV_CACHECTL], x->hv[HV_EXPIRES]);
 	if (x->hv[HV_CLEN]) {
 		long cl;
 		if (!parse_long(x->hv[HV_CLEN], 0, LONG_MAX, &cl))

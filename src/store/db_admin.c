@@ -255,6 +255,13 @@ static int delete_body(struct db *db, void *arg)
 		add_id_list(&d->sql, del.v, del.n);
 		rc = sql_run(db, buf_str(&d->sql), NULL);
 	}
+	if (!rc && del.n) {
+		/* The fetch history of recrawl by value goes with its URL. */
+		buf_reset(&d->sql);
+		buf_adds(&d->sql, "DELETE FROM recrawl WHERE url_id");
+		add_id_list(&d->sql, del.v, del.n);
+		rc = sql_run(db, buf_str(&d->sql), NULL);
+	}
 	for (int t = 0; !rc && del.n && t < DB_DOC_TABLES; t++) {
 		size_t m = 0;
 
