@@ -6,7 +6,8 @@
 # index holds every page fetched); a restart under mpseek-run -np 2 picks up
 # a new page, and SIGTERM to mpseek-run stops it cleanly; a SIGTERM in the
 # middle of a round publishes what the round fetched, and the restart
-# fetches the rest; PublishInterval and PublishPages end rounds.
+# fetches the rest; PublishInterval and PublishPages end rounds.  The
+# systemd units pass systemd-analyze verify.
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 idx="$builddir/mpseek-index"
@@ -204,4 +205,24 @@ tap_is "$(lost)" "" "nothing was lost over four runs and three kinds of stop"
 kill -TERM "$SD_PID"
 wait "$SD_PID" 2>/dev/null
 
+# ---- the systemd units, with the paths of this tree
+if command -v systemd-analyze >/dev/null 2>&1; then
+	mkdir -p "$T/units" "$T/share/mpseek"
+	ln -s "$srcdir/mpi-scripts" "$T/share/mpseek/mpi-scripts"
+	for u in mpseek-db mpseek-searchd mpseek-crawl; do
+		sed -e "s|@bindir@|$(cd "$builddir" && pwd)|g" -e "s|@pkgdatadir@|$T/share/mpseek|g" \
+			-e "s|@sysconfdir@|$T|g" -e "s|@docdir@|$srcdir/doc|g" \
+			"$srcdir/etc/systemd/$u.service.in" >"$T/units/$u.service"
+	done
+	cp "$T/sd.conf" "$T/searchd.conf"
+	out=$(cd "$T/units" && SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no \
+		./mpseek-db.service ./mpseek-searchd.service ./mpseek-crawl.service 2>&1 |
+		grep -v -e 'Failed to .* bus' -e '^$')
+	tap_is "$out" "" "systemd-analyze verify accepts the three units"
+	tap_ok "$(grep -q -- '--continuous' "$T/units/mpseek-crawl.service" &&
+		grep -q '^KillMode=mixed' "$T/units/mpseek-crawl.service" && echo 1)" \
+		"the crawl unit runs --continuous and signals mpseek-run alone"
+else
+	tap_skip 2 "systemd-analyze not found"
+fi
 tap_done
