@@ -171,8 +171,10 @@ page index.html Home "homeword" a.html b.html c.html "${links[@]}"
 # publishes every 4 s on the way.
 sed -i 's/^MinDelay 0$/MinDelay 1/; s/^PublishInterval 3$/PublishInterval 4/' "$conf"
 cont three "$idx" --continuous -t 100
-for i in $(seq 150); do
-	[ "$(SQL "SELECT COUNT(*) FROM urlword WHERE url LIKE '%/p_.html' AND status = 200")" -ge 2 ] && break
+# Stopped once PublishInterval ended a round and two new pages are in.
+for i in $(seq 200); do
+	grep -q 'time limit of 4 s reached' "$T/three.log" &&
+		[ "$(SQL "SELECT COUNT(*) FROM urlword WHERE url LIKE '%/p_.html' AND status = 200")" -ge 2 ] && break
 	sleep 0.1
 done
 kill -TERM "$CPID"
