@@ -97,8 +97,8 @@ struct cluster_job *cluster_job_begin(const struct conf *c);
 void cluster_job_end(const struct conf *c, struct cluster_job *j);
 
 struct cluster_round {
-	long pages;     /* fetched by all ranks in the round */
-	bool stopped;   /* a stop was asked (-E, a signal at any rank) */
+	long pages;   /* fetched by all ranks in the round */
+	bool stopped; /* a stop was asked (-E, a signal at any rank) */
 };
 /* One round: cluster_crawl() inside a job's scope; o->max_docs and
  * o->max_seconds bound the round (PublishPages, PublishInterval).  *r is
@@ -110,8 +110,12 @@ int cluster_crawl_round(const struct conf *c, struct db *db, const struct crawl_
  * once a second and logs when the next one is), a stop is asked at any rank,
  * or the monotonic deadline passes (0: none).  Collective.  Returns one of
  * these, or -1 when the database failed. */
-enum { CLUSTER_WAKE_DUE = 1, CLUSTER_WAKE_LIMIT = 2, CLUSTER_WAKE_FAILED = 3,
-       CLUSTER_WAKE_STOP = 4 };
+enum {
+	CLUSTER_WAKE_DUE = 1,
+	CLUSTER_WAKE_LIMIT = 2,
+	CLUSTER_WAKE_FAILED = 3,
+	CLUSTER_WAKE_STOP = 4
+};
 int cluster_wait_due(struct db *db, double deadline);
 
 /* mpseek-index -E: ask the crawl running on DataDir (its rank 0) to stop

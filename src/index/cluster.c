@@ -1114,8 +1114,8 @@ static int wait_look(struct db *db, long long *shown, double *said)
 	if (when != *shown || now_monotonic() - *said >= 60.0) {
 		if (n > 0)
 			db_due_text(when, due, sizeof(due));
-		info("progress: waiting: nothing is due; %s%s", n > 0 ? "the next URL is due " :
-		     "no live URL is left", n > 0 ? due : "");
+		info("progress: waiting: nothing is due; %s%s",
+		     n > 0 ? "the next URL is due " : "no live URL is left", n > 0 ? due : "");
 		*shown = when;
 		*said = now_monotonic();
 	}
