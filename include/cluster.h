@@ -87,6 +87,37 @@ struct crawl_opts;
  * every rank returns the same). */
 int cluster_crawl(const struct conf *c, struct db *db, const struct crawl_opts *o);
 
+/* --- the continuous crawl (doc/CLUSTER.md, "Continuous crawl") ----------- */
+
+/* The job's scope, rank 0's pid file for -E and the handlers of SIGTERM and
+ * SIGINT (they ask for a stop, which takes effect at the next step: a
+ * round's crawl stops, a merge ends first), from begin to end.  Every rank. */
+struct cluster_job;
+struct cluster_job *cluster_job_begin(const struct conf *c);
+void cluster_job_end(const struct conf *c, struct cluster_job *j);
+
+struct cluster_round {
+	long pages;   /* fetched by all ranks in the round */
+	bool stopped; /* a stop was asked (-E, a signal at any rank) */
+};
+/* One round: cluster_crawl() inside a job's scope; o->max_docs and
+ * o->max_seconds bound the round (PublishPages, PublishInterval).  *r is
+ * agreed.  Returns 0 or -1 (agreed). */
+int cluster_crawl_round(const struct conf *c, struct db *db, const struct crawl_opts *o,
+			struct cluster_round *r);
+
+/* Between rounds: wait, without spinning, until a URL is due (rank 0 looks
+ * once a second and logs when the next one is), a stop is asked at any rank,
+ * or the monotonic deadline passes (0: none).  Collective.  Returns one of
+ * these, or -1 when the database failed. */
+enum {
+	CLUSTER_WAKE_DUE = 1,
+	CLUSTER_WAKE_LIMIT = 2,
+	CLUSTER_WAKE_FAILED = 3,
+	CLUSTER_WAKE_STOP = 4
+};
+int cluster_wait_due(struct db *db, double deadline);
+
 /* mpseek-index -E: ask the crawl running on DataDir (its rank 0) to stop
  * gracefully, and wait up to wait_seconds for it to end.  Returns 0, 1 when
  * no crawl runs, -1 on an error. */

@@ -60,6 +60,7 @@ struct options {
 	bool no_confirm; /* -w: -C asks nothing */
 	double lock_wait;    /* --lock-wait: seconds to wait for the writer lock, < 0 no limit */
 	bool lock_wait_set;
+	bool continuous; /* --continuous: crawl and publish in rounds until -E */
 };
 
 static void usage(FILE *fp)
@@ -87,6 +88,9 @@ static void usage(FILE *fp)
 		"  -E              ask the crawl running on DataDir to stop (it releases its\n"
 		"                  claims, flushes its deltas and exits 0) and wait for it\n"
 		"  -t SECONDS      stop claiming URLs after SECONDS\n"
+		"      --continuous  keep crawling: claim URLs as they fall due and publish a\n"
+		"                  generation every PublishPages pages or PublishInterval,\n"
+		"                  until -E or SIGTERM (-n, -t: then stop too)\n"
 		"      --tag N     crawl only URLs whose Server has Tag N (with -a: make only\n"
 		"                  those due)\n"
 		"  -D              merge only: merge the delta logs into a new index generation\n"
@@ -124,6 +128,9 @@ static int check_selection(const struct options *o)
 		why = "-C deletes the URLs of -u PATTERN or -f FILE (every URL: -C -w)";
 	else if (o->no_confirm && o->verb != VERB_CLEAR)
 		why = "-w goes with -C";
+	else if (o->continuous && (o->verb != VERB_INDEX || o->seed_only || o->ranks_only ||
+				   o->pr_dir))
+		why = "--continuous is a crawl: not with -D, -K, --seed or another verb";
 	if (!why)
 		return 0;
 	fprintf(stderr, "mpseek-index: %s (try --help)\n", why);
@@ -173,6 +180,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "pagerank-blocking", no_argument, NULL, 9 },
 		{ "pagerank-cold", no_argument, NULL, 10 },
 		{ "tag", required_argument, NULL, 15 },
+		{ "continuous", no_argument, NULL, 16 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -218,6 +226,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return 2;
 			}
 			break;
+		case 16: o->continuous = true; break;
 		case 'v': o->log_level = LOG_DEBUG; break;
 		case 'c': o->verb = VERB_CHECK_CONF; break;
 		case 1: o->verb = VERB_DB_START; break;
@@ -647,6 +656,67 @@ static struct ranks *value_ranks(const struct conf *c)
 	return r;
 }
 
+/* --continuous (doc/CLUSTER.md, "Continuous crawl"): rounds of crawl ->
+ * merge -> PageRank -> publish, each round bounded by PublishPages and
+ * PublishInterval and over when nothing is due; between rounds the job
+ * waits for the next due URL.  Each round's crawl closes its delta logs, so
+ * its merge reads them all.  The first round always merges (what a killed
+ * earlier job left is folded in), the others when they fetched a page.  A
+ * stop ends the round's crawl (claims released, deltas closed), merges what
+ * it fetched and ends the job; -n and -t bound the whole job. */
+static int run_continuous(const struct options *o, const struct conf *c, struct db *db)
+{
+	struct cluster_job *job = cluster_job_begin(c);
+	double deadline = o->max_seconds > 0 ? now_monotonic() + o->max_seconds : 0;
+	long total = 0;
+	int rc = 0, wake = CLUSTER_WAKE_DUE;
+
+	if (cluster_rank() == 0)
+		info("continuous crawl: a generation every %ld page(s) or %ld s (PublishPages, "
+		     "PublishInterval); mpseek-index -E stops it", c->publish_pages,
+		     c->publish_interval);
+	for (long round = 1; !rc && wake == CLUSTER_WAKE_DUE; round++) {
+		struct crawl_opts co = {
+			.max_docs = c->publish_pages,
+			.force = o->force && !o->n_urls && !o->url_file,
+			.max_seconds = (double)c->publish_interval, .rank = cluster_rank(),
+		};
+		struct cluster_round r;
+		double left = deadline > 0 ? deadline - now_monotonic() : 0;
+
+		if (o->max_docs > 0 && o->max_docs - total < co.max_docs)
+			co.max_docs = o->max_docs - total;
+		if (deadline > 0 && left < co.max_seconds)
+			co.max_seconds = left > 1 ? left : 1;
+		/* Recrawl by value reads the ranks of the generation live now. */
+		struct ranks *vr = value_ranks(c);
+
+		if (vr) {
+			co.page_value = ranked_value;
+			co.page_value_arg = vr;
+		}
+		rc = cluster_crawl_round(c, db, &co, &r);
+		ranks_close(vr);
+		total += r.pages;
+		if (!rc && (round == 1 || r.pages > 0)) {
+			if (cluster_rank() == 0)
+				info("continuous crawl: round %ld fetched %ld page(s); publishing",
+				     round, r.pages);
+			rc = run_merge(o, c, db);
+		}
+		if (rc || r.stopped || (o->max_docs > 0 && total >= o->max_docs) ||
+		    (deadline > 0 && now_monotonic() >= deadline))
+			break;
+		wake = cluster_wait_due(db, deadline);
+		if (wake < 0)
+			rc = -1;
+	}
+	if (cluster_rank() == 0 && !rc)
+		info("continuous crawl: stopped after %ld page(s)", total);
+	cluster_job_end(c, job);
+	return rc;
+}
+
 /* The job: setup -> crawl (cluster-coordinated) -> merge -> PageRank ->
  * publish.  Every step is agreed by all ranks before the next. */
 static int run_index(const struct options *o, const struct conf *c)
@@ -656,6 +726,12 @@ static int run_index(const struct options *o, const struct conf *c)
 	int rc;
 
 	rc = job_setup(o, c, &db, &w);
+	if (!rc && o->continuous) {
+		rc = run_continuous(o, c, db);
+		db_close(db);
+		writer_release(w);
+		return rc;
+	}
 	if (!rc && !o->seed_only && !o->ranks_only && o->verb != VERB_MERGE) {
 		struct crawl_opts co = {
 			/* -m -u: the selected URLs lost their validators and MD5

@@ -515,8 +515,11 @@ struct coord {
 	double started, last_q, last_progress, last_log;
 	bool tty, stop, done, failed;
 	bool all_idle;              /* every crawler idle at the last decision */
+	bool round;                 /* a round of a continuous crawl: the job goes on */
 	int64_t due;
 	int idle;
+	char next_due[96];          /* "; next URL due in 4 s, at ...", when none is due */
+	double last_next_due;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -593,27 +596,51 @@ static void coord_query(struct coord *k, bool soon, bool now_)
 	k->due = k->q.due;
 }
 
+/* When none is due, the progress line says when the next URL will be: an
+ * administrator watching a crawl that waits wants to know for what.  One
+ * index dive at most every 5 s. */
+static void coord_next_due(struct coord *k, double now)
+{
+	long long when = 0;
+	char due[80];
+	int n;
+
+	if (!k->have_q || k->q.due) {
+		k->next_due[0] = '\0';
+		return;
+	}
+	if (k->next_due[0] && now - k->last_next_due < 5.0)
+		return;
+	k->last_next_due = now;
+	n = db_next_due(k->db, &when);
+	if (n > 0)
+		db_due_text(when, due, sizeof(due));
+	snprintf(k->next_due, sizeof(k->next_due), "%s%s", n > 0 ? "; next URL due " : "",
+		 n > 0 ? due : "");
+}
+
 static void coord_progress(struct coord *k, bool last)
 {
 	double now = now_monotonic(), el = now - k->started;
 	int64_t docs = sum(k, R_DOCS), errs = sum(k, R_ERRORS);
 	int busy = 0;
-	char line[256];
+	char line[352];
 
 	if (!last && now - k->last_progress < (k->tty ? PROGRESS_TTY : PROGRESS_LOG))
 		return;
 	k->last_progress = now;
+	coord_next_due(k, now);
 	for (int i = first_crawler(k); i < k->n; i++)
 		busy += k->r[i].seen && !k->r[i].v[R_IDLE] && !k->r[i].final;
 	snprintf(line, sizeof(line),
 		 "%lld pages done, %lld%s due, %lld claimed; %.1f pages/s, %.2f MB/s; "
-		 "%lld errors; %d/%d ranks busy, %lld sites held",
+		 "%lld errors; %d/%d ranks busy, %lld sites held%s",
 		 (long long)docs, (long long)k->q.due, k->q.due >= DB_DUE_COUNT_CAP ? "+" : "",
 		 (long long)k->q.claimed,
 		 el > 0 ? (double)docs / el : 0.0, el > 0 ? (double)sum(k, R_WIRE) / 1e6 / el : 0.0,
-		 (long long)errs, busy, k->crawlers, (long long)sum(k, R_SITES));
+		 (long long)errs, busy, k->crawlers, (long long)sum(k, R_SITES), k->next_due);
 	if (k->tty) {
-		fprintf(stderr, "\r%-150s%s", line, last ? "\n" : "");
+		fprintf(stderr, "\r%-200s%s", line, last ? "\n" : "");
 		fflush(stderr);
 	} else {
 		info("progress: %s", line);
@@ -691,7 +718,8 @@ static void coord_over(const struct coord *k)
 
 	if (n > 0)
 		db_due_text(when, due, sizeof(due));
-	info("nothing is due and no rank is busy: the crawl is over%s%s",
+	info("nothing is due and no rank is busy: the %s is over%s%s",
+	     k->round ? "round" : "crawl",
 	     n > 0 ? "; the next URL is due " : n == 0 ? "; no live URL is left" : "",
 	     n > 0 ? due : "");
 }
@@ -718,7 +746,9 @@ static void coord_decide(struct coord *k)
 			k->stop = true;
 		}
 	}
-	if (stop_signal && !k->stop) {
+	/* crawl_stop_requested(): a signal between two rounds of a continuous
+	 * crawl, before this round's handler was installed. */
+	if ((stop_signal || crawl_stop_requested()) && !k->stop) {
 		info("signal received: stopping every rank");
 		k->stop = true;
 	}
@@ -960,10 +990,15 @@ static void pid_remove(const struct conf *c)
 	free(p);
 }
 
-int cluster_crawl(const struct conf *c, struct db *db, const struct crawl_opts *o)
+/* The crawl of a job (r NULL: rank 0 writes the pid file for -E) or of a
+ * round of a continuous crawl (r: the job's scope holds the pid file; the
+ * pages of the round and whether a stop came are agreed into *r). */
+static int crawl_job(const struct conf *c, struct db *db, const struct crawl_opts *o,
+		     struct cluster_round *r)
 {
 	struct sigaction sa, old_term, old_int;
 	struct coord k;
+	uint64_t pages = 0, stopped = 0;
 	int rc = 0;
 
 	memset(&sa, 0, sizeof(sa));
@@ -973,7 +1008,9 @@ int cluster_crawl(const struct conf *c, struct db *db, const struct crawl_opts *
 	sigaction(SIGINT, &sa, &old_int);
 	if (my_rank == 0) {
 		coord_init(&k, c, db, o->max_docs);
-		pid_write(c);
+		k.round = r != NULL;
+		if (!r)
+			pid_write(c);
 		if (n_ranks == 1) {
 			struct crawl_hooks h = { solo_tick, &k };
 			struct crawl_opts co = *o;
@@ -987,14 +1024,131 @@ int cluster_crawl(const struct conf *c, struct db *db, const struct crawl_opts *
 		}
 		coord_progress(&k, true);
 		coord_summary(&k);
-		pid_remove(c);
+		if (!r)
+			pid_remove(c);
+		pages = (uint64_t)sum(&k, R_DOCS);
+		stopped = k.stop;
 		coord_free(&k);
 	} else {
 		rc = run_worker(c, db, o);
 	}
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGINT, &old_int, NULL);
-	return cluster_agree(rc);
+	rc = cluster_agree(rc);
+	if (r) {
+		stopped |= crawl_stop_requested();
+		if (cluster_max_u64(&pages) || cluster_max_u64(&stopped))
+			rc = -1;
+		r->pages = (long)pages;
+		r->stopped = stopped != 0;
+	}
+	return rc;
+}
+
+int cluster_crawl(const struct conf *c, struct db *db, const struct crawl_opts *o)
+{
+	return crawl_job(c, db, o, NULL);
+}
+
+/* --- the continuous crawl (doc/CLUSTER.md, "Continuous crawl") ---------- */
+
+int cluster_crawl_round(const struct conf *c, struct db *db, const struct crawl_opts *o,
+			struct cluster_round *r)
+{
+	memset(r, 0, sizeof(*r));
+	return crawl_job(c, db, o, r);
+}
+
+struct cluster_job {
+	struct sigaction old_term, old_int;
+};
+
+struct cluster_job *cluster_job_begin(const struct conf *c)
+{
+	struct cluster_job *j = xcalloc(1, sizeof(*j));
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	/* A stop during a merge takes effect after it: its reads and writes
+	 * (files, the database) go on rather than fail with EINTR. */
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, &j->old_term);
+	sigaction(SIGINT, &sa, &j->old_int);
+	if (my_rank == 0)
+		pid_write(c);
+	return j;
+}
+
+void cluster_job_end(const struct conf *c, struct cluster_job *j)
+{
+	if (!j)
+		return;
+	if (my_rank == 0)
+		pid_remove(c);
+	sigaction(SIGTERM, &j->old_term, NULL);
+	sigaction(SIGINT, &j->old_int, NULL);
+	free(j);
+}
+
+/* Rank 0's look at the queue while the job waits: CLUSTER_WAKE_DUE when a
+ * URL is due, 0 to wait on, -1 (as CLUSTER_WAKE_FAILED) on an error.  Says
+ * when the next URL is due once a minute, and whenever that changes. */
+static int wait_look(struct db *db, long long *shown, double *said)
+{
+	struct db_queue q;
+	long long when = 0;
+	char due[96];
+	int n;
+
+	if (db_queue_state(db, &q))
+		return -1;
+	if (q.due > 0)
+		return CLUSTER_WAKE_DUE;
+	n = db_next_due(db, &when);
+	if (n < 0)
+		return -1;
+	if (n == 0)
+		when = -1;
+	if (when != *shown || now_monotonic() - *said >= 60.0) {
+		if (n > 0)
+			db_due_text(when, due, sizeof(due));
+		info("progress: waiting: nothing is due; %s%s",
+		     n > 0 ? "the next URL is due " : "no live URL is left", n > 0 ? due : "");
+		*shown = when;
+		*said = now_monotonic();
+	}
+	return 0;
+}
+
+int cluster_wait_due(struct db *db, double deadline)
+{
+	long long shown = -2;
+	double said = 0, looked = -1e9;
+
+	for (;;) {
+		uint64_t v = 0;
+
+		if (crawl_stop_requested()) {
+			v = CLUSTER_WAKE_STOP;
+		} else if (my_rank == 0 && deadline > 0 && now_monotonic() >= deadline) {
+			v = CLUSTER_WAKE_LIMIT;
+		} else if (my_rank == 0 && now_monotonic() - looked >= 1.0) {
+			int k = wait_look(db, &shown, &said);
+
+			looked = now_monotonic();
+			v = k < 0 ? CLUSTER_WAKE_FAILED : (uint64_t)k;
+		}
+		/* Any rank's stop, else rank 0's word: every rank the same. */
+		if (cluster_max_u64(&v))
+			return -1;
+		if (v == CLUSTER_WAKE_FAILED)
+			return -1;
+		if (v)
+			return (int)v;
+		sleep_s(0.25);
+	}
 }
 
 int cluster_request_stop(const struct conf *c, double wait_seconds)
