@@ -5,7 +5,8 @@
 # no merge; after the next merge (-D) it is found once, and the real-time
 # index is gone; a page deleted upstream and given to -T leaves the answers
 # within a second; a URL robots.txt disallows is refused with a message; a
-# URL outside every Server is refused.
+# URL outside every Server is refused; -T beside a running crawl works, and
+# the crawl's own merge folds its page in.
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 idx="$builddir/mpseek-index"
@@ -109,4 +110,29 @@ tap_is "$rc" 1 "-T on a URL outside every Server: exit 1"
 tap_ok "$(grep -q "refused" "$T/scope.out" && echo 1)" "with a message: $(cat "$T/scope.out")"
 tap_ok "$(grep -q 'real-time index: 1 URL(s) override' "$SD_LOG" && grep -q 'real-time index is gone' "$SD_LOG" && echo 1)" \
 	"searchd logged the real-time index's loads and its removal"
+
+# ---- beside a running crawl: no writer lock, and the crawl's merge folds it in
+cat >"$T/site/beside.html" <<'HTML'
+<html><head><title>Beside</title></head><body><p>qzbesideword</p></body></html>
+HTML
+slow=$T/slow.conf
+write_conf "$slow" site "MinDelay 1" "ReadTimeOut 5" "MaxHops 6" "Robots yes" "Server $WEB_URL"
+mpi_no_leak_check timeout 300 "$idx" -a -t 4 "$slow" >"$T/slow.out" 2>"$T/slow.log" </dev/null &
+crawl_pid=$!
+for i in $(seq 100); do
+	grep -q 'crawling into' "$T/slow.log" 2>/dev/null && break
+	sleep 0.1
+done
+run beside -T "${WEB_URL}beside.html"
+tap_ok "$(kill -0 "$crawl_pid" 2>/dev/null && echo 1)" "the crawl was still running when -T returned"
+tap_ok "$([ "$rc" = 0 ] && grep -q 'beside.html: indexed' "$T/beside.out" && echo 1)" \
+	"-T beside a running crawl: exit $rc, $(cat "$T/beside.out")"
+seen=$(within_1s qzbesideword "${WEB_URL}beside.html ")
+tap_ok "$(echo "$seen" | grep -q "^${WEB_URL}beside.html (after" && echo 1)" \
+	"found within one second while the crawl runs: $seen"
+wait "$crawl_pid"
+tap_is "$?" 0 "the crawl beside it ends well (exit 0)"
+tap_ok "$(grep -q 'generation [0-9]* is live' "$T/slow.log" && [ ! -e "$dd/index/rt" ] && echo 1)" \
+	"the crawl's merge published and folded the real-time page in"
+tap_is "$(urls qzbesideword)" "${WEB_URL}beside.html " "the page is found once after the crawl's merge"
 tap_done
