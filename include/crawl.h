@@ -31,6 +31,13 @@ struct crawl_opts {
 	 * ranked; NULL: every page of a Server without PageValue is worth 1. */
 	double (*page_value)(void *arg, unsigned url_id);
 	void *page_value_arg;
+	/* mpseek-index -T (index_admin.c): crawl exactly these url_ids, claimed
+	 * one by one without the queue or site leases, then stop; NULL: claim
+	 * due URLs. */
+	const uint32_t *given;
+	size_t n_given;
+	/* Where the delta log goes (its deltas/ directory): NULL, DataDir. */
+	const char *delta_dir;
 };
 
 struct crawl_totals {

@@ -139,6 +139,15 @@ int db_claim_site_urls(struct db *db, int rank, unsigned site_id, int n, long le
  * number claimed in all, or -1 (no site's URLs are claimed then). */
 int db_claim_sites_urls(struct db *db, int rank, const unsigned *site_ids, const int *want,
 			int nsites, long lease_seconds, struct db_url *out, int *got);
+/* mpseek-index -T: claim exactly the URLs ids[0..n) (n <= 4096) for `rank`,
+ * whatever their next_index_time, except those another rank holds an
+ * unexpired claim on.  No site lease is taken: a crawl holding the site
+ * keeps it.  out has room for n rows.  Returns the number claimed, or -1. */
+int db_claim_url_ids(struct db *db, int rank, const uint32_t *ids, size_t n, long lease_seconds,
+		     struct db_url *out);
+/* The rows of ids[0..n) (n <= 4096) as they are, claimed or not, into out
+ * (room for n).  Returns the number found, or -1. */
+int db_url_rows(struct db *db, const uint32_t *ids, size_t n, struct db_url *out);
 /* Give back every URL and site `rank` holds (at start-up, for what a crashed
  * earlier run of the rank left, and on shutdown): URLs return to index_status
  * 0 (never fetched) or 1 and are due now.  Returns the number of URLs

@@ -26,6 +26,7 @@ struct db;
 struct tokenizer;
 
 struct search_index;
+struct search_rt;
 
 /* Open the live generation of data_dir (index/current), or gen_dir when not
  * NULL.  verify: run storage_check() first and refuse a damaged generation
@@ -48,6 +49,14 @@ const char *search_index_dir(const struct search_index *ix);
 void search_index_cache_stats(struct search_index *ix, uint64_t *hits, uint64_t *misses,
 			      uint64_t *rows);
 
+/* The real-time index (include/rt.h), DataDir/index/rt read into memory:
+ * 0 and *out (one reference), or -1 with the reason in err (a damaged or
+ * torn file is refused whole).  Its URLs override the generation's at query
+ * time (doc/SEARCH.md, "Real-time index"). */
+int search_rt_open(const char *path, struct search_rt **out, struct buf *err);
+void search_rt_ref(struct search_rt *rt);
+void search_rt_unref(struct search_rt *rt);          /* frees at zero; accepts NULL */
+size_t search_rt_urls(const struct search_rt *rt);  /* URLs it holds (DEL included) */
 /* What a search may use besides the index: the tokenizer of the indexer
  * (same word lengths and stopwords), the limits of searchd.conf. */
 struct search_env {
@@ -56,6 +65,7 @@ struct search_env {
 	struct db *db;            /* this thread's connection; NULL: no titles, excerpts */
 	double deadline;          /* now_monotonic() value after which to stop, 0 = none */
 	struct search_work *work; /* NULL, or the query's work is added to it */
+	struct search_rt *rt;     /* NULL, or the real-time index (search_rt_open()) */
 };
 
 /* The work of queries, deterministic (doc/SEARCH.md, "Top-k pruning"). */

@@ -1,6 +1,6 @@
 /* index_admin.c - the administrator's targeted verbs of mpseek-index: -C
  * (delete URLs), -i (insert URLs), the selection of -a/-m -u, and the index
- * part of -S.  The SQL is db_admin.c's, admission crawl_insert.c's; this
+ * part of -S, and -T (fetch now into the real-time index).  The SQL is db_admin.c's, admission crawl_insert.c's; this
  * file reads the lists, asks for confirmation and writes the DEL records
  * that take deleted documents out of the index at the next merge.
  */
@@ -21,7 +21,10 @@
 #include "db.h"
 #include "delta.h"
 #include "log.h"
+#include "rt.h"
+#include "status.h"
 #include "storage.h"
+#include "url.h"
 #include "util.h"
 #include "index_admin.h"
 
@@ -279,6 +282,130 @@ out:
 	storage_close(s);
 	free(dir);
 	free(ids);
+	buf_free(&err);
+	return rc;
+}
+
+/* ---- -T: real-time indexing ------------------------------------------------------ */
+
+/* The URLs of l inserted (admitted as -i admits them) and their url_ids in
+ * ids (room for l->n), the URLs' texts in urls; refused ones are reported.
+ * Returns the number found, or -1. */
+static long now_ids(const struct conf *c, struct db *db, const struct url_list *l,
+		    uint32_t *ids, char **urls, bool *refused)
+{
+	struct buf norm = BUF_INIT(MAX_URL_LEN + 1);
+	long k = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		struct crawl_insert st;
+		const char *why = NULL;
+
+		if (crawl_insert_urls(c, db, (const char *const *)&l->v[i],
+				      (const char *const *)&l->where[i], 1, &st)) {
+			k = -1;
+			break;
+		}
+		buf_reset(&norm);
+		if (st.bad || st.refused || url_normalize(l->v[i], &norm, &why) ||
+		    db_url_id(db, buf_str(&norm), &ids[k]) != 1) {
+			printf("%s: refused (outside the configuration's scope or not a URL)\n",
+			       l->v[i]);
+			*refused = true;
+			continue;
+		}
+		urls[k++] = xstrdup(buf_str(&norm));
+	}
+	buf_free(&norm);
+	return k;
+}
+
+/* The segments a -T run wrote under work/deltas (and any a killed one
+ * left, repaired) moved to DataDir/deltas/.  0 or -1. */
+static int now_move(const struct conf *c, const char *work, struct buf *err)
+{
+	struct delta_seg *segs = NULL;
+	size_t n = 0;
+	int rc = delta_list(work, &segs, &n, err);
+
+	for (size_t i = 0; i < n && !rc; i++)
+		if (delta_repair(segs[i].path, err) >= 0 && access(segs[i].path, F_OK) == 0)
+			rc = rt_add_segment(c->data_dir, segs[i].path, err);
+	delta_list_free(segs, n);
+	return rc;
+}
+
+/* One line per URL: what the fetch made of it. */
+static int now_report(struct db *db, const uint32_t *ids, char **urls, long n, time_t started)
+{
+	struct db_url *rows = xcalloc((size_t)n, sizeof(*rows));
+	int got = db_url_rows(db, ids, (size_t)n, rows), rc = 0;
+
+	for (long i = 0; i < n && got >= 0; i++) {
+		const struct db_url *u = NULL;
+
+		for (int k = 0; k < got; k++)
+			if (rows[k].url_id == ids[i])
+				u = &rows[k];
+		if (u && u->status == 200 && u->last_index_time >= (long)started) {
+			printf("%s: indexed\n", urls[i]);
+		} else if (u && (u->status == 404 || u->status == 410)) {
+			printf("%s: gone (%d %s): removed from the index\n", urls[i], u->status,
+			       http_status_text(u->status));
+		} else {
+			printf("%s: refused: %s\n", urls[i],
+			       u && u->status ? http_status_text(u->status) : "not fetched");
+			rc = 1;
+		}
+	}
+	free(rows);
+	return got < 0 ? -1 : rc;
+}
+
+int admin_now(const struct conf *c, struct db *db, const struct url_list *l)
+{
+	struct buf err = BUF_INIT(1024);
+	uint32_t *ids = xcalloc(l->n ? l->n : 1, sizeof(*ids));
+	char **urls = xcalloc(l->n ? l->n : 1, sizeof(*urls));
+	char *work = xasprintf("%s/index/rt-work", c->data_dir);
+	time_t started = time(NULL);
+	struct crawl_totals t;
+	struct crawl_opts o = { .force = true, .rank = RT_RANK, .delta_dir = work };
+	bool refused = false;
+	long n = 0, docs = 0;
+	int fd = rt_lock(c->data_dir, &err), rc = -1;
+
+	if (fd < 0 || mkdir_p(work)) {
+		error("-T: %s", fd < 0 ? buf_str(&err) : "cannot create the work directory");
+		goto out;
+	}
+	n = now_ids(c, db, l, ids, urls, &refused);
+	if (n < 0)
+		goto out;
+	o.given = ids;
+	o.n_given = (size_t)n;
+	/* The crawl's own loop (robots.txt, fetch, analysis, store, delta
+	 * log) on exactly these URLs, into a segment of rank RT_RANK. */
+	if (n && crawl_run(c, db, &o, &t))
+		goto out;
+	if (now_move(c, work, &err) || rt_rebuild(c->data_dir, &docs, &err)) {
+		error("-T: %s", buf_str(&err));
+		goto out;
+	}
+	rc = n ? now_report(db, ids, urls, n, started) : 0;
+	if (rc >= 0 && fflush(stdout))
+		rc = -1;
+	info("-T: %ld URL(s) fetched now; the real-time index holds %ld URL(s) until the "
+	     "next merge", n, docs);
+	if (rc == 0 && refused)
+		rc = 1;
+out:
+	rt_unlock(fd);
+	for (long i = 0; i < n; i++)
+		free(urls[i]);
+	free(urls);
+	free(ids);
+	free(work);
 	buf_free(&err);
 	return rc;
 }

@@ -33,6 +33,13 @@ int admin_clear(const struct conf *c, struct db *db, const struct url_list *l, b
  * was inserted or known, 1 when some were refused or malformed, -1 on error. */
 int admin_insert(const struct conf *c, struct db *db, const struct url_list *l);
 
+/* -T: fetch the URLs of l now (robots.txt first) through the crawl's loop,
+ * store them as a crawl does, move their delta segment to DataDir/deltas/
+ * for the next merge and rebuild the real-time index searchd reads
+ * (include/rt.h).  Runs beside a crawl: no writer lock.  One line per URL
+ * on stdout.  Returns 0 when every URL was indexed or found gone, 1 when
+ * some were refused or failed, -1 on error. */
+int admin_now(const struct conf *c, struct db *db, const struct url_list *l);
 /* -a/-m with -u or -f: the URLs l selects are due now (force: fetched in
  * full and parsed again).  Returns 0 or -1. */
 int admin_expire(struct db *db, const struct url_list *l, bool force);

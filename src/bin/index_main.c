@@ -37,6 +37,7 @@ enum verb {
 	VERB_PR_EDGES,      /* --pagerank-edges FILE: MPI, no database */
 	VERB_CLEAR,         /* -C: delete the URLs -u/-f select; no MPI */
 	VERB_INSERT,        /* -i: insert the URLs of -u/-f; no MPI */
+	VERB_NOW,           /* -T URL: fetch now into the real-time index; no MPI */
 };
 
 struct options {
@@ -83,6 +84,8 @@ static void usage(FILE *fp)
 		"  -C, --clear     delete the URLs -u/-f select (asks first; all URLs: -C -w)\n"
 		"  -w, --no-confirm  -C without asking\n"
 		"  -i, --insert    insert the URLs of -u/-f (crawled by the next run)\n"
+		"  -T, --now URL   fetch URL now (repeatable; with -f FILE its URLs too) and make\n"
+		"                  it searchable at once; the next merge folds it in\n"
 		"  -n N            stop after N documents (all ranks together)\n"
 		"  -K              recompute PageRank and the citations alone (new index generation)\n"
 		"  -E              ask the crawl running on DataDir to stop (it releases its\n"
@@ -119,7 +122,7 @@ static int check_selection(const struct options *o)
 	bool sel = o->n_urls || o->url_file;
 	const char *why = NULL;
 
-	if (sel && o->verb != VERB_CLEAR && o->verb != VERB_INSERT &&
+	if (sel && o->verb != VERB_CLEAR && o->verb != VERB_INSERT && o->verb != VERB_NOW &&
 	    !(o->verb == VERB_INDEX && (o->expire || o->force)))
 		why = "-u and -f select URLs for -C, -i, -a or -m";
 	else if (o->verb == VERB_INSERT && !sel)
@@ -167,6 +170,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "print-ranks", no_argument, NULL, 5 },
 		{ "clear", no_argument, NULL, 'C' },
 		{ "insert", no_argument, NULL, 'i' },
+		{ "now", required_argument, NULL, 'T' },
 		{ "url", required_argument, NULL, 'u' },
 		{ "file", required_argument, NULL, 'f' },
 		{ "no-confirm", no_argument, NULL, 'w' },
@@ -189,7 +193,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	o->log_level = -1;
 	o->tag = -1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "SEqamDKn:t:vhVCiwu:f:", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "SEqamDKn:t:vhVCiwu:f:T:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'S': o->verb = VERB_STATS; break;
 		case 'E': o->verb = VERB_STOP; break;
@@ -205,6 +209,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'i': o->verb = VERB_INSERT; break;
 		case 'w': o->no_confirm = true; break;
 		case 'f': o->url_file = optarg; break;
+		case 'T': o->verb = VERB_NOW; /* fall through */
 		case 'u':
 			o->urls = xrealloc(o->urls, (o->n_urls + 1) * sizeof(*o->urls));
 			o->urls[o->n_urls++] = optarg;
@@ -370,7 +375,7 @@ out:
  * schema as a crawl would.  Returns 0, 1 (-i: some URLs skipped) or -1. */
 static int run_admin(const struct options *o, const struct conf *c)
 {
-	bool insert = o->verb == VERB_INSERT;
+	bool insert = o->verb == VERB_INSERT || o->verb == VERB_NOW;
 	struct url_list l;
 	struct db *db = NULL;
 	struct writer *w = NULL;
@@ -391,7 +396,11 @@ static int run_admin(const struct options *o, const struct conf *c)
 	if (!insert && writer_acquire(c, db, "delete (-C)",
 				      o->lock_wait_set ? o->lock_wait : -1, &w))
 		goto out;
-	if (insert)
+	/* -T fetches beside a running crawl, as its own loop would: no writer
+	 * lock either (doc/MERGE.md, "Real-time indexing"). */
+	if (o->verb == VERB_NOW)
+		rc = admin_now(c, db, &l);
+	else if (insert)
 		rc = admin_insert(c, db, &l);
 	else
 		rc = admin_clear(c, db, &l, o->no_confirm);
@@ -453,6 +462,7 @@ static int run_local(const struct options *o, const struct conf *c)
 		break;
 	case VERB_CLEAR:
 	case VERB_INSERT:
+	case VERB_NOW:
 		return run_admin(o, c);
 	case VERB_PRINT_RANKS:
 		if (!c->db.set && !dbserver_running(c->data_dir))

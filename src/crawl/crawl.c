@@ -167,7 +167,7 @@ static int crawl_open(struct crawl *cr)
 		rc = -1;
 		goto out;
 	}
-	cr->dw = delta_open(c->data_dir, cr->o->rank, &err);
+	cr->dw = delta_open(cr->o->delta_dir ? cr->o->delta_dir : c->data_dir, cr->o->rank, &err);
 	if (!cr->dw) {
 		rc = error("cannot open a delta log: %s", buf_str(&err));
 		goto out;

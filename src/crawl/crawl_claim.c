@@ -386,12 +386,53 @@ static int take_sites(struct crawl *cr, double now, long batch)
  * release the finished ones, and take new sites.  force: ignore the waits
  * after empty claims (the rank alone, deciding whether it is done).
  * Returns the number of URLs claimed. */
+/* crawl_opts.given (-T): claim those URLs, whatever is due, without site
+ * leases, and admit them; the first call takes them all (4096 at most a
+ * call).  Returns the number claimed. */
+static int claims_given(struct crawl *cr)
+{
+	size_t k = cr->o->n_given - cr->given_next;
+	struct db_url *rows;
+	int n;
+
+	if (cr->leaving || cr->failed || crawl_stop_requested() || !k)
+		return 0;
+	if (k > 4096)
+		k = 4096;
+	rows = xmalloc(k * sizeof(*rows));
+	n = db_claim_url_ids(cr->db, cr->o->rank, cr->o->given + cr->given_next, k,
+			     cr->c->lease_time > 0 ? cr->c->lease_time : 900, rows);
+	cr->given_next += k;
+	if (n < 0) {
+		cr->failed = true;
+		n = 0;
+	}
+	cr->in_hand += (size_t)n;
+	cr->claimed += (uint64_t)n;
+	cr->claims++;
+	for (int i = 0; i < n; i++) {
+		struct job *j = xcalloc(1, sizeof(*j));
+
+		j->kind = JOB_PAGE;
+		j->row = rows[i];
+		seen_put(cr->seen, j->row.url, strlen(j->row.url), j->row.url_id);
+		job_admit(cr, j);
+	}
+	free(rows);
+	return n;
+}
+
 int claims_refill(struct crawl *cr, bool force)
 {
 	double now = now_monotonic();
 	bool draining = false;
-	long room, batch = site_batch(cr);
-	int got = supply_held(cr, force, now, batch, &draining);
+	long room, batch;
+	int got;
+
+	if (cr->o->given)
+		return claims_given(cr);
+	batch = site_batch(cr);
+	got = supply_held(cr, force, now, batch, &draining);
 
 	room = claim_room(cr);
 	if (draining || cr->nheld >= cr->max_held || room <= 0 || (!force && now < cr->next_pick))

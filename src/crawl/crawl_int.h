@@ -303,6 +303,7 @@ struct crawl {
 	double links_seconds;        /* wall time inserting links (in store_seconds) */
 	struct crawl_advice adv;     /* the coordinator's last word */
 	uint64_t links_gen;          /* link batches stored (site.nurls is re-read after one) */
+	size_t given_next;           /* crawl_opts.given: the first not claimed yet */
 	struct rv_state *rv;         /* recrawl by value (crawl_recrawl.c), NULL when no
 	                              * Server has RecrawlMode value */
 };

@@ -31,6 +31,7 @@
 #include "le.h"
 #include "log.h"
 #include "merge.h"
+#include "rt.h"
 #include "merge_int.h"
 #include "storage.h"
 #include "util.h"
@@ -99,7 +100,9 @@ static int list_segments(const struct conf *c, struct seg **out, size_t *n_out, 
 	for (size_t i = 0; i < nd; i++) {
 		struct delta_reader *r;
 
-		if (ds[i].rank % size != me)
+		/* Real-time segments (mpseek-index -T) on rank 0, whose DataDir
+		 * holds index/rt: it rebuilds that after removing them. */
+		if ((ds[i].rank == RT_RANK ? 0 : ds[i].rank % size) != me)
 			continue;
 		/* The header's creation time (delta_list() gives 0 when unreadable). */
 		r = delta_reader_open(ds[i].path, &err);
@@ -126,8 +129,11 @@ static int list_segments(const struct conf *c, struct seg **out, size_t *n_out, 
 	qsort(all, total, 16, cmp_key);
 	*reader = xmalloc((total ? total : 1) * sizeof(**reader));
 	*n_all = total;
-	for (size_t i = 0; i < total; i++)
-		(*reader)[i] = le_get32(all + 16 * i + 8) % (uint32_t)size;
+	for (size_t i = 0; i < total; i++) {
+		uint32_t r = le_get32(all + 16 * i + 8);
+
+		(*reader)[i] = r == RT_RANK ? 0 : r % (uint32_t)size;
+	}
 	for (size_t i = 0; i < n; i++) {
 		unsigned char *hit = bsearch(keys + 16 * i, all, total, 16, cmp_key);
 		s[i].gidx = hit ? (uint32_t)((size_t)(hit - all) / 16) : 0;
@@ -1383,6 +1389,15 @@ int merge_finish(struct merge *m, int published)
 		}
 		free(dir);
 	}
+	/* The real-time index keeps only what this merge did not fold in: the
+	 * pages it held are in the published generation now (searchd lets
+	 * index/rt override a URL, so it shows once meanwhile). */
+	for (size_t i = 0; published && i < m->n_segs; i++)
+		if (m->segs[i].rank == RT_RANK) {
+			if (rt_refresh(m->c->data_dir))
+				rc = -1;
+			break;
+		}
 	merge_free(m);
 	return rc;
 }

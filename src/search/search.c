@@ -286,6 +286,7 @@ int search_run(struct search_index *ix, const struct search_env *env,
 	res->generation = ix->gen;
 	r.ix = ix;
 	r.env = env;
+	r.rt = search_rt_urls(env->rt) ? env->rt : NULL;
 	r.req = req;
 	r.res = res;
 	buf_init(&r.notes, 1024);
@@ -307,7 +308,9 @@ int search_run(struct search_index *ix, const struct search_env *env,
 		r.db_failed = true;
 		goto done;
 	}
-	if (run_prune_eligible(&r)) {
+	/* Pruning reads the generation's postings alone: not with a
+	 * real-time index to merge in. */
+	if (!r.rt && run_prune_eligible(&r)) {
 		run_title_prepare(&r);
 		scored = run_prune(&r, ps, &docs, &n_docs);
 		word_stats(&r);

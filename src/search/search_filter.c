@@ -131,7 +131,7 @@ static int resolve_link(struct run *r, struct filter *f)
 		struct storage_doc d;
 		uint32_t src = citations_at(list, i);
 
-		rc = storage_doc(r->ix->st, src, &d);
+		rc = run_doc(r, src, &d);
 		if (rc < 0)
 			return -1;
 		if (rc == 1 && d.site_id)

@@ -172,6 +172,7 @@ struct run {
 	bool title_eligible;
 	uint32_t query_tokens;
 	struct search_work work;   /* added to env->work at the end */
+	const struct search_rt *rt; /* env->rt when it holds URLs, else NULL */
 };
 
 /* search.c: stop the query with an ER_* token and a sentence (the first
@@ -188,6 +189,24 @@ static inline bool run_past_deadline(struct run *r)
 		return true;
 	}
 	return false;
+}
+
+/* search_rt.c: the real-time index's facts of url_id (site_id 0: deleted),
+ * NULL when it does not hold the URL; the leaf's postings with the URLs it
+ * holds replaced by its own. */
+const struct storage_doc *run_rt_doc(const struct search_rt *rt, uint32_t url_id);
+void run_rt_overlay(struct run *r, struct leaf *l);
+
+/* A document's facts: the real-time index's when it holds the URL, else
+ * the generation's (storage_doc()'s 1, 0, -1). */
+static inline int run_doc(const struct run *r, uint32_t url_id, struct storage_doc *d)
+{
+	const struct storage_doc *x = r->rt ? run_rt_doc(r->rt, url_id) : NULL;
+
+	if (!x)
+		return storage_doc(r->ix->st, url_id, d);
+	*d = *x;
+	return x->site_id ? 1 : 0;
 }
 
 /* ---- the phases, in the order search_run() takes them ---------------------- */

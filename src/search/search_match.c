@@ -313,6 +313,9 @@ int run_load_driven(struct run *r)
 {
 	struct qnode *root = r->q.root;
 
+	/* Every leaf whole: the real-time index is merged into each. */
+	if (r->rt)
+		return 0;
 	if (root->type == Q_PHRASE)
 		return drive_group(r, root->kids, root->n_kids);
 	if (root->type != Q_AND)
@@ -446,15 +449,19 @@ int run_load_leaf(struct run *r, struct leaf *l)
 	struct storage_word w;
 	int rc;
 
-	if (n->type != Q_TERM)
-		return load_wild(r, l);
-	leaf_own_word(l);
-	rc = storage_word(r->ix->st, n->word, strlen(n->word), &w);
+	if (n->type != Q_TERM) {
+		rc = load_wild(r, l);
+	} else {
+		leaf_own_word(l);
+		rc = storage_word(r->ix->st, n->word, strlen(n->word), &w);
+		if (rc > 0)
+			rc = load_word(r, w.word_id, l->mask, &l->pl) == -1 ? -1 : 0;
+	}
 	if (rc < 0)
 		return -1;
-	if (rc == 0)
-		return 0;
-	return load_word(r, w.word_id, l->mask, &l->pl) == -1 ? -1 : 0;
+	if (r->rt && !r->err_token)
+		run_rt_overlay(r, l);
+	return 0;
 }
 
 void run_leaf_words(struct run *r, struct leaf *l)

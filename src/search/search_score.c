@@ -486,7 +486,7 @@ static inline __attribute__((always_inline)) int score_doc(struct run *r, uint64
 	*keep = false;
 	if (!request_keeps(r, site, url))
 		return 0;
-	rc = storage_doc(r->ix->st, url, &d);
+	rc = run_doc(r, url, &d);
 	if (rc < 0)
 		return -1;
 	if (rc == 0 || d.site_id == 0)

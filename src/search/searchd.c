@@ -755,6 +755,7 @@ static void server_free(struct server *s)
 		stat_row_free(s->st_rows[s->st_head]);
 	pthread_mutex_unlock(&s->st_mu);
 	search_index_unref(s->ix);
+	search_rt_unref(s->rt);
 	free(s->ix_link);
 	free(s->failed_link);
 	tok_free(s->tok);

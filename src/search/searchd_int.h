@@ -100,6 +100,8 @@ struct server {
 	pthread_mutex_t ix_mu;
 	struct search_index *ix;
 	char *ix_link;          /* the link text of index/current it was opened from */
+	struct search_rt *rt;   /* the real-time index, NULL: none (under ix_mu) */
+	uint64_t rt_ident[3];   /* index/rt's inode, mtime (ns), size when (re)read */
 
 	/* the reload thread */
 	pthread_mutex_t rl_mu;
@@ -135,6 +137,8 @@ void client_log(enum log_level level, const char *fmt, ...) __attribute__((forma
  * (NULL: none yet), given back with index_put(). */
 struct search_index *index_get(struct server *s);
 void index_put(struct server *s, struct search_index *ix);
+/* The real-time index with a reference (NULL: none); search_rt_unref() it. */
+struct search_rt *rt_get(struct server *s);
 /* searchd_reload.c: look at index/current and swap in a new generation
  * (always with force); the reload thread's loop. */
 void reload_check(struct server *s, bool force);

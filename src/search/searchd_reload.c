@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,6 +58,66 @@ void index_put(struct server *s, struct search_index *ix)
 	search_index_unref(ix);
 }
 
+struct search_rt *rt_get(struct server *s)
+{
+	struct search_rt *rt;
+
+	pthread_mutex_lock(&s->ix_mu);
+	rt = s->rt;
+	if (rt)
+		search_rt_ref(rt);
+	pthread_mutex_unlock(&s->ix_mu);
+	return rt;
+}
+
+static void rt_swap(struct server *s, struct search_rt *rt)
+{
+	struct search_rt *old;
+
+	pthread_mutex_lock(&s->ix_mu);
+	old = s->rt;
+	s->rt = rt;
+	pthread_mutex_unlock(&s->ix_mu);
+	search_rt_unref(old); /* the pointer's reference: freed after its last query */
+}
+
+/* DataDir/index/rt, the real-time index of mpseek-index -T (include/rt.h):
+ * read again when its inode, time or size changed (a writer renames a new
+ * file over it), dropped when a merge folded it in and removed it.  A file
+ * that does not read is logged once and the previous one kept. */
+static void rt_check(struct server *s)
+{
+	char *path = xasprintf("%s/index/rt", s->c->data_dir);
+	struct buf err = BUF_INIT(1024);
+	struct search_rt *rt = NULL;
+	struct stat st;
+	uint64_t id[3];
+
+	if (stat(path, &st) < 0) {
+		if (s->rt_ident[0]) {
+			info("the real-time index is gone (a merge folded it in)");
+			memset(s->rt_ident, 0, sizeof(s->rt_ident));
+			rt_swap(s, NULL);
+		}
+		goto out;
+	}
+	id[0] = (uint64_t)st.st_ino;
+	id[1] = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+	id[2] = (uint64_t)st.st_size;
+	if (!memcmp(id, s->rt_ident, sizeof(id)))
+		goto out;
+	memcpy(s->rt_ident, id, sizeof(id));
+	if (search_rt_open(path, &rt, &err)) {
+		error("refusing the real-time index %s: %s", path, buf_str(&err));
+		goto out;
+	}
+	info("real-time index: %zu URL(s) override the generation", search_rt_urls(rt));
+	rt_swap(s, rt);
+out:
+	buf_free(&err);
+	free(path);
+}
+
 /* The link text of DataDir/index/current: 1 and *out (malloc'd), 0 when
  * there is none, -1 on another error (logged once until it changes: this
  * runs every SEARCHD_RELOAD_MS). */
@@ -99,6 +160,7 @@ void reload_check(struct server *s, bool force)
 	double t0;
 	int k;
 
+	rt_check(s);
 	k = read_current(s, &link);
 	if (k <= 0) {
 		if (k == 0 && s->ix_link && !s->warned_gone) {

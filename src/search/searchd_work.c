@@ -174,6 +174,7 @@ static void do_search(struct worker *w, struct conn *cn)
 	if (c->query_time_limit > 0)
 		env.deadline = t0 + (double)c->query_time_limit / 1000.0;
 	ix = index_get(s);
+	env.rt = rt_get(s);
 	if (!ix) {
 		r.error = xstrdup("ER_NOINDEX");
 		r.message = xstrdup("There is no index to search yet.");
@@ -187,6 +188,7 @@ static void do_search(struct worker *w, struct conn *cn)
 	if (ix && !r.generation)
 		r.generation = search_index_generation(ix);
 	index_put(s, ix);
+	search_rt_unref(env.rt);
 	secs = now_monotonic() - t0;
 	buf_reset(&w->out);
 	if (proto_encode_results(&w->out, &r)) {

@@ -621,3 +621,94 @@ long db_expire_all(struct db *db)
 	n = (long)mysql_affected_rows(db->my);
 	return n;
 }
+
+/* --- mpseek-index -T: given URLs, no queue ------------------------------------ */
+
+struct ids_ctx {
+	int rank;
+	long lease;            /* 0: read the rows, claim nothing */
+	const uint32_t *ids;
+	size_t n;
+	struct db_url *out;
+	int total;
+};
+
+/* The rows of c->ids (those no other rank holds, when claiming) into
+ * c->out, then, when claiming, the claim of them.  ids are numbers: no
+ * escaping needed. */
+static int ids_body(struct db *db, void *arg)
+{
+	struct ids_ctx *c = arg;
+	struct buf sql = BUF_INIT(c->n * 12 + 512);
+	unsigned now = (unsigned)time(NULL), until = now + (unsigned)c->lease;
+	MYSQL_RES *res = NULL;
+	MYSQL_ROW row;
+	int rc;
+
+	c->total = 0;
+	buf_adds(&sql, "SELECT " CLAIM_COLUMNS " FROM urlword u WHERE u.url_id IN (");
+	for (size_t i = 0; i < c->n; i++)
+		buf_printf(&sql, "%s%u", i ? "," : "", c->ids[i]);
+	buf_addc(&sql, ')');
+	if (c->lease)
+		buf_printf(&sql, " AND (u.index_status <> 2 OR u.claim_rank = %d OR"
+			   " u.lease_until <= %u) FOR UPDATE", c->rank, now);
+	rc = sql_run(db, buf_str(&sql), &res);
+	while (!rc && res && (row = mysql_fetch_row(res)) && (size_t)c->total < c->n) {
+		struct db_url *u = &c->out[c->total++];
+
+		memset(u, 0, sizeof(*u));
+		u->url_id = (unsigned)num(row[0]);
+		u->site_id = (unsigned)num(row[1]);
+		u->status = (int)num(row[2]);
+		u->hops = (int)num(row[3]);
+		u->origin = (int)num(row[4]);
+		u->tag = (long)num(row[5]);
+		u->referrer = (unsigned)num(row[6]);
+		u->last_index_time = (long)num(row[7]);
+		strlcpy_(u->url, row[8] ? row[8] : "", sizeof(u->url));
+		strlcpy_(u->crc, row[9] ? row[9] : "", sizeof(u->crc));
+		strlcpy_(u->last_modified, row[10] ? row[10] : "", sizeof(u->last_modified));
+		strlcpy_(u->etag, row[11] ? row[11] : "", sizeof(u->etag));
+	}
+	if (res)
+		mysql_free_result(res);
+	if (!rc && c->lease && c->total) {
+		buf_reset(&sql);
+		buf_printf(&sql, "UPDATE urlword SET index_status = 2, claim_rank = %d,"
+			   " lease_until = %u, next_index_time = %u WHERE url_id IN (", c->rank,
+			   until, until);
+		for (int i = 0; i < c->total; i++)
+			buf_printf(&sql, "%s%u", i ? "," : "", c->out[i].url_id);
+		if (buf_addc(&sql, ')'))
+			rc = error("claim: %d URLs do not fit one statement", c->total);
+		else
+			rc = sql_run(db, buf_str(&sql), NULL);
+	}
+	buf_free(&sql);
+	return rc;
+}
+
+int db_claim_url_ids(struct db *db, int rank, const uint32_t *ids, size_t n, long lease_seconds,
+		     struct db_url *out)
+{
+	struct ids_ctx c = { rank, lease_seconds, ids, n, out, 0 };
+
+	if (!n)
+		return 0;
+	if (n > 4096 || check_claim(rank, lease_seconds) ||
+	    in_transaction(db, "claiming given URLs", ids_body, &c))
+		return -1;
+	return c.total;
+}
+
+int db_url_rows(struct db *db, const uint32_t *ids, size_t n, struct db_url *out)
+{
+	struct ids_ctx c = { 0, 0, ids, n, out, 0 };
+
+	if (!n)
+		return 0;
+	if (n > 4096 || ids_body(db, &c))
+		return -1;
+	return c.total;
+}

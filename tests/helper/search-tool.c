@@ -350,7 +350,7 @@ int main(int argc, char **argv)
 	{
 		struct search_work work = { 0 };
 		struct search_env env = { sc ? sc : c, tok, db, o.expired ? now_monotonic() - 1 : 0,
-					  &work };
+					  &work, NULL };
 		const char *q = argv[optind + 1];
 
 		if (o.bench) {
