@@ -153,6 +153,31 @@ static int parse_seconds(const char *opt, long lo, double *out)
 	return 0;
 }
 
+/* optarg as a whole number lo..hi into *out; 0, or -1 after the message
+ * ("OPT wants WHAT, not 'x'"). */
+static int parse_count(const char *opt, const char *what, long lo, long hi, long *out)
+{
+	if (parse_long(optarg, lo, hi, out)) {
+		fprintf(stderr, "mpseek-index: %s wants %s, not '%s'\n", opt, what, optarg);
+		return -1;
+	}
+	return 0;
+}
+
+/* --pagerank-comm allreduce|rsag; 0, or -1 after the message. */
+static int parse_comm(struct pagerank_opts *pr)
+{
+	if (!strcmp(optarg, "allreduce")) {
+		pr->comm = PAGERANK_ALLREDUCE;
+	} else if (!strcmp(optarg, "rsag")) {
+		pr->comm = PAGERANK_RSAG;
+	} else {
+		fprintf(stderr, "mpseek-index: --pagerank-comm wants allreduce or rsag\n");
+		return -1;
+	}
+	return 0;
+}
+
 /* Returns 0 to go on, 1 to exit 0 (help/version), 2 on a usage error. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -215,21 +240,16 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->urls[o->n_urls++] = optarg;
 			break;
 		case 'n':
-			if (parse_long(optarg, 1, 2000000000L, &o->max_docs)) {
-				fprintf(stderr, "mpseek-index: -n wants a positive number, not '%s'\n", optarg);
+			if (parse_count("-n", "a positive number", 1, 2000000000L, &o->max_docs))
 				return 2;
-			}
 			break;
 		case 't':
 			if (parse_seconds("-t", 1, &o->max_seconds))
 				return 2;
 			break;
 		case 15:
-			if (parse_long(optarg, 0, INT32_MAX, &o->tag)) {
-				fprintf(stderr, "mpseek-index: --tag wants a Tag, 0..%ld, not '%s'\n",
-					(long)INT32_MAX, optarg);
+			if (parse_count("--tag", "a Tag, 0..2147483647", 0, INT32_MAX, &o->tag))
 				return 2;
-			}
 			break;
 		case 16: o->continuous = true; break;
 		case 'v': o->log_level = LOG_DEBUG; break;
@@ -242,14 +262,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 6: o->verb = VERB_PR_EDGES; o->pr_file = optarg; break;
 		case 7: o->pr_dir = optarg; break;
 		case 8:
-			if (!strcmp(optarg, "allreduce")) {
-				o->pr.comm = PAGERANK_ALLREDUCE;
-			} else if (!strcmp(optarg, "rsag")) {
-				o->pr.comm = PAGERANK_RSAG;
-			} else {
-				fprintf(stderr, "mpseek-index: --pagerank-comm wants allreduce or rsag\n");
+			if (parse_comm(&o->pr))
 				return 2;
-			}
 			break;
 		case 14:
 			if (parse_seconds("--lock-wait", 0, &o->lock_wait))

@@ -160,7 +160,6 @@ void reload_check(struct server *s, bool force)
 	double t0;
 	int k;
 
-	rt_check(s);
 	k = read_current(s, &link);
 	if (k <= 0) {
 		if (k == 0 && s->ix_link && !s->warned_gone) {
@@ -207,6 +206,11 @@ void reload_check(struct server *s, bool force)
 		     search_index_generation(ix), search_index_dir(ix), now_monotonic() - t0);
 	index_put(s, old); /* the pointer's reference: closes after its last query */
 out:
+	/* The real-time index after the generation: a merge publishes the
+	 * generation that folds the real-time pages in, then removes index/rt;
+	 * dropping rt first would hide those pages while the new generation
+	 * opens. */
+	rt_check(s);
 	free(link);
 	free(dir);
 	buf_free(&err);
