@@ -30,6 +30,7 @@ struct search_index {
 	struct storage *st;
 	struct ranks *rk;          /* NULL: no ranks file */
 	struct citations *rev;     /* NULL: no citations */
+	struct stems *stems;       /* NULL: no stem map, or Stemming no */
 	char *dir;
 	uint64_t gen;
 	double avg_len[STORAGE_SECTIONS];
@@ -123,6 +124,13 @@ struct leaf {
 	uint64_t df;               /* documents of the word (run_load_driven) */
 	char **words;              /* the words it stands for (a wildcard: its expansion); owned */
 	size_t n_words;
+	/* Word forms (doc/SEARCH.md, "Word forms"): words[1..] are the other
+	 * index words of the term's stem, n_forms of them; pl holds every
+	 * form's postings, fpl those of the other forms alone (scored at
+	 * StemWeight). */
+	size_t n_forms;
+	struct plist fpl;
+	size_t fcursor;
 };
 
 struct phrase {
@@ -153,6 +161,7 @@ struct run {
 	struct query q;
 	struct search_rank_params rp;
 	struct storage_cursor *cur;
+	struct stemmer *stemmer;   /* made for the first term with forms; NULL */
 	struct leaf *leaves;
 	size_t n_leaves;
 	struct phrase *phrases;

@@ -37,6 +37,7 @@ void search_rank_params(const struct conf *c, struct search_rank_params *p)
 	p->proximity = c ? c->proximity_boost : 2.0;
 	p->pagerank = c ? c->pagerank_weight : 0.5;
 	p->title_match = c ? c->title_match_boost : 1000;
+	p->stem_weight = c ? c->stem_weight : 0.7;
 }
 
 double search_idf(uint64_t n_docs, uint64_t df)
@@ -359,13 +360,39 @@ bool run_request_keeps(const struct run *r, uint32_t site, uint32_t url)
 /* The text score summed in query order: each phase takes the sum so far
  * and returns it with its own terms added. */
 
+/* The occurrences per section of a term's other forms in document key. */
+static void ftf_of(struct leaf *l, uint64_t key, uint32_t ftf[4])
+{
+	size_t at = plist_find(&l->fpl, key, &l->fcursor);
+	const uint16_t *p;
+	uint32_t n;
+
+	if (at == SIZE_MAX)
+		return;
+	p = plist_pos(&l->fpl, at, &n);
+	for (uint32_t j = 0; j < n; j++)
+		ftf[tok_pos_section(p[j])]++;
+}
+
+/* A term with forms: an occurrence of another form counts StemWeight of
+ * one of the exact word (tf counts all forms, ftf the other ones). */
+static double bm25f_forms(const struct search_rank_params *p, double idf, const uint32_t tf[4],
+			  const uint32_t ftf[4], const double wn[4])
+{
+	double t = 0;
+
+	for (int s = 0; s < 4; s++)
+		t += ((double)(tf[s] - ftf[s]) + p->stem_weight * ftf[s]) * wn[s];
+	return saturate(p, idf, t);
+}
+
 /* BM25F of each positive word of document key; notes its title positions
  * and its positions for the proximity boost. */
 static double score_words(struct run *r, uint64_t key, struct doc_score *ds, double text)
 {
 	for (size_t i = 0; i < r->n_leaves; i++) {
 		struct leaf *l = &r->leaves[i];
-		uint32_t tf[4] = { 0 }, n;
+		uint32_t tf[4] = { 0 }, ftf[4] = { 0 }, n;
 		const uint16_t *p;
 		size_t at;
 
@@ -379,7 +406,10 @@ static double score_words(struct run *r, uint64_t key, struct doc_score *ds, dou
 		p = plist_pos(&l->pl, at, &n);
 		for (uint32_t j = 0; j < n; j++)
 			tf[tok_pos_section(p[j])]++;
-		if (!tf[TOK_SECTION_TITLE]) {
+		if (l->n_forms)
+			ftf_of(l, key, ftf);
+		/* The exact-title boost wants the query's own words. */
+		if (!tf[TOK_SECTION_TITLE] || ftf[TOK_SECTION_TITLE] == tf[TOK_SECTION_TITLE]) {
 			ds->exact = false;
 		} else if (ds->exact && ds->ntitle < ARRAY_SIZE(ds->tmask)) {
 			/* The title positions of this word, for the order check. */
@@ -390,7 +420,8 @@ static double score_words(struct run *r, uint64_t key, struct doc_score *ds, dou
 					ds->tmask[ds->ntitle] |= 1ull << tok_pos_position(p[j]);
 			ds->ntitle++;
 		}
-		text += bm25f_wn(&r->rp, l->idf, tf, ds->wn);
+		text += l->n_forms ? bm25f_forms(&r->rp, l->idf, tf, ftf, ds->wn)
+				   : bm25f_wn(&r->rp, l->idf, tf, ds->wn);
 		if (!l->in_phrase && ds->nprox < ARRAY_SIZE(ds->ppos)) {
 			ds->ppos[ds->nprox] = p;
 			ds->pn[ds->nprox] = n;
