@@ -218,6 +218,7 @@ static void run_free(struct run *r)
 {
 	for (size_t i = 0; i < r->n_leaves; i++) {
 		plist_free(&r->leaves[i].pl);
+		plist_free(&r->leaves[i].xpl);
 		plist_free(&r->leaves[i].fpl);
 		for (size_t j = 0; j < r->leaves[i].n_words; j++)
 			free(r->leaves[i].words[j]);
@@ -270,8 +271,11 @@ static int load_leaves(struct run *r)
 			rc = -1;
 			break;
 		}
-		/* Loaded for the AND's documents only: the dictionary's count. */
-		l->idf = search_idf(storage_n_docs(r->ix->st), l->loaded ? l->df : l->pl.n);
+		/* Loaded for the AND's documents only: the dictionary's count.  A
+		 * word with forms keeps its own idf (the forms' documents score
+		 * below its own); with none of its own, that of all forms. */
+		l->idf = search_idf(storage_n_docs(r->ix->st),
+				    l->loaded ? l->df : l->exact_df ? l->exact_df : l->pl.n);
 	}
 	return rc;
 }

@@ -126,11 +126,12 @@ struct leaf {
 	size_t n_words;
 	/* Word forms (doc/SEARCH.md, "Word forms"): words[1..] are the other
 	 * index words of the term's stem, n_forms of them; pl holds every
-	 * form's postings, fpl those of the other forms alone (scored at
-	 * StemWeight). */
+	 * form's postings (the documents it matches), xpl the exact word's, fpl
+	 * the other forms' (scored at StemWeight where the exact word is not). */
 	size_t n_forms;
-	struct plist fpl;
-	size_t fcursor;
+	uint64_t exact_df;         /* documents of the exact word (its idf) */
+	struct plist xpl, fpl;
+	size_t xcursor, fcursor;
 };
 
 struct phrase {

@@ -453,12 +453,13 @@ static int load_named(struct run *r, const char *word, uint8_t mask, struct plis
 	return load_word(r, w.word_id, mask, p);
 }
 
-/* A term with forms: the other forms merged into l->fpl, then every form
- * (the exact word too) into l->pl. */
+/* A term with forms: the exact word into l->xpl, the other forms merged
+ * into l->fpl, then both into l->pl. */
 static int load_forms(struct run *r, struct leaf *l)
 {
-	int rc = load_named(r, l->words[0], l->mask, &l->pl);
+	int rc = load_named(r, l->words[0], l->mask, &l->xpl);
 
+	l->exact_df = l->xpl.n;
 	for (size_t i = 1; i < l->n_words && rc == 0; i++) {
 		struct plist one = { 0 };
 
@@ -467,7 +468,7 @@ static int load_forms(struct run *r, struct leaf *l)
 			rc = -2;
 		plist_free(&one);
 	}
-	if (rc == 0 && plist_union(r, &l->pl, &l->fpl))
+	if (rc == 0 && (plist_union(r, &l->pl, &l->xpl) || plist_union(r, &l->pl, &l->fpl)))
 		rc = -2;
 	return rc == -1 ? -1 : 0;
 }
