@@ -175,6 +175,11 @@ struct conf {
 	double title_match_boost; /* TitleMatchBoost (1000) */
 	bool pruning;             /* Pruning (yes): top-k pruning, doc/SEARCH.md */
 	long max_wildcard_words;  /* MaxWildcardWords (64) */
+	/* word forms (doc/SEARCH.md, "Word forms"); Stemming and StemLanguage
+	 * also in mpseek.conf: the merge writes the stem map */
+	bool stemming;            /* Stemming (yes) */
+	char *stem_language;      /* StemLanguage (english): a libstemmer language */
+	double stem_weight;       /* StemWeight (0.7): a form's occurrence, in [0, 1] */
 
 	/* s.htm variables */
 	char **daemon_addresses;  /* DaemonAddress host[:port] */

@@ -197,6 +197,9 @@ const struct directive conf_directives[] = {
 	FNW("TitleMatchBoost", SRD, NOWHERE, 9, d_ranking, NULL),
 	LONG("MaxWildcardWords", SRD, C(max_wildcard_words), 64, 1, 10000),
 	BOOL("Pruning", SRD, C(pruning), 1),
+	BOOL("Stemming", IDX | SRD, C(stemming), 1),
+	STR("StemLanguage", IDX | SRD, C(stem_language), "english"),
+	FNW("StemWeight", SRD, NOWHERE, 10, d_ranking, NULL),
 
 	/* s.htm <!--variables--> */
 	FN("DaemonAddress", TPL, 1, 1, d_daemon),
@@ -244,7 +247,7 @@ const struct directive conf_directives[] = {
 	UNSUP("MaxDocsPerServer", "use MaxURLsPerServer"),
 	UNSUP("Affix", "ispell forms are not supported"),
 	UNSUP("Spell", "ispell forms are not supported"),
-	UNSUP("WordForms", "ispell forms are not supported"),
+	UNSUP("WordForms", "ispell forms are not supported: Stemming (Snowball) finds word forms"),
 	UNSUP("SiteWeight", "ranking uses PageRank"),
 	UNSUP("AccountDistance", "ranking has its own proximity boost"),
 	UNSUP("Cache", "the result cache is not supported"),
@@ -873,6 +876,13 @@ static int d_ranking(struct parser *p, const struct directive *d, int argc, char
 	case 6: f = &p->c->phrase_boost; break;
 	case 7: f = &p->c->proximity_boost; break;
 	case 8: f = &p->c->pagerank_weight; break;
+	case 10:
+		/* Above 1 a form would outscore the exact word (and break the
+		 * bounds of top-k pruning). */
+		if (v > 1)
+			return conf_perr(p, "StemWeight must be between 0 and 1");
+		f = &p->c->stem_weight;
+		break;
 	default: f = &p->c->title_match_boost; break;
 	}
 	*f = v;
@@ -1077,6 +1087,7 @@ int conf_apply_defaults(struct parser *p)
 	c->proximity_boost = 2.0;
 	c->pagerank_weight = 0.5;
 	c->title_match_boost = 1000;
+	c->stem_weight = 0.7;
 	if (env && *env) {
 		char cwd[PATH_MAX];
 		if (env[0] != '/' && !getcwd(cwd, sizeof(cwd)))

@@ -33,6 +33,7 @@
 #include "merge.h"
 #include "rt.h"
 #include "merge_int.h"
+#include "stems.h"
 #include "storage.h"
 #include "util.h"
 
@@ -1257,8 +1258,29 @@ static int build_partitions(struct merge *m)
 	return 0;
 }
 
+/* The stem map of the new generation's dictionary (stems.h), rebuilt whole:
+ * new words come with every merge, and stemming the dictionary is cheap
+ * beside the merge (doc/MERGE.md).  Stemming no: no map, no expansion. */
+static int write_stems(const struct merge *m)
+{
+	struct buf err = BUF_INIT(4096);
+	struct storage *st = NULL;
+	double t = now_monotonic();
+	int rc = 0;
+
+	if (!m->c->stemming)
+		return 0;
+	if (storage_open_dir(m->dir, &st, &err) || stems_write(m->dir, st, m->c->stem_language, &err))
+		rc = error("merge: stem map: %s", buf_str(&err));
+	else
+		info("merge: stem map written (%.2f s)", now_monotonic() - t);
+	storage_close(st);
+	buf_free(&err);
+	return rc;
+}
+
 /* 5. Rank 0: docinfo, the files kept from the live generation, FORMAT,
- * wordurl. */
+ * the stem map, wordurl. */
 static int write_generation(struct merge *m)
 {
 	struct buf err = BUF_INIT(4096);
@@ -1282,6 +1304,8 @@ static int write_generation(struct merge *m)
 		if (!rc && storage_format_write(m->dir, &f, &err))
 			rc = error("merge: %s", buf_str(&err));
 		merge_crash_point("after-format");
+		if (!rc)
+			rc = write_stems(m);
 		if (!rc && m->db)
 			rc = update_wordurl(m->db, m->old, m->dir, m->gen, m->cur);
 		merge_crash_point("after-wordurl");

@@ -24,6 +24,7 @@
 #include "ranks.h"
 #include "search.h"
 #include "search_int.h"
+#include "stems.h"
 #include "storage.h"
 #include "tokenize.h"
 #include "url.h"
@@ -43,8 +44,31 @@ static void index_close(struct search_index *ix)
 	storage_close(ix->st);
 	ranks_close(ix->rk);
 	citations_close(ix->rev);
+	stems_close(ix->stems);
 	free(ix->dir);
 	free(ix);
+}
+
+/* The generation's stem map when Stemming is on: none (an older
+ * generation, or one merged with Stemming no) means no word forms; a map of
+ * another language is not used (its stems are not the query's). */
+static int open_stems(const struct conf *c, struct search_index *ix, struct buf *err)
+{
+	if (!stemmer_known(c->stem_language)) {
+		if (err)
+			buf_printf(err, "StemLanguage %.40s: not a language of libstemmer",
+				   c->stem_language);
+		return -1;
+	}
+	if (stems_open(ix->dir, &ix->stems, err) < 0)
+		return -1;
+	if (ix->stems && strcmp(stems_language(ix->stems), c->stem_language)) {
+		warning("%s: the stem map is in %s, StemLanguage is %s: no word forms", ix->dir,
+			stems_language(ix->stems), c->stem_language);
+		stems_close(ix->stems);
+		ix->stems = NULL;
+	}
+	return 0;
 }
 
 int search_index_open(const struct conf *c, const char *data_dir, const char *gen_dir,
@@ -55,7 +79,6 @@ int search_index_open(const struct conf *c, const char *data_dir, const char *ge
 	uint64_t gen;
 	int rc;
 
-	UNUSED(c);
 	*out = NULL;
 	pthread_mutex_init(&ix->cache_mu, NULL);
 	if (gen_dir) {
@@ -92,6 +115,8 @@ int search_index_open(const struct conf *c, const char *data_dir, const char *ge
 	if (ranks_open(ix->dir, &ix->rk, err) < 0)
 		goto fail;
 	if (citations_open(ix->dir, CITATIONS_REVERSE, &ix->rev, err) < 0)
+		goto fail;
+	if (c && c->stemming && open_stems(c, ix, err))
 		goto fail;
 	ix->gen = storage_generation(ix->st);
 	for (int s = 0; s < STORAGE_SECTIONS; s++)
@@ -193,11 +218,14 @@ static void run_free(struct run *r)
 {
 	for (size_t i = 0; i < r->n_leaves; i++) {
 		plist_free(&r->leaves[i].pl);
+		plist_free(&r->leaves[i].xpl);
+		plist_free(&r->leaves[i].fpl);
 		for (size_t j = 0; j < r->leaves[i].n_words; j++)
 			free(r->leaves[i].words[j]);
 		free(r->leaves[i].words);
 	}
 	free(r->leaves);
+	stemmer_free(r->stemmer);
 	for (size_t i = 0; i < r->n_phrases; i++) {
 		free(r->phrases[i].key);
 		free(r->phrases[i].count);
@@ -243,8 +271,11 @@ static int load_leaves(struct run *r)
 			rc = -1;
 			break;
 		}
-		/* Loaded for the AND's documents only: the dictionary's count. */
-		l->idf = search_idf(storage_n_docs(r->ix->st), l->loaded ? l->df : l->pl.n);
+		/* Loaded for the AND's documents only: the dictionary's count.  A
+		 * word with forms keeps its own idf (the forms' documents score
+		 * below its own); with none of its own, that of all forms. */
+		l->idf = search_idf(storage_n_docs(r->ix->st),
+				    l->loaded ? l->df : l->exact_df ? l->exact_df : l->pl.n);
 	}
 	return rc;
 }

@@ -30,6 +30,7 @@ struct search_index {
 	struct storage *st;
 	struct ranks *rk;          /* NULL: no ranks file */
 	struct citations *rev;     /* NULL: no citations */
+	struct stems *stems;       /* NULL: no stem map, or Stemming no */
 	char *dir;
 	uint64_t gen;
 	double avg_len[STORAGE_SECTIONS];
@@ -123,6 +124,14 @@ struct leaf {
 	uint64_t df;               /* documents of the word (run_load_driven) */
 	char **words;              /* the words it stands for (a wildcard: its expansion); owned */
 	size_t n_words;
+	/* Word forms (doc/SEARCH.md, "Word forms"): words[1..] are the other
+	 * index words of the term's stem, n_forms of them; pl holds every
+	 * form's postings (the documents it matches), xpl the exact word's, fpl
+	 * the other forms' (scored at StemWeight where the exact word is not). */
+	size_t n_forms;
+	uint64_t exact_df;         /* documents of the exact word (its idf) */
+	struct plist xpl, fpl;
+	size_t xcursor, fcursor;
 };
 
 struct phrase {
@@ -153,6 +162,7 @@ struct run {
 	struct query q;
 	struct search_rank_params rp;
 	struct storage_cursor *cur;
+	struct stemmer *stemmer;   /* made for the first term with forms; NULL */
 	struct leaf *leaves;
 	size_t n_leaves;
 	struct phrase *phrases;

@@ -16,6 +16,7 @@
 #include "query.h"
 #include "search.h"
 #include "search_int.h"
+#include "stems.h"
 #include "storage.h"
 #include "tokenize.h"
 #include "util.h"
@@ -273,7 +274,7 @@ static int drive_group(struct run *r, struct qnode *const *kids, size_t nk)
 		if (k->type != Q_TERM)
 			continue;
 		l = &r->leaves[k->id];
-		if (l->mask != 0xf || l->loaded)
+		if (l->mask != 0xf || l->loaded || l->n_forms)
 			continue;
 		rc = storage_word(r->ix->st, k->word, strlen(k->word), &w);
 		if (rc < 0)
@@ -443,6 +444,68 @@ static int load_wild(struct run *r, struct leaf *l)
 	return 0;
 }
 
+/* The postings of word (the words of a term with forms) into p: 0, or -1
+ * (damage) or -2 (the position cap or the deadline, run_fail() done). */
+static int load_named(struct run *r, const char *word, uint8_t mask, struct plist *p)
+{
+	struct storage_word w;
+	int rc = storage_word(r->ix->st, word, strlen(word), &w);
+
+	if (rc <= 0)
+		return rc;
+	return load_word(r, w.word_id, mask, p);
+}
+
+/* A term with forms: the exact word into l->xpl, the other forms merged
+ * into l->fpl, then both into l->pl. */
+static int load_forms(struct run *r, struct leaf *l)
+{
+	int rc = load_named(r, l->words[0], l->mask, &l->xpl);
+
+	l->exact_df = l->xpl.n;
+	for (size_t i = 1; i < l->n_words && rc == 0; i++) {
+		struct plist one = { 0 };
+
+		rc = load_named(r, l->words[i], l->mask, &one);
+		if (rc == 0 && plist_union(r, &l->fpl, &one))
+			rc = -2;
+		plist_free(&one);
+	}
+	if (rc == 0 && (plist_union(r, &l->pl, &l->xpl) || plist_union(r, &l->pl, &l->fpl)))
+		rc = -2;
+	return rc == -1 ? -1 : 0;
+}
+
+/* Word forms (doc/SEARCH.md, "Word forms"): a plain word outside phrases
+ * and NOTs stands for the index words of its stem too, when the generation
+ * has a stem map.  Sets words and n_forms; nothing is read but the map. */
+static void leaf_forms(struct run *r, struct leaf *l)
+{
+	struct stems_form f[STEMS_MAX_FORMS];
+	const char *w = l->node->word, *st;
+	size_t len = strlen(w), sl, n;
+
+	/* While a real-time index overrides documents, words are exact: its
+	 * overlay replaces a word's posting list, not the exact/forms pair. */
+	if (!r->ix->stems || !r->env->c->stemming || r->rt)
+		return;
+	if (!r->stemmer && stemmer_new(r->env->c->stem_language, &r->stemmer))
+		return;
+	st = stemmer_stem(r->stemmer, w, len, &sl);
+	n = st ? stems_forms(r->ix->stems, st, sl, f, STEMS_MAX_FORMS) : 0;
+	if (n > STEMS_MAX_FORMS)
+		n = STEMS_MAX_FORMS;
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].len == len && !memcmp(f[i].word, w, len))
+			continue;
+		if (!l->n_words)
+			leaf_own_word(l);
+		l->words = xrealloc(l->words, (l->n_words + 1) * sizeof(char *));
+		l->words[l->n_words++] = xstrndup(f[i].word, f[i].len);
+		l->n_forms++;
+	}
+}
+
 int run_load_leaf(struct run *r, struct leaf *l)
 {
 	const struct qnode *n = l->node;
@@ -451,6 +514,8 @@ int run_load_leaf(struct run *r, struct leaf *l)
 
 	if (n->type != Q_TERM) {
 		rc = load_wild(r, l);
+	} else if (l->n_forms) {
+		rc = load_forms(r, l);
 	} else {
 		leaf_own_word(l);
 		rc = storage_word(r->ix->st, n->word, strlen(n->word), &w);
@@ -469,7 +534,8 @@ void run_leaf_words(struct run *r, struct leaf *l)
 	struct wild_ctx x = { r, l, NULL, 0, 0, false };
 
 	if (l->node->type == Q_TERM) {
-		leaf_own_word(l);
+		if (!l->n_forms)
+			leaf_own_word(l);
 		return;
 	}
 	x.ids = xmalloc((size_t)r->env->c->max_wildcard_words * sizeof(uint32_t));
@@ -494,6 +560,8 @@ void run_collect(struct run *r, struct qnode *n, bool positive, bool in_phrase)
 		l->in_phrase = in_phrase;
 		l->mask = n->sections ? n->sections : r->req->sections ? r->req->sections : 0xf;
 		n->id = (int)r->n_leaves++;
+		if (n->type == Q_TERM && positive && !in_phrase)
+			leaf_forms(r, l);
 		return;
 	}
 	case Q_PHRASE: {

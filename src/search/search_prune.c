@@ -72,9 +72,11 @@ struct prune {
 	size_t ndocs, capdocs;
 };
 
+/* A word with forms is an OR of words: searched exhaustively (doc/SEARCH.md,
+ * "Word forms"). */
 static bool term_ok(const struct run *r, const struct qnode *n)
 {
-	return n->type == Q_TERM && r->leaves[n->id].mask == 0xf;
+	return n->type == Q_TERM && r->leaves[n->id].mask == 0xf && !r->leaves[n->id].n_forms;
 }
 
 bool run_prune_eligible(const struct run *r)

@@ -37,6 +37,7 @@ void search_rank_params(const struct conf *c, struct search_rank_params *p)
 	p->proximity = c ? c->proximity_boost : 2.0;
 	p->pagerank = c ? c->pagerank_weight : 0.5;
 	p->title_match = c ? c->title_match_boost : 1000;
+	p->stem_weight = c ? c->stem_weight : 0.7;
 }
 
 double search_idf(uint64_t n_docs, uint64_t df)
@@ -67,6 +68,14 @@ static void section_factors(const struct search_rank_params *p, const uint16_t l
 {
 	for (int s = 0; s < 4; s++)
 		wn[s] = p->w[s] / section_norm(p, s, len, avg_len);
+}
+
+/* A word's other forms: each occurrence counts w of one of the word. */
+static double bm25f_scaled(const struct search_rank_params *p, double idf, const uint32_t tf[4],
+			   double w, const double wn[4])
+{
+	double t = tf[0] * wn[0] + tf[1] * wn[1] + tf[2] * wn[2] + tf[3] * wn[3];
+	return saturate(p, idf, w * t);
 }
 
 static double bm25f_wn(const struct search_rank_params *p, double idf, const uint32_t tf[4],
@@ -359,6 +368,35 @@ bool run_request_keeps(const struct run *r, uint32_t site, uint32_t url)
 /* The text score summed in query order: each phase takes the sum so far
  * and returns it with its own terms added. */
 
+/* The positions of leaf l in document key and their weight: the word's
+ * own (1) or, in a document without it, its other forms' (StemWeight).
+ * False when the document has none. */
+static inline bool leaf_doc(struct run *r, struct leaf *l, uint64_t key, const uint16_t **p,
+			    uint32_t *n, double *w)
+{
+	size_t at;
+
+	*w = 1;
+	if (!l->n_forms) {
+		at = plist_find(&l->pl, key, &l->cursor);
+		if (at == SIZE_MAX)
+			return false;
+		*p = plist_pos(&l->pl, at, n);
+		return true;
+	}
+	at = plist_find(&l->xpl, key, &l->xcursor);
+	if (at != SIZE_MAX) {
+		*p = plist_pos(&l->xpl, at, n);
+		return true;
+	}
+	at = plist_find(&l->fpl, key, &l->fcursor);
+	if (at == SIZE_MAX)
+		return false;
+	*p = plist_pos(&l->fpl, at, n);
+	*w = r->rp.stem_weight;
+	return true;
+}
+
 /* BM25F of each positive word of document key; notes its title positions
  * and its positions for the proximity boost. */
 static double score_words(struct run *r, uint64_t key, struct doc_score *ds, double text)
@@ -367,19 +405,18 @@ static double score_words(struct run *r, uint64_t key, struct doc_score *ds, dou
 		struct leaf *l = &r->leaves[i];
 		uint32_t tf[4] = { 0 }, n;
 		const uint16_t *p;
-		size_t at;
+		double w;
 
 		if (!l->positive)
 			continue;
-		at = plist_find(&l->pl, key, &l->cursor);
-		if (at == SIZE_MAX) {
+		if (!leaf_doc(r, l, key, &p, &n, &w)) {
 			ds->exact = false;
 			continue;
 		}
-		p = plist_pos(&l->pl, at, &n);
 		for (uint32_t j = 0; j < n; j++)
 			tf[tok_pos_section(p[j])]++;
-		if (!tf[TOK_SECTION_TITLE]) {
+		/* The exact-title boost wants the query's own words. */
+		if (!tf[TOK_SECTION_TITLE] || w != 1) {
 			ds->exact = false;
 		} else if (ds->exact && ds->ntitle < ARRAY_SIZE(ds->tmask)) {
 			/* The title positions of this word, for the order check. */
@@ -390,7 +427,8 @@ static double score_words(struct run *r, uint64_t key, struct doc_score *ds, dou
 					ds->tmask[ds->ntitle] |= 1ull << tok_pos_position(p[j]);
 			ds->ntitle++;
 		}
-		text += bm25f_wn(&r->rp, l->idf, tf, ds->wn);
+		text += w == 1 ? bm25f_wn(&r->rp, l->idf, tf, ds->wn)
+			       : bm25f_scaled(&r->rp, l->idf, tf, w, ds->wn);
 		if (!l->in_phrase && ds->nprox < ARRAY_SIZE(ds->ppos)) {
 			ds->ppos[ds->nprox] = p;
 			ds->pn[ds->nprox] = n;

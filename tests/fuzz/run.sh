@@ -37,7 +37,7 @@ trap 'rm -rf "$work"' EXIT
 pkgs="libmariadb zlib libdeflate libisal libcurl libpcre2-8 uchardet libutf8proc nettle"
 flags="-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 flags="$flags -I$top/include -I$bld $(pkg-config --cflags $pkgs)"
-libs="$(pkg-config --libs $pkgs) -lm"
+libs="$(pkg-config --libs $pkgs) $(pkg-config --libs fcgi) -lstemmer -lm"
 # Every source but the main()s and the MPI side of mpseek-index; the schema
 # and the HTML entity table are the build's generated copies (an in-tree
 # build also has them in src/, left out so that they are not linked twice).

@@ -7,7 +7,9 @@
 # lists written by hand), for AND/OR/NOT/phrase/title: queries over word
 # pairs against a brute-force evaluation of `mpseek-index --dump-index`
 # (search-oracle.py), and checks paging, grouping, clones, excerpts, the
-# cached copy, the wildcard cap and a damaged generation.
+# cached copy, the wildcard cap and a damaged generation.  With `Stemming
+# no`: the oracle and the lists know exact words only (word forms:
+# search-stem.sh).
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 idx="$builddir/mpseek-index"
@@ -30,7 +32,7 @@ touch -d '2001-01-01 00:00:00 UTC' "$T/site/a/old.html"
 touch -d '2024-03-01 00:00:00 UTC' "$T/site/b/fresh.html"
 mdb_start
 conf=$T/mpseek.conf
-write_conf "$conf" search "MinDelay 0" "ReadTimeOut 5" "MaxHops 6" \
+write_conf "$conf" search "Stemming no" "MinDelay 0" "ReadTimeOut 5" "MaxHops 6" \
 	"Server http://127.0.0.1:$WEB_PORT/a/" "Server http://localhost:$WEB_PORT/b/"
 SQL() { mdb_sql "$1" search; }
 
