@@ -32,6 +32,7 @@ struct search_index {
 	struct citations *rev;     /* NULL: no citations */
 	char *dir;
 	uint64_t gen;
+	int damaged;               /* __atomic: re-validation failed */
 	double avg_len[STORAGE_SECTIONS];
 	/* result-page rows read from the database (search_hits.c) */
 	pthread_mutex_t cache_mu;
