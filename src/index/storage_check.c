@@ -354,16 +354,19 @@ static void check_gen_files(struct checker *k, const char *gen_dir)
 	size_t dl = strlen(gen_dir);
 
 	for (size_t i = 0; i < ARRAY_SIZE(gen_files); i++) {
+		const char *w;
+		size_t rl = strlen(gen_files[i].rel);
+
 		buf_reset(&why);
 		if (gen_files[i].verify(gen_dir, &why) >= 0)
 			continue;
-		const char *w = buf_str(&why);
-
 		/* "gen_dir/rel: what" reported as "rel: what", as the others. */
-		if (!strncmp(w, gen_dir, dl) && w[dl] == '/')
-			w += dl + 1;
+		w = buf_str(&why);
+		if (!strncmp(w, gen_dir, dl) && w[dl] == '/' &&
+		    !strncmp(w + dl + 1, gen_files[i].rel, rl) && w[dl + 1 + rl] == ':')
+			w += dl + 1 + rl + 2;
 		k->problems++;
-		buf_printf(k->out, "%s\n", w);
+		buf_printf(k->out, "%s: %s\n", gen_files[i].rel, w);
 	}
 	buf_free(&why);
 }
