@@ -93,6 +93,24 @@ for rel in ranks citations/direct citations/reverse "$big/ind" "$big/sites" "$bi
 	rm -rf "${dd:?}/index/$copy"
 done
 
+# ---- ranks of an older format version are not carried into a new generation
+python3 - "$dd/index/$good/ranks" <<'PY'
+import struct, sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+struct.pack_into("<I", b, 8, 1)     # the version field of a version-1 ranks file
+open(p + ".v1", "wb").write(b)
+PY
+mv "$dd/index/$good/ranks.v1" "$dd/index/$good/ranks"
+timeout 300 "$idx" -D "$conf" >"$T/merge-v1.out" 2>"$T/merge-v1.log"
+tap_is "$?" 0 "a merge over a generation whose ranks are version 1"
+tap_ok "$(grep -q 'merge: not keeping ranks and citations: .*ranks: offset 8: format version 1' "$T/merge-v1.log" && echo 1)" \
+	"the merge does not hard-link them into the new generation, and says so"
+good=$(readlink "$dd/index/current")
+served() { grep -q "now serving index generation $((10#${good#gen-})) " "$SD_LOG"; }
+wait_for served
+tap_ok "$(served && Q homeword | grep -q '^1\. ' && echo 1)" "searchd serves the new generation $good"
+
 # ---- bytes changed in the generation being served: log, check, fall back
 cat >>"$T/site/about.html" <<'HTML'
 <p>secondword</p>
