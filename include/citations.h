@@ -11,7 +11,9 @@
 
 struct buf;
 
-#define CITATIONS_FORMAT_VERSION 1
+/* Version 2 added the CRC-32 of the offsets and lists (doc/FORMATS.md,
+ * "citations"). */
+#define CITATIONS_FORMAT_VERSION 2
 #define CITATIONS_DIR "citations"
 
 enum citations_kind {
@@ -34,6 +36,10 @@ struct citations;
  * else logged). */
 int citations_open(const char *gen_dir, enum citations_kind kind, struct citations **out,
 		   struct buf *err);
+/* citations_open() and the data checksum of the whole file: 1 when good, 0
+ * when the file does not exist, -1 with "path: offset N: what" in err
+ * (logged when err is NULL). */
+int citations_verify(const char *gen_dir, enum citations_kind kind, struct buf *err);
 void citations_close(struct citations *ci); /* accepts NULL */
 /* The list of url_id: *n url_ids, ascending, as little-endian u32 borrowed
  * from the mapping (read them with citations_at()).  Returns 1 with the list

@@ -10,7 +10,8 @@
 
 struct buf;
 
-#define RANKS_FORMAT_VERSION 1
+/* Version 2 added the CRC-32 of the values (doc/FORMATS.md, "ranks"). */
+#define RANKS_FORMAT_VERSION 2
 #define RANKS_FILE "ranks"
 
 /* ranks_meta.flags */
@@ -43,6 +44,10 @@ struct ranks;
  * unreadable (reason in err if not NULL, else logged).  Thread-safe after
  * open. */
 int ranks_open(const char *gen_dir, struct ranks **out, struct buf *err);
+/* ranks_open() and the data checksum of every value (reads the whole
+ * file): 1 when good, 0 when there is no ranks file, -1 with
+ * "path: offset N: what" in err (logged when err is NULL). */
+int ranks_verify(const char *gen_dir, struct buf *err);
 void ranks_close(struct ranks *r); /* accepts NULL */
 const struct ranks_meta *ranks_meta(const struct ranks *r); /* borrowed */
 /* The PageRank of url_id: a probability (all ranked pages sum to 1), 0 for a

@@ -38,6 +38,13 @@ int search_index_open(const struct conf *c, const char *data_dir, const char *ge
 void search_index_ref(struct search_index *ix);
 void search_index_unref(struct search_index *ix);   /* closes at zero; accepts NULL */
 uint64_t search_index_generation(const struct search_index *ix);
+/* Read errors met in its files since it was opened (storage_faults()): the
+ * bytes changed under the mapping; searchd re-validates it. */
+unsigned long search_index_faults(const struct search_index *ix);
+/* Marked damaged by searchd's re-validation, with no generation to fall back
+ * to: ER_INDEX then says so. */
+void search_index_set_damaged(struct search_index *ix);
+bool search_index_damaged(const struct search_index *ix);
 /* The generation directory's name, e.g. ".../index/gen-00000003". */
 const char *search_index_dir(const struct search_index *ix);
 

@@ -79,6 +79,10 @@ int storage_gen_usage(const char *gen_dir, uint64_t *bytes, int64_t *written, st
  * generations newer than `current` (a crash between the renames of
  * storage_gen_publish()).  Returns 0 or -1. */
 int storage_gen_cleanup(const char *data_dir, struct buf *err);
+/* The newest finished generation older than `before` still on disk (the one
+ * publishing kept for searchd): 1 and *gen, 0 when there is none, -1 when
+ * DataDir/index cannot be read. */
+int storage_gen_previous(const char *data_dir, uint64_t before, uint64_t *gen);
 
 /* ---- reading (mmap; thread-safe after open) ------------------------------ */
 
@@ -99,6 +103,9 @@ int storage_open_dir(const char *gen_dir, struct storage **out, struct buf *err)
 int storage_open_old(const char *gen_dir, struct storage **out, struct buf *err);
 void storage_close(struct storage *s); /* accepts NULL */
 uint64_t storage_generation(const struct storage *s);
+/* Read errors (a bound check failing after open: the bytes changed under the
+ * mapping) seen on s so far; the first few are logged with file and offset. */
+unsigned long storage_faults(const struct storage *s);
 uint32_t storage_version(const struct storage *s); /* its format version */
 const char *storage_dir(const struct storage *s); /* borrowed */
 
@@ -255,7 +262,8 @@ int storage_format_write(const char *gen_dir, const struct storage_format *f, st
 int storage_format_read(const char *gen_dir, struct storage_format *f, struct buf *err);
 
 /* Verify every file of the generation (structure, offsets, sort orders,
- * counts, docinfo); each problem is one line "file: offset N: what" in
+ * counts, docinfo, and the data checksum of every file: ranks and
+ * citations/ too, through their modules); each problem is one line "file: offset N: what" in
  * report.  A generation of an older format version is one line saying how to
  * convert it (nothing else is checked).  Returns 0 when all is well, 1 when
  * damage (or an old version) was found, -1 when the check could not run. */

@@ -51,6 +51,8 @@ int binfile_write(struct binfile *f, const void *data, size_t n)
 {
 	if (f->failed)
 		return -1;
+	if (f->summing)
+		f->sum = binfile_crc_update(f->sum, data, n);
 	if (f->len + n > sizeof(f->buf) && flush(f))
 		return -1;
 	if (n >= sizeof(f->buf)) {
@@ -63,6 +65,17 @@ int binfile_write(struct binfile *f, const void *data, size_t n)
 	memcpy(f->buf + f->len, data, n);
 	f->len += n;
 	return 0;
+}
+
+void binfile_sum_start(struct binfile *f)
+{
+	f->summing = 1;
+	f->sum = 0;
+}
+
+uint32_t binfile_sum(const struct binfile *f)
+{
+	return f->sum;
 }
 
 int binfile_pwrite(struct binfile *f, const void *data, size_t n, uint64_t off)
@@ -182,6 +195,18 @@ uint32_t binfile_crc_update(uint32_t crc, const void *p, size_t n)
 	return n ? libdeflate_crc32(crc, p, n) : crc;
 }
 
+int binfile_verify_sum(const unsigned char *p, size_t size, size_t from, uint32_t stored,
+		       size_t sum_off, const char *path, struct buf *err)
+{
+	char what[160];
+
+	if (from <= size && binfile_crc_update(0, p + from, size - from) == stored)
+		return 0;
+	snprintf(what, sizeof(what), "offset %zu: data crc mismatch: bytes %zu..%zu are not "
+		 "what was written", sum_off, from, size);
+	return binfile_damaged(err, path, what);
+}
+
 int binfile_damaged(struct buf *err, const char *path, const char *what)
 {
 	if (err) {
@@ -209,13 +234,18 @@ int binfile_open_checked(const char *path, const unsigned char magic[8], uint32_
 		}
 		return 0;
 	}
+	/* Each reason names its offset, as storage_check()'s lines do. */
 	if (*size < header || memcmp(m, magic, 8)) {
-		snprintf(msg, sizeof(msg), "not a %s file", kind);
+		snprintf(msg, sizeof(msg), "offset 0: not a %s file", kind);
 		bad = msg;
 	} else if (le_get32(m + 8) != version) {
-		bad = "unknown format version";
+		snprintf(msg, sizeof(msg), "offset 8: format version %u, this mpseek reads %u "
+			 "(`mpseek-index -K` writes ranks and citations anew)", le_get32(m + 8),
+			 version);
+		bad = msg;
 	} else if (le_get32(m + crc_off) != binfile_crc(m, crc_off)) {
-		bad = "header checksum mismatch";
+		snprintf(msg, sizeof(msg), "offset %zu: header checksum mismatch", crc_off);
+		bad = msg;
 	}
 	if (bad) {
 		binfile_unmap(m, *size);

@@ -20,8 +20,9 @@ static const unsigned char MAGIC[8] = { 'M', 'P', 'S', 'C', 'I', 'T', 'E', 0 };
 
 enum {
 	H_MAGIC = 0, H_VERSION = 8, H_KIND = 12, H_SLOTS = 16, H_RESERVED = 20, H_LINKS = 24,
-	H_CRC = 32, H_PAD = 36, HEADER = 40,
+	H_SUM = 32, H_CRC = 36, HEADER = 40,
 };
+_Static_assert(H_CRC + 4 == HEADER, "the CRC closes the header");
 _Static_assert(H_MAGIC == 0 && H_VERSION == 8, "the header binfile_open_checked() reads");
 _Static_assert(HEADER % 8 == 0, "the offsets start 8-aligned");
 
@@ -57,11 +58,11 @@ static int write_one(const char *dir, enum citations_kind kind, uint32_t slots,
 	le_put32(h + H_KIND, (uint32_t)kind);
 	le_put32(h + H_SLOTS, slots);
 	le_put64(h + H_LINKS, links);
-	le_put32(h + H_CRC, binfile_crc(h, H_CRC));
 	if (binfile_create(&f, path))
 		goto out;
 	if (binfile_write(&f, h, sizeof(h)))
 		goto fail;
+	binfile_sum_start(&f);
 	/* slots + 1 offsets: entry s is where list s starts, the last the end. */
 	for (;;) {
 		for (k = 0; k < ARRAY_SIZE(b) / 8 && s <= slots; k++, s++) {
@@ -80,6 +81,10 @@ static int write_one(const char *dir, enum citations_kind kind, uint32_t slots,
 		if (binfile_write(&f, b, 4 * k))
 			goto fail;
 	}
+	le_put32(h + H_SUM, binfile_sum(&f));
+	le_put32(h + H_CRC, binfile_crc(h, H_CRC));
+	if (binfile_pwrite(&f, h, sizeof(h), 0))
+		goto fail;
 	rc = binfile_commit(&f);
 	goto out;
 fail:
@@ -158,7 +163,7 @@ int citations_open(const char *gen_dir, enum citations_kind kind, struct citatio
 	}
 	rc = -1;
 	if (le_get32(m + H_KIND) != (uint32_t)kind) {
-		binfile_damaged(err, path, "wrong kind of citations file");
+		binfile_damaged(err, path, "offset 12: wrong kind of citations file");
 		goto fail;
 	}
 	slots = le_get32(m + H_SLOTS);
@@ -167,7 +172,7 @@ int citations_open(const char *gen_dir, enum citations_kind kind, struct citatio
 	 * size before they are multiplied. */
 	if (links > (uint64_t)size / 4 ||
 	    (uint64_t)size != HEADER + 8 * (slots + 1) + 4 * links) {
-		binfile_damaged(err, path, "size does not match the header");
+		binfile_damaged(err, path, "offset 16: the size does not match the slots and links");
 		goto fail;
 	}
 	ci = xcalloc(1, sizeof(*ci));
@@ -184,6 +189,23 @@ fail:
 	binfile_unmap(m, size);
 	free(path);
 	return -1;
+}
+
+int citations_verify(const char *gen_dir, enum citations_kind kind, struct buf *err)
+{
+	struct citations *ci;
+	char *path;
+	int rc = citations_open(gen_dir, kind, &ci, err);
+
+	if (rc <= 0)
+		return rc;
+	path = xasprintf("%s/%s/%s", gen_dir, CITATIONS_DIR, file_name(kind));
+	if (binfile_verify_sum(ci->map, ci->size, HEADER, le_get32(ci->map + H_SUM), H_SUM, path,
+			       err))
+		rc = -1;
+	free(path);
+	citations_close(ci);
+	return rc;
 }
 
 void citations_close(struct citations *ci)

@@ -24,6 +24,7 @@
 
 #include "buf.h"
 #include "caps.h"
+#include "citations.h"
 #include "cluster.h"
 #include "conf.h"
 #include "db.h"
@@ -33,6 +34,7 @@
 #include "merge.h"
 #include "rt.h"
 #include "merge_int.h"
+#include "ranks.h"
 #include "stems.h"
 #include "storage.h"
 #include "util.h"
@@ -1279,6 +1281,29 @@ static int write_stems(const struct merge *m)
 	return rc;
 }
 
+/* May the new generation keep the old one's ranks and citations?  Not when
+ * they are of an older format version or damaged: searchd would refuse the
+ * whole generation for them, while one without them serves (unranked, no
+ * link:) until `mpseek-index -K` writes them anew. */
+static bool keep_pagerank_files(const char *old_dir)
+{
+	struct buf err = BUF_INIT(1024);
+	struct ranks *r = NULL;
+	struct citations *d = NULL, *v = NULL;
+	bool ok = ranks_open(old_dir, &r, &err) >= 0 &&
+		  citations_open(old_dir, CITATIONS_DIRECT, &d, &err) >= 0 &&
+		  citations_open(old_dir, CITATIONS_REVERSE, &v, &err) >= 0;
+
+	if (!ok)
+		warning("merge: not keeping ranks and citations: %s; run mpseek-index -K",
+			buf_str(&err));
+	ranks_close(r);
+	citations_close(d);
+	citations_close(v);
+	buf_free(&err);
+	return ok;
+}
+
 /* 5. Rank 0: docinfo, the files kept from the live generation, FORMAT,
  * the stem map, wordurl. */
 static int write_generation(struct merge *m)
@@ -1294,7 +1319,7 @@ static int write_generation(struct merge *m)
 		rc = write_docinfo(m->dir, m->old, m->sfrom, (size_t)m->size, &f);
 		info("merge: docinfo written (%.2f s)", now_monotonic() - m->t0);
 		merge_crash_point("after-docinfo");
-		if (!rc && m->old) {
+		if (!rc && m->old && keep_pagerank_files(storage_dir(m->old))) {
 			const char *keep[] = { "ranks", "citations" };
 
 			for (size_t i = 0; i < ARRAY_SIZE(keep) && !rc; i++)

@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 
 #include "binfile.h"
+#include "buf.h"
 #include "citations.h"
 #include "cluster.h"
 #include "conf.h"
@@ -311,8 +312,14 @@ static int start_vector(const struct graph *g, const char *gen_dir, bool cold, d
 		struct ranks *r = NULL;
 		size_t known = 0;
 		double sum = 0;
+		struct buf err = BUF_INIT(512);
 
-		if (ranks_open(gen_dir, &r, NULL) == 1) {
+		/* Unreadable previous ranks (an older format version after an
+		 * upgrade, damage) only mean a cold start. */
+		if (ranks_open(gen_dir, &r, &err) < 0)
+			info("pagerank: previous ranks not used: %s: cold start", buf_str(&err));
+		buf_free(&err);
+		if (r) {
 			const struct ranks_meta *m = ranks_meta(r);
 
 			for (size_t i = 0; i < n; i++)

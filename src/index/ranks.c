@@ -20,7 +20,7 @@ static const unsigned char MAGIC[8] = { 'M', 'P', 'S', 'R', 'A', 'N', 'K', 0 };
 
 enum {
 	H_MAGIC = 0, H_VERSION = 8, H_SLOTS = 12, H_NODES = 16, H_ITER = 20, H_DAMPING = 24,
-	H_DELTA = 32, H_MAX = 40, H_FLAGS = 48, H_CRC = 52, HEADER = 56,
+	H_DELTA = 32, H_MAX = 40, H_FLAGS = 48, H_SUM = 52, H_PAD = 56, H_CRC = 60, HEADER = 64,
 };
 _Static_assert(H_MAGIC == 0 && H_VERSION == 8, "the header binfile_open_checked() reads");
 _Static_assert(HEADER % 8 == 0, "the values start 8-aligned");
@@ -61,11 +61,11 @@ int ranks_write(const char *gen_dir, const uint32_t *ids, const double *x, size_
 	le_putd(h + H_DELTA, meta->delta);
 	le_putd(h + H_MAX, max);
 	le_put32(h + H_FLAGS, meta->flags);
-	le_put32(h + H_CRC, binfile_crc(h, H_CRC));
 	if (binfile_create(&f, path))
 		goto out;
 	if (binfile_write(&f, h, sizeof(h)))
 		goto fail;
+	binfile_sum_start(&f);
 	/* One value per url_id: the nodes' ranks, 0 in the gaps. */
 	while (id < slots) {
 		for (k = 0; k < ARRAY_SIZE(v) / 8 && id < slots; k++, id++) {
@@ -82,6 +82,10 @@ int ranks_write(const char *gen_dir, const uint32_t *ids, const double *x, size_
 		error("ranks: the url_ids are not ascending");
 		goto fail;
 	}
+	le_put32(h + H_SUM, binfile_sum(&f));
+	le_put32(h + H_CRC, binfile_crc(h, H_CRC));
+	if (binfile_pwrite(&f, h, sizeof(h), 0))
+		goto fail;
 	rc = binfile_commit(&f);
 	goto out;
 fail:
@@ -108,7 +112,7 @@ int ranks_open(const char *gen_dir, struct ranks **out, struct buf *err)
 	}
 	rc = -1;
 	if ((size - HEADER) / 8 != le_get32(m + H_SLOTS) || (size - HEADER) % 8)
-		binfile_damaged(err, path, "size does not match the header");
+		binfile_damaged(err, path, "offset 12: the size does not match the slots");
 	else
 		rc = 1;
 	if (rc < 0) {
@@ -132,6 +136,22 @@ int ranks_open(const char *gen_dir, struct ranks **out, struct buf *err)
 	free(path);
 	*out = r;
 	return 1;
+}
+
+int ranks_verify(const char *gen_dir, struct buf *err)
+{
+	struct ranks *r;
+	char *path;
+	int rc = ranks_open(gen_dir, &r, err);
+
+	if (rc <= 0)
+		return rc;
+	path = xasprintf("%s/%s", gen_dir, RANKS_FILE);
+	if (binfile_verify_sum(r->map, r->size, HEADER, le_get32(r->map + H_SUM), H_SUM, path, err))
+		rc = -1;
+	free(path);
+	ranks_close(r);
+	return rc;
 }
 
 void ranks_close(struct ranks *r)

@@ -778,6 +778,7 @@ struct storage {
 	struct storage_format f;
 	struct part part[STORAGE_PARTITIONS];
 	struct map doc;
+	unsigned long *faults;  /* read errors seen (atomic; the handle is const to readers) */
 };
 
 int storage_shape_part(const char *path_dir, struct part *p, struct buf *err)
@@ -851,6 +852,7 @@ static int open_gen(const char *gen_dir, uint32_t oldest, struct storage **out, 
 
 	*out = NULL;
 	s->dir = xstrdup(gen_dir);
+	s->faults = xcalloc(1, sizeof(*s->faults));
 	rc = storage_format_read_from(gen_dir, oldest, &s->f, err);
 	for (unsigned k = 0; k < STORAGE_PARTITIONS && !rc; k++)
 		rc = open_part(gen_dir, k, s->f.version, &s->part[k], err);
@@ -918,8 +920,45 @@ void storage_close(struct storage *s)
 	if (!s)
 		return;
 	each_map(s, storage_map_free);
+	free(s->faults);
 	free(s->dir);
 	free(s);
+}
+
+/* ---- read errors: which file, which offset -------------------------------- *
+ * Every file was checked when the generation was opened, so a bound check
+ * failing later means its bytes changed under the mapping (or a bug): say
+ * where, so that searchd's log names it (doc/SEARCHD.md, "Damage"). */
+
+#define FAULTS_LOGGED 5 /* per open generation: the first ones locate the damage */
+
+static void fault(const struct storage *s, const void *at, const char *what)
+{
+	const unsigned char *p = at;
+	unsigned long n = __atomic_add_fetch(s->faults, 1, __ATOMIC_RELAXED);
+	char file[16] = "?";
+	size_t off = 0;
+
+	if (n > FAULTS_LOGGED)
+		return;
+	for (unsigned k = 0; k < STORAGE_PARTITIONS; k++) {
+		const struct map *m[4] = { &s->part[k].ind, &s->part[k].sites, &s->part[k].urls,
+					   &s->part[k].words };
+		static const enum ftype ty[4] = { F_IND, F_SITES, F_URLS, F_WORDS };
+
+		for (int i = 0; i < 4; i++)
+			if (m[i]->base && p >= m[i]->base && p < m[i]->base + m[i]->size) {
+				snprintf(file, sizeof(file), "%02uw/%s", k, storage_fname[ty[i]]);
+				off = (size_t)(p - m[i]->base);
+			}
+	}
+	error("%s/%s: offset %zu: %s: the index is damaged%s", s->dir, file, off, what,
+	      n == FAULTS_LOGGED ? " (further read errors not logged)" : "");
+}
+
+unsigned long storage_faults(const struct storage *s)
+{
+	return __atomic_load_n(s->faults, __ATOMIC_RELAXED);
 }
 
 uint64_t storage_generation(const struct storage *s) { return s->f.generation; }
@@ -970,18 +1009,31 @@ unsigned storage_partition(const char *word, size_t len)
 	return fnv1a32(word, len) % STORAGE_PARTITIONS;
 }
 
-/* Index in `sorted` of the first word >= (word, len): *at; -1 on damage. */
-static int dict_lower(const struct part *p, const unsigned char *word, size_t len, uint32_t *at)
+/* Word id of partition p whose dictionary entry is damaged, reported. */
+static int dict_fault(const struct storage *s, const struct part *p, uint32_t id)
+{
+	fault(s, id < p->n ? p->offs + 4 * (size_t)id : p->words.base + 8,
+	      "a word's text offsets are out of range");
+	return -1;
+}
+
+/* Index in `sorted` of the first word >= (word, len): *at; -1 on damage
+ * (reported). */
+static int dict_lower(const struct storage *s, const struct part *p, const unsigned char *word,
+		      size_t len, uint32_t *at)
 {
 	uint32_t lo = 0, hi = p->n;
 
 	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
+		uint32_t mid = lo + (hi - lo) / 2, id = le_get32(p->sorted + 4 * (size_t)mid);
 		const unsigned char *w;
 		size_t wl;
 
-		if (storage_dict_word(p, le_get32(p->sorted + 4 * (size_t)mid), &w, &wl))
-			return -1;
+		if (storage_dict_word(p, id, &w, &wl)) {
+			if (id >= p->n)
+				fault(s, p->sorted + 4 * (size_t)mid, "a sorted word id is out of range");
+			return id >= p->n ? -1 : dict_fault(s, p, id);
+		}
 		if (storage_wordcmp(w, wl, word, len) < 0)
 			lo = mid + 1;
 		else
@@ -1003,13 +1055,13 @@ int storage_word_id(const struct storage *s, const char *word, size_t len, uint3
 		return 0;
 	k = storage_partition(word, len);
 	p = &s->part[k];
-	if (dict_lower(p, (const unsigned char *)word, len, &at))
+	if (dict_lower(s, p, (const unsigned char *)word, len, &at))
 		return -1;
 	if (at >= p->n)
 		return 0;
 	id = le_get32(p->sorted + 4 * (size_t)at);
 	if (storage_dict_word(p, id, &w, &wl))
-		return -1;
+		return dict_fault(s, p, id);
 	if (storage_wordcmp(w, wl, (const unsigned char *)word, len))
 		return 0;
 	*word_id = id * STORAGE_PARTITIONS + k;
@@ -1048,8 +1100,10 @@ int storage_word_info(const struct storage *s, uint32_t word_id, struct storage_
 
 	if (k >= p->n)
 		return 0;
-	if (ind_entry(p, k, &a, w, &b))
+	if (ind_entry(p, k, &a, w, &b)) {
+		fault(s, p->ind.data + (size_t)k * p->ind_entry, "a word's sites range is out of bounds");
 		return -1;
+	}
 	w->word_id = word_id;
 	return 1;
 }
@@ -1080,7 +1134,7 @@ long storage_words_prefix(const struct storage *s, const char *prefix, size_t le
 		const struct part *p = &s->part[k];
 		uint32_t at;
 
-		if (dict_lower(p, (const unsigned char *)prefix, len, &at))
+		if (dict_lower(s, p, (const unsigned char *)prefix, len, &at))
 			return -1;
 		for (; at < p->n; at++) {
 			uint32_t id = le_get32(p->sorted + 4 * (size_t)at);
@@ -1090,7 +1144,7 @@ long storage_words_prefix(const struct storage *s, const char *prefix, size_t le
 			int r;
 
 			if (storage_dict_word(p, id, &w, &wl))
-				return -1;
+				return dict_fault(s, p, id);
 			if (wl < len || memcmp(w, prefix, len))
 				break;
 			r = storage_word_info(s, id * STORAGE_PARTITIONS + k, &sw);
@@ -1123,6 +1177,7 @@ int storage_postings(const struct storage *s, uint32_t word_id, struct storage_c
 	if (k >= p->n)
 		return 0;
 	if (ind_entry(p, k, &a, &w, &b)) {
+		fault(s, p->ind.data + (size_t)k * p->ind_entry, "a word's sites range is out of bounds");
 		c->err = 1;
 		return -1;
 	}
@@ -1152,6 +1207,7 @@ int storage_next_site(struct storage_cursor *c, uint32_t *site_id)
 	*site_id = le_get32(c->sites);
 	end = site_urls_end(c->sites, c->version);
 	if (start > end || end > c->urls_size || end - start < URL_FIXED) {
+		fault(c->s, c->sites, "a site's URL range is out of bounds");
 		c->err = 1;
 		return -1;
 	}
@@ -1182,6 +1238,7 @@ int storage_next_url(struct storage_cursor *c, uint32_t *url_id, uint32_t *n_pos
 	c->urls += URL_FIXED + 2 * (size_t)n;
 	return 1;
 bad:
+	fault(c->s, c->urls, "a URL record overruns its site");
 	c->err = 1;
 	return -1;
 }
@@ -1195,17 +1252,17 @@ int storage_seek_url(struct storage_cursor *c, uint32_t target, uint32_t *url_id
 	while (c->urls && c->urls < c->urls_end) {
 		uint32_t n;
 
-		if ((size_t)(c->urls_end - c->urls) < URL_FIXED) {
+		if ((size_t)(c->urls_end - c->urls) < URL_FIXED ||
+		    (le_get32(c->urls) < target &&
+		     (le_get16(c->urls + 4) == 0 ||
+		      (size_t)(c->urls_end - c->urls - URL_FIXED) < 2 * (size_t)le_get16(c->urls + 4)))) {
+			fault(c->s, c->urls, "a URL record overruns its site");
 			c->err = 1;
 			return -1;
 		}
 		if (le_get32(c->urls) >= target)
 			break;
 		n = le_get16(c->urls + 4);
-		if (n == 0 || (size_t)(c->urls_end - c->urls - URL_FIXED) < 2 * (size_t)n) {
-			c->err = 1;
-			return -1;
-		}
 		c->urls += URL_FIXED + 2 * (size_t)n;
 	}
 	r = storage_next_url(c, url_id, n_pos);
@@ -1233,6 +1290,8 @@ int storage_skip_url(struct storage_cursor *c, uint32_t target, uint32_t *url_id
 		}
 	}
 	if (c->err || (c->urls && c->urls < c->urls_end)) {
+		if (!c->err)
+			fault(c->s, c->urls, "a URL record overruns its site");
 		c->err = 1;
 		return -1;
 	}

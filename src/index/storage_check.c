@@ -16,7 +16,9 @@
 #include "buf.h"
 #include "caps.h"
 #include "charset.h"
+#include "citations.h"
 #include "le.h"
+#include "ranks.h"
 #include "storage.h"
 #include "storage_int.h"
 #include "util.h"
@@ -323,6 +325,52 @@ static void check_postings(struct checker *k, const struct part *p, unsigned pn,
 	check_part_ends(k, &pw, prev_end);
 }
 
+static int verify_direct(const char *gen_dir, struct buf *err)
+{
+	return citations_verify(gen_dir, CITATIONS_DIRECT, err);
+}
+
+static int verify_reverse(const char *gen_dir, struct buf *err)
+{
+	return citations_verify(gen_dir, CITATIONS_REVERSE, err);
+}
+
+/* The other files of a generation, each verified whole by its own module
+ * (header, size, and the data checksum written through binfile_sum_start()):
+ * a new kind of file adds its line here.  A file that does not exist is not
+ * damage: they are optional. */
+static const struct {
+	const char *rel;
+	int (*verify)(const char *gen_dir, struct buf *err); /* 1 good, 0 absent, -1 */
+} gen_files[] = {
+	{ RANKS_FILE, ranks_verify },
+	{ CITATIONS_DIR "/direct", verify_direct },
+	{ CITATIONS_DIR "/reverse", verify_reverse },
+};
+
+static void check_gen_files(struct checker *k, const char *gen_dir)
+{
+	struct buf why = BUF_INIT(1024);
+	size_t dl = strlen(gen_dir);
+
+	for (size_t i = 0; i < ARRAY_SIZE(gen_files); i++) {
+		const char *w;
+		size_t rl = strlen(gen_files[i].rel);
+
+		buf_reset(&why);
+		if (gen_files[i].verify(gen_dir, &why) >= 0)
+			continue;
+		/* "gen_dir/rel: what" reported as "rel: what", as the others. */
+		w = buf_str(&why);
+		if (!strncmp(w, gen_dir, dl) && w[dl] == '/' &&
+		    !strncmp(w + dl + 1, gen_files[i].rel, rl) && w[dl + 1 + rl] == ':')
+			w += dl + 1 + rl + 2;
+		k->problems++;
+		buf_printf(k->out, "%s: %s\n", gen_files[i].rel, w);
+	}
+	buf_free(&why);
+}
+
 int storage_check(const char *gen_dir, struct buf *report)
 {
 	struct checker k = { .out = report };
@@ -425,6 +473,7 @@ int storage_check(const char *gen_dir, struct buf *report)
 	}
 	if (doc_ok)
 		storage_map_free(&doc);
+	check_gen_files(&k, gen_dir);
 	buf_free(&why);
 	return k.problems ? 1 : 0;
 }

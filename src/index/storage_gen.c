@@ -134,6 +134,28 @@ int storage_gen_cleanup(const char *data_dir, struct buf *err)
 	return rc;
 }
 
+int storage_gen_previous(const char *data_dir, uint64_t before, uint64_t *gen)
+{
+	char *dir = xasprintf("%s/index", data_dir);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	uint64_t g, best = 0;
+	int rc = 0;
+
+	free(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -1;
+	while ((e = readdir(d)))
+		if (storage_parse_gen_name(e->d_name, false, &g) == 0 && g < before &&
+		    (!rc || g > best)) {
+			best = g;
+			rc = 1;
+		}
+	closedir(d);
+	*gen = best;
+	return rc;
+}
+
 int storage_gen_publish(const char *data_dir, uint64_t gen, struct buf *err)
 {
 	char *dir = xasprintf("%s/index", data_dir);

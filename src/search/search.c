@@ -147,6 +147,21 @@ uint64_t search_index_generation(const struct search_index *ix)
 	return ix->gen;
 }
 
+unsigned long search_index_faults(const struct search_index *ix)
+{
+	return storage_faults(ix->st);
+}
+
+void search_index_set_damaged(struct search_index *ix)
+{
+	__atomic_store_n(&ix->damaged, 1, __ATOMIC_RELAXED);
+}
+
+bool search_index_damaged(const struct search_index *ix)
+{
+	return __atomic_load_n(&ix->damaged, __ATOMIC_RELAXED);
+}
+
 const char *search_index_dir(const struct search_index *ix)
 {
 	return ix->dir;

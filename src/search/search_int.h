@@ -33,6 +33,7 @@ struct search_index {
 	struct stems *stems;       /* NULL: no stem map, or Stemming no */
 	char *dir;
 	uint64_t gen;
+	int damaged;               /* __atomic: re-validation failed */
 	double avg_len[STORAGE_SECTIONS];
 	/* result-page rows read from the database (search_hits.c) */
 	pthread_mutex_t cache_mu;

@@ -484,6 +484,14 @@ static int conn_read(struct server *s, struct conn *cn)
 				conn_refuse(cn, "ER_BADFRAME", "not a request");
 				continue;
 			}
+			if (cn->type == PROTO_PING && cn->len) {
+				/* doc/PROTOCOL.md: a PING is empty, and a payload is
+				 * consumed exactly. */
+				client_log(LOG_WARN, "%s: a PING with a payload of %u bytes", cn->peer,
+					   cn->len);
+				conn_refuse(cn, "ER_BADFRAME", "a PING carries no payload");
+				continue;
+			}
 			if (cn->len > SEARCHD_MAX_REQUEST) {
 				client_log(LOG_WARN, "%s: a request of %u bytes (at most %u)", cn->peer,
 					   cn->len, SEARCHD_MAX_REQUEST);

@@ -108,6 +108,8 @@ struct server {
 	pthread_cond_t rl_cv;
 	bool rl_force, rl_stop;
 	char *failed_link;      /* last target refused: not retried until it changes or SIGHUP */
+	uint64_t rl_revalidate; /* generation with read errors to re-validate (0: none) */
+	uint64_t revalidated;   /* the last generation re-validated: once each */
 	bool warned_gone;
 	int read_errno;         /* the last error reading index/current, logged once */
 
@@ -142,6 +144,10 @@ struct search_rt *rt_get(struct server *s);
 /* searchd_reload.c: look at index/current and swap in a new generation
  * (always with force); the reload thread's loop. */
 void reload_check(struct server *s, bool force);
+/* searchd_reload.c: a query met read errors in generation gen: ask the
+ * reload thread to re-validate it (once per generation) and fall back to
+ * the previous one if it is damaged.  Any thread. */
+void reload_revalidate(struct server *s, uint64_t gen);
 void *reload_main(void *arg);
 
 /* searchd_work.c: open the database connections, start the workers, the

@@ -21,6 +21,7 @@
 #include "search.h"
 #include "searchd.h"
 #include "searchd_int.h"
+#include "storage.h"
 #include "util.h"
 
 static void deadline_in(struct timespec *ts, long ms)
@@ -147,16 +148,36 @@ static int read_current(struct server *s, char **out)
 	return rc;
 }
 
+/* Serve ix (opened and checked at t0) instead of the generation served now. */
+static void swap_in(struct server *s, struct search_index *ix, double t0)
+{
+	struct search_index *old;
+	uint64_t was = 0;
+
+	pthread_mutex_lock(&s->ix_mu);
+	old = s->ix;
+	s->ix = ix;
+	if (old)
+		was = search_index_generation(old);
+	pthread_mutex_unlock(&s->ix_mu);
+	if (old)
+		info("now serving index generation %" PRIu64 " (%s, checked in %.3f s), was %" PRIu64,
+		     search_index_generation(ix), search_index_dir(ix), now_monotonic() - t0, was);
+	else
+		info("serving index generation %" PRIu64 " (%s, checked in %.3f s)",
+		     search_index_generation(ix), search_index_dir(ix), now_monotonic() - t0);
+	index_put(s, old); /* the pointer's reference: closes after its last query */
+}
+
 /* Look at index/current and swap in what it points to when that is new
  * (or always, with force) and passes its checks.  Reload thread (and once
  * at start-up, before the workers). */
 void reload_check(struct server *s, bool force)
 {
 	const struct conf *c = s->c;
-	struct search_index *ix = NULL, *old;
+	struct search_index *ix = NULL;
 	struct buf err = BUF_INIT(4096);
 	char *link = NULL, *dir = NULL;
-	uint64_t was = 0;
 	double t0;
 	int k;
 
@@ -189,22 +210,10 @@ void reload_check(struct server *s, bool force)
 	}
 	free(s->failed_link);
 	s->failed_link = NULL;
-	pthread_mutex_lock(&s->ix_mu);
-	old = s->ix;
-	s->ix = ix;
-	if (old)
-		was = search_index_generation(old);
-	pthread_mutex_unlock(&s->ix_mu);
+	swap_in(s, ix, t0);
 	free(s->ix_link);
 	s->ix_link = link;
 	link = NULL;
-	if (old)
-		info("now serving index generation %" PRIu64 " (%s, checked in %.3f s), was %" PRIu64,
-		     search_index_generation(ix), search_index_dir(ix), now_monotonic() - t0, was);
-	else
-		info("serving index generation %" PRIu64 " (%s, checked in %.3f s)",
-		     search_index_generation(ix), search_index_dir(ix), now_monotonic() - t0);
-	index_put(s, old); /* the pointer's reference: closes after its last query */
 out:
 	/* The real-time index after the generation: a merge publishes the
 	 * generation that folds the real-time pages in, then removes index/rt;
@@ -216,25 +225,87 @@ out:
 	buf_free(&err);
 }
 
+void reload_revalidate(struct server *s, uint64_t gen)
+{
+	pthread_mutex_lock(&s->rl_mu);
+	if (s->revalidated != gen && s->rl_revalidate != gen) {
+		s->rl_revalidate = gen;
+		pthread_cond_signal(&s->rl_cv);
+	}
+	pthread_mutex_unlock(&s->rl_mu);
+}
+
+/* Queries met read errors in the served generation: check it again, whole
+ * (storage_check(), every checksum).  Damaged: serve the previous generation
+ * if it is still on disk and checks clean, else keep this one marked
+ * damaged (ER_INDEX then says so).  Reload thread. */
+static void revalidate(struct server *s, uint64_t gen)
+{
+	struct search_index *ix = index_get(s), *prev = NULL;
+	struct buf rep = BUF_INIT(64 * 1024), err = BUF_INIT(4096);
+	uint64_t pg;
+	char *dir = NULL;
+	double t0 = now_monotonic();
+	int k;
+
+	if (!ix || search_index_generation(ix) != gen)
+		goto out; /* already replaced */
+	warning("read errors in index generation %" PRIu64 ": checking %s again", gen,
+		search_index_dir(ix));
+	k = storage_check(search_index_dir(ix), &rep);
+	if (k == 0) {
+		warning("index generation %" PRIu64 " checks clean (%.3f s): still serving it", gen,
+			now_monotonic() - t0);
+		goto out;
+	}
+	error("index generation %" PRIu64 " is damaged: %.600s", gen, buf_str(&rep));
+	k = storage_gen_previous(s->c->data_dir, gen, &pg);
+	if (k == 1) {
+		dir = storage_gen_path(s->c->data_dir, pg);
+		if (search_index_open(s->c, s->c->data_dir, dir, true, &prev, &err) == 0) {
+			warning("falling back to the previous index generation %" PRIu64, pg);
+			swap_in(s, prev, t0);
+			goto out;
+		}
+		error("cannot fall back to generation %" PRIu64 ": %s", pg, buf_str(&err));
+	}
+	search_index_set_damaged(ix);
+	error("no earlier generation to fall back to: still serving the damaged generation %" PRIu64
+	      " (queries that read the damage get ER_INDEX saying so); run mpseek-index --check and a "
+	      "merge", gen);
+out:
+	index_put(s, ix);
+	free(dir);
+	buf_free(&rep);
+	buf_free(&err);
+}
+
 void *reload_main(void *arg)
 {
 	struct server *s = arg;
 	struct timespec ts;
+	uint64_t reval;
 	bool force;
 
 	for (;;) {
 		pthread_mutex_lock(&s->rl_mu);
 		deadline_in(&ts, SEARCHD_RELOAD_MS);
-		while (!s->rl_stop && !s->rl_force)
+		while (!s->rl_stop && !s->rl_force && !s->rl_revalidate)
 			if (pthread_cond_timedwait(&s->rl_cv, &s->rl_mu, &ts) == ETIMEDOUT)
 				break;
 		force = s->rl_force;
 		s->rl_force = false;
+		reval = s->rl_revalidate;
+		s->rl_revalidate = 0;
+		if (reval)
+			s->revalidated = reval;
 		if (s->rl_stop) {
 			pthread_mutex_unlock(&s->rl_mu);
 			break;
 		}
 		pthread_mutex_unlock(&s->rl_mu);
+		if (reval)
+			revalidate(s, reval);
 		if (force)
 			info("SIGHUP: opening %s/index/current again", s->c->data_dir);
 		reload_check(s, force);

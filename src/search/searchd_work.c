@@ -187,6 +187,13 @@ static void do_search(struct worker *w, struct conn *cn)
 		r.error = xstrdup("");
 	if (ix && !r.generation)
 		r.generation = search_index_generation(ix);
+	if (ix && !strcmp(r.error, "ER_INDEX") && search_index_damaged(ix)) {
+		free(r.message);
+		r.message = xstrdup("The index is damaged (see the searchd log); the administrator "
+				    "must run mpseek-index --check and a merge.");
+	}
+	if (ix && search_index_faults(ix))
+		reload_revalidate(s, search_index_generation(ix));
 	index_put(s, ix);
 	search_rt_unref(env.rt);
 	secs = now_monotonic() - t0;

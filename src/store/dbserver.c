@@ -31,6 +31,7 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -339,7 +340,28 @@ static void child_setup(int out_fd, int keep_fd)
 			signal(s, SIG_DFL);
 }
 
-/* mariadb-install-db into mysql.new, then rename to mysql. */
+/* Did mariadb-install-db fail for want of space?  It says so only as an
+ * errno ("preallocating ... failed with error 28", "Errcode: 28 "No space
+ * left on device""): look for it in its log. */
+static bool install_log_disk_full(const char *path)
+{
+	static const char *const says[] = { "error 28", "Errcode: 28", "errno: 28", "errno 28",
+					    "No space left" };
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	bool full = false;
+
+	if (!f)
+		return false;
+	while (!full && fgets(line, sizeof(line), f))
+		for (size_t i = 0; i < ARRAY_SIZE(says) && !full; i++)
+			full = strstr(line, says[i]) != NULL;
+	fclose(f);
+	return full;
+}
+
+/* mariadb-install-db into mysql.new, then rename to mysql; mysql.new is
+ * removed when it fails (it holds nothing a later start could use). */
 static int install_db(const struct paths *p, const char *user)
 {
 	char *a_datadir = xasprintf("--datadir=%s", p->newdir);
@@ -388,6 +410,18 @@ static int install_db(const struct paths *p, const char *user)
 		      WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), p->newdir,
 		      p->install_log);
 		log_tail(p->install_log);
+		if (install_log_disk_full(p->install_log)) {
+			struct statvfs fs;
+
+			if (statvfs(p->top, &fs) == 0)
+				error("disk full: %llu MB free on the file system of %s; the embedded "
+				      "database needs more to be created (free space, then start again)",
+				      (unsigned long long)fs.f_bavail * fs.f_frsize / (1024 * 1024),
+				      p->top);
+			else
+				error("disk full: the file system of %s has no space for the embedded "
+				      "database", p->top);
+		}
 		goto out;
 	}
 	if (rename(p->newdir, p->datadir) < 0) {
@@ -396,6 +430,8 @@ static int install_db(const struct paths *p, const char *user)
 	}
 	rc = 0;
 out:
+	if (rc && rm_rf(p->newdir) == 0)
+		debug("removed %s", p->newdir);
 	if (log_fd >= 0)
 		close(log_fd);
 	free(a_datadir);

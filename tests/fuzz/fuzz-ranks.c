@@ -98,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (which == 0) {
 		struct ranks *r = NULL;
 
-		put(RANKS_FILE, data, size, fix ? 52 : 0);
+		put(RANKS_FILE, data, size, fix ? 60 : 0);
 		if (ranks_open(dir, &r, &err) == 1) {
 			uint32_t n = ranks_meta(r)->n_url_ids;
 
@@ -110,12 +110,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(ranks_get(r, UINT32_MAX) == 0);
 		}
 		ranks_close(r);
+		CHECK(ranks_verify(dir, &err) != 1 || r);
 	} else {
 		enum citations_kind kind = which == 1 ? CITATIONS_DIRECT : CITATIONS_REVERSE;
 		struct citations *c = NULL;
 
 		put(which == 1 ? CITATIONS_DIR "/direct" : CITATIONS_DIR "/reverse", data, size,
-		    fix ? 32 : 0);
+		    fix ? 36 : 0);
 		if (citations_open(dir, kind, &c, &err) == 1) {
 			uint32_t n = citations_n_url_ids(c);
 
@@ -131,6 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		}
 		citations_close(c);
+		CHECK(citations_verify(dir, kind, &err) != 1 || c);
 	}
 	buf_free(&err);
 	return 0;

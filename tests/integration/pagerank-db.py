@@ -81,9 +81,10 @@ def graph(urlword, urlwords):
 
 def read_citations(path, kind):
     b = open(path, 'rb').read()
-    magic, ver, k, slots, _, links, crc, _ = struct.unpack_from('<8sIIIIQII', b, 0)
-    assert magic == b'MPSCITE\0' and ver == 1 and k == kind, (magic, ver, k)
-    assert crc == zlib.crc32(b[:32]), 'header crc'
+    magic, ver, k, slots, _, links, dcrc, crc = struct.unpack_from('<8sIIIIQII', b, 0)
+    assert magic == b'MPSCITE\0' and ver == 2 and k == kind, (magic, ver, k)
+    assert crc == zlib.crc32(b[:36]), 'header crc'
+    assert dcrc == zlib.crc32(b[40:]), 'data crc'
     assert len(b) == 40 + 8 * (slots + 1) + 4 * links, 'size'
     off = struct.unpack_from('<%dQ' % (slots + 1), b, 40)
     ids = struct.unpack_from('<%dI' % links, b, 40 + 8 * (slots + 1))
@@ -92,12 +93,13 @@ def read_citations(path, kind):
 
 def read_ranks(path):
     b = open(path, 'rb').read()
-    magic, ver, slots, nodes, iters, damp, delta, top, flags, crc = \
-        struct.unpack_from('<8sIIIIdddII', b, 0)
-    assert magic == b'MPSRANK\0' and ver == 1, magic
-    assert crc == zlib.crc32(b[:52]), 'header crc'
-    assert len(b) == 56 + 8 * slots, 'size'
-    vals = struct.unpack_from('<%dd' % slots, b, 56)
+    magic, ver, slots, nodes, iters, damp, delta, top, flags, dcrc, _, crc = \
+        struct.unpack_from('<8sIIIIdddIIII', b, 0)
+    assert magic == b'MPSRANK\0' and ver == 2, magic
+    assert crc == zlib.crc32(b[:60]), 'header crc'
+    assert dcrc == zlib.crc32(b[64:]), 'data crc'
+    assert len(b) == 64 + 8 * slots, 'size'
+    vals = struct.unpack_from('<%dd' % slots, b, 64)
     return {u: v for u, v in enumerate(vals) if v > 0}, dict(nodes=nodes, iterations=iters,
                                                               flags=flags, delta=delta)
 

@@ -81,7 +81,7 @@ import struct, sys
 def r(p):
     b = open(p, 'rb').read()
     n = struct.unpack_from('<I', b, 12)[0]
-    return struct.unpack_from('<%dd' % n, b, 56)
+    return struct.unpack_from('<%dd' % n, b, 64)  # after the 64-byte header (doc/FORMATS.md, "ranks")
 a, b = r(sys.argv[1]), r(sys.argv[2])
 print('%.3g' % (sum(abs(x - y) for x, y in zip(a, b)) + (0 if len(a) == len(b) else 1)))
 PYEOF

@@ -100,6 +100,8 @@ def main():
         print(one(host, port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
     elif mode == "bad-version":
         print(one(host, port, header(PING, 0, version=99)))
+    elif mode == "ping-payload":        # PING is empty (doc/PROTOCOL.md)
+        print(one(host, port, header(PING, 4) + b"ping"))
     elif mode == "bad-type":
         print(one(host, port, header(99, 0)))
     elif mode == "answer-type":         # a RESULTS frame sent to searchd

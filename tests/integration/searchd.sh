@@ -215,7 +215,7 @@ load_pid=$!
 H() { python3 "$hostile" 127.0.0.1 "${SD_ADDR##*:}" "$@"; }
 tap_is "$(H good)" "results" "control: a well-formed request by hand gets RESULTS"
 tap_is "$(H two-in-one)" "pong results" "two requests in one write are both answered in order"
-for m in bad-magic http bad-version bad-type answer-type huge-length over-cap garbage trailing \
+for m in bad-magic http bad-version ping-payload bad-type answer-type huge-length over-cap garbage trailing \
 	bad-utf8 lying-count; do
 	tap_is "$(H $m)" "error ER_BADFRAME" "hostile frame ($m): ER_BADFRAME and closed"
 done

@@ -239,7 +239,7 @@ static void test_damage(void)
 	char path[400], cpath[400];
 	unsigned char *orig, *corig;
 	size_t len, clen;
-	int trunc_ok = 1, flip_ok = 1;
+	int trunc_ok = 1, flip_ok = 1, sum_ok = 1;
 	struct buf err = BUF_INIT(1024);
 
 	test_graph("random300");
@@ -264,8 +264,10 @@ static void test_damage(void)
 		write_bytes(path, orig, len);
 		orig[k] ^= 0x5a;
 		rc = ranks_open(dir, &r, &err);
-		if (k < 56)
+		if (k < 64)
 			flip_ok &= rc == -1;
+		/* The data checksum catches what the header CRC does not. */
+		sum_ok &= ranks_verify(dir, &err) == -1 && strstr(buf_str(&err), "ranks: offset");
 		if (rc == 1) {
 			for (uint32_t u = 0; u < ranks_meta(r)->n_url_ids + 2; u++) {
 				double v = ranks_get(r, u), s = ranks_score(r, u);
@@ -276,7 +278,10 @@ static void test_damage(void)
 		ranks_close(r);
 	}
 	ok(flip_ok, "ranks: a header flip is refused, a value flip stays in [0, 1]");
-	trunc_ok = flip_ok = 1;
+	ok(sum_ok, "ranks: every flip fails ranks_verify(), naming the file: %s", buf_str(&err));
+	write_bytes(path, orig, len);
+	is_int(ranks_verify(dir, &err), 1, "ranks: the file as written verifies");
+	trunc_ok = flip_ok = sum_ok = 1;
 	for (size_t k = 0; k < clen; k += k < 128 ? 1 : 89) {
 		struct citations *c = NULL;
 
@@ -294,6 +299,8 @@ static void test_damage(void)
 		rc = citations_open(dir, CITATIONS_REVERSE, &c, &err);
 		if (k < 40)
 			flip_ok &= rc == -1;
+		sum_ok &= citations_verify(dir, CITATIONS_REVERSE, &err) == -1 &&
+			  strstr(buf_str(&err), "reverse: offset");
 		if (rc == 1) {
 			for (uint32_t u = 0; u < citations_n_url_ids(c) + 2; u++) {
 				const unsigned char *l;
@@ -308,10 +315,14 @@ static void test_damage(void)
 		citations_close(c);
 	}
 	ok(flip_ok, "citations: a header flip is refused, offsets stay inside the file");
+	ok(sum_ok, "citations: every flip fails citations_verify(): %s", buf_str(&err));
 	{
 		struct citations *c = NULL;
 
 		write_bytes(cpath, corig, clen);
+		is_int(citations_verify(dir, CITATIONS_REVERSE, &err), 1,
+		       "citations: the file as written verifies");
+		is_int(citations_verify(dir, CITATIONS_DIRECT, &err), 1, "direct verifies");
 		is_int(citations_open(dir, CITATIONS_DIRECT, &c, &err), 1, "direct still opens");
 		citations_close(c);
 		/* The reverse file opened as the direct one: wrong kind. */

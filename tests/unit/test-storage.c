@@ -25,8 +25,10 @@
 #include "binfile.h"
 #include "buf.h"
 #include "caps.h"
+#include "citations.h"
 #include "log.h"
 #include "le.h"
+#include "ranks.h"
 #include "storage.h"
 /* The entry codec is private to src/index/storage*.c: tested here directly. */
 #include "../../src/index/storage_int.h"
@@ -477,9 +479,20 @@ static void clone_and_publish(const char *data, const char *gen, struct buf *err
 	ok(access(gen, F_OK) == 0, "gen 1 (the previous) is kept");
 }
 
-/* Byte flips in every kind of file (of generation 1, now unused). */
+/* Byte flips in every kind of file (of generation 1, now unused), ranks and
+ * citations/ included: storage_check() verifies their data checksums too. */
 static void flips(const char *gen, struct buf *err)
 {
+	static const uint32_t ids[] = { 1, 2, 5 }, dst[] = { 2, 5, 1, 1, 2 };
+	static const uint64_t off[] = { 0, 2, 3, 5 };
+	static const double x[] = { 0.5, 0.3, 0.2 };
+	struct ranks_meta meta = { .damping = 0.85, .iterations = 3 };
+
+	ok(ranks_write(gen, ids, x, 3, &meta) == 0 && citations_write(gen, ids, 3, off, dst) == 0,
+	   "ranks and citations written into the generation");
+	flip_file(gen, "ranks");
+	flip_file(gen, "citations/direct");
+	flip_file(gen, "citations/reverse");
 	flip_file(gen, "FORMAT");
 	flip_file(gen, "docinfo");
 	for (unsigned p = 0; p < STORAGE_PARTITIONS; p++) {
