@@ -28,6 +28,7 @@
 #include "conf.h"
 #include "db.h"
 #include "delta.h"
+#include "docstore.h"
 #include "le.h"
 #include "log.h"
 #include "merge.h"
@@ -776,10 +777,23 @@ static int on_rec(void *arg, const unsigned char *rec)
 
 /* ---- docinfo and wordurl (rank 0) ---------------------------------------- */
 
+/* The next document of the docstore being built; a failure drops the
+ * docstore (the generation is served from the database without it) and
+ * never the merge. */
+static void docstore_add(struct docstore_builder **ds, uint32_t url, bool fresh, struct buf *err)
+{
+	buf_reset(err);
+	if (docstore_build_add(*ds, url, fresh, err)) {
+		warning("merge: no docstore for this generation: %s", buf_str(err));
+		docstore_build_abort(*ds);
+		*ds = NULL;
+	}
+}
+
 /* docinfo: the old entries merged with the URL states (files from every
- * rank, each in url order). */
+ * rank, each in url order); the docstore's documents are the same. */
 static int write_docinfo(const char *gen_dir, const struct storage *old, char **st_files,
-			 size_t n_files, struct storage_format *f)
+			 size_t n_files, struct storage_format *f, struct docstore_builder **ds)
 {
 	struct storage_docinfo_writer *w = NULL;
 	struct buf err = BUF_INIT(4096);
@@ -795,6 +809,7 @@ static int write_docinfo(const char *gen_dir, const struct storage *old, char **
 		urec_unpack(rec, &u);
 	for (uint64_t url = 1; !rc && h >= 0; url++) {
 		struct storage_doc d = { 0 };
+		bool fresh = false;
 		int have;
 
 		if (url > old_max) {
@@ -813,6 +828,7 @@ static int write_docinfo(const char *gen_dir, const struct storage *old, char **
 				memcpy(d.len, u.len, sizeof(d.len));
 				d.last_modified = u.val;
 				have = 1;
+				fresh = true;
 			} else if (u.type & ST_TOUCHED) {
 				have = 0;
 			} else if (have) {
@@ -823,6 +839,8 @@ static int write_docinfo(const char *gen_dir, const struct storage *old, char **
 		}
 		if (have > 0 && d.site_id)
 			rc = storage_docinfo_put(w, (uint32_t)url, &d);
+		if (!rc && have > 0 && d.site_id && *ds)
+			docstore_add(ds, (uint32_t)url, fresh, &err);
 		if ((url & 0xffff) == 0)
 			storage_release_docinfo(old); /* read once: not kept resident */
 	}
@@ -1251,6 +1269,39 @@ static int build_partitions(struct merge *m)
 	return 0;
 }
 
+/* The docstore's builder, from the live generation's docstore (when it
+ * has a good one) and the database.  NULL when it cannot start (logged). */
+static struct docstore_builder *docstore_start(struct merge *m, struct docstore **old)
+{
+	struct docstore_builder *b = NULL;
+	struct buf err = BUF_INIT(4096);
+
+	*old = NULL;
+	if (m->old && docstore_open(storage_dir(m->old), old, &err) < 0) {
+		warning("merge: the live generation's docstore is not used: %s", buf_str(&err));
+		buf_reset(&err);
+	}
+	if (docstore_build_begin(m->dir, *old, m->db, m->cap, &b, &err))
+		warning("merge: no docstore for this generation: %s", buf_str(&err));
+	buf_free(&err);
+	return b;
+}
+
+/* Commit the docstore (or drop it, logged). */
+static void docstore_end(struct docstore_builder *b, struct docstore *old, double t0)
+{
+	struct buf err = BUF_INIT(4096);
+	uint64_t copied = 0, read = 0;
+
+	if (b && docstore_build_finish(b, &copied, &read, &err))
+		warning("merge: no docstore for this generation: %s", buf_str(&err));
+	else if (b)
+		info("merge: docstore written: %" PRIu64 " document(s) copied, %" PRIu64
+		     " read from the database (%.2f s)", copied, read, now_monotonic() - t0);
+	docstore_close(old);
+	buf_free(&err);
+}
+
 /* 5. Rank 0: docinfo, the files kept from the live generation, FORMAT,
  * wordurl. */
 static int write_generation(struct merge *m)
@@ -1263,8 +1314,17 @@ static int write_generation(struct merge *m)
 		struct storage_format f = { .generation = m->gen, .words = m->stats[0],
 					    .live_words = m->stats[1], .postings = m->stats[2] };
 
-		rc = write_docinfo(m->dir, m->old, m->sfrom, (size_t)m->size, &f);
+		struct docstore *old_ds;
+		struct docstore_builder *ds = docstore_start(m, &old_ds);
+
+		rc = write_docinfo(m->dir, m->old, m->sfrom, (size_t)m->size, &f, &ds);
 		info("merge: docinfo written (%.2f s)", now_monotonic() - m->t0);
+		if (rc)
+			docstore_build_abort(ds);
+		else
+			docstore_end(ds, old_ds, m->t0);
+		if (rc)
+			docstore_close(old_ds);
 		merge_crash_point("after-docinfo");
 		if (!rc && m->old) {
 			const char *keep[] = { "ranks", "citations" };

@@ -30,6 +30,7 @@ struct search_index {
 	struct storage *st;
 	struct ranks *rk;          /* NULL: no ranks file */
 	struct citations *rev;     /* NULL: no citations */
+	struct docstore *ds;       /* NULL: no docstore, texts from the database */
 	char *dir;
 	uint64_t gen;
 	double avg_len[STORAGE_SECTIONS];
