@@ -16,7 +16,6 @@
 #include "buf.h"
 #include "caps.h"
 #include "charset.h"
-#include "docstore.h"
 #include "le.h"
 #include "storage.h"
 #include "storage_int.h"
@@ -324,56 +323,6 @@ static void check_postings(struct checker *k, const struct part *p, unsigned pn,
 	check_part_ends(k, &pw, prev_end);
 }
 
-/* The docstore (optional) against docinfo: every block decompresses and
- * parses, the data CRC holds, and it has exactly docinfo's documents. */
-struct ds_walk {
-	struct checker *k;
-	const struct map *doc;
-	uint64_t next;             /* the next docinfo entry to compare */
-};
-
-static bool doc_indexed(const struct map *doc, uint64_t u)
-{
-	return u < doc->count && le_get32(doc->data + u * DOC_ENTRY) != 0;
-}
-
-static int ds_each(void *arg, uint32_t url_id)
-{
-	struct ds_walk *w = arg;
-
-	for (; w->next < url_id && w->next < w->doc->count; w->next++)
-		if (doc_indexed(w->doc, w->next))
-			bad(w->k, 0, "url %" PRIu64 ": indexed but not in the docstore", w->next);
-	if (!doc_indexed(w->doc, url_id))
-		bad(w->k, 0, "url %u: in the docstore but not indexed", url_id);
-	w->next = (uint64_t)url_id + 1;
-	return 0;
-}
-
-static void check_docstore(struct checker *k, const char *gen_dir, const struct map *doc)
-{
-	struct docstore *ds = NULL;
-	struct buf why = BUF_INIT(1024);
-	struct ds_walk w = { k, doc, 1 };
-	int rc = docstore_open(gen_dir, &ds, &why);
-
-	check_file(k, DOCSTORE_FILE);
-	if (rc < 0)
-		bad(k, 0, "%s", buf_str(&why));
-	if (rc <= 0)
-		goto out;
-	if (docstore_verify(ds, doc ? ds_each : NULL, &w, &why)) {
-		bad(k, 0, "%s", buf_str(&why));
-	} else if (doc) {
-		for (; w.next < doc->count; w.next++)
-			if (doc_indexed(doc, w.next))
-				bad(k, 0, "url %" PRIu64 ": indexed but not in the docstore", w.next);
-	}
-out:
-	docstore_close(ds);
-	buf_free(&why);
-}
-
 int storage_check(const char *gen_dir, struct buf *report)
 {
 	struct checker k = { .out = report };
@@ -474,7 +423,6 @@ int storage_check(const char *gen_dir, struct buf *report)
 		    " disagree with the partitions (%" PRIu64 " / %" PRIu64 " / %" PRIu64 ")",
 		    f.words, f.live_words, f.postings, t.words, t.live_words, t.postings);
 	}
-	check_docstore(&k, gen_dir, doc_ok ? &doc : NULL);
 	if (doc_ok)
 		storage_map_free(&doc);
 	buf_free(&why);

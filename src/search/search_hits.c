@@ -331,9 +331,8 @@ int run_fill_hits(struct run *r, const struct search_doc *docs, const struct sea
 	}
 	if (!r->env->db || n == 0)
 		goto out;
-	/* The rows: from the cache, the rest in one SELECT (with the stored
-	 * texts when snippets are asked for: those are not cached) and one
-	 * for the clones. */
+	/* The rows: from the cache, the rest in one SELECT (with the texts of
+	 * snippets when there is no docstore: not cached) and one for clones. */
 	rows = xcalloc(n, sizeof(*rows));
 	miss = xmalloc(n * sizeof(*miss));
 	which = xmalloc(n * sizeof(*which));
@@ -387,11 +386,9 @@ int run_fill_hits(struct run *r, const struct search_doc *docs, const struct sea
 		w->clones = NULL;
 		w->n_clones = 0;
 	}
-	if (r->ix->ds) {
+	if (r->ix->ds)
 		rc = docstore_snippets(r, rows, &terms, max_ex, ex_len);
-		goto out;
-	}
-	for (size_t k = 0; max_ex && k < n_miss; k++) {
+	for (size_t k = 0; max_ex && !r->ix->ds && k < n_miss; k++) {
 		struct proto_hit *h = &res->hits[which[k]];
 		struct db_hit_doc *d = &dd[k];
 
