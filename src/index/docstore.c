@@ -63,7 +63,7 @@ int docstore_writer_open(const char *gen_dir, struct docstore_writer **out, stru
 	*out = NULL;
 	buf_init(&w->raw, DOCSTORE_MAX_RAW);
 	buf_init(&w->table, (size_t)1 << 34);
-	w->cmp = libdeflate_alloc_compressor(6);
+	w->cmp = libdeflate_alloc_compressor(1);
 	w->out_cap = libdeflate_deflate_compress_bound(NULL, DOCSTORE_MAX_RAW);
 	w->out = xmalloc(w->out_cap);
 	if (binfile_create(&w->f, path)) {
@@ -467,9 +467,11 @@ int docstore_verify(const struct docstore *ds, int (*fn)(void *arg, uint32_t url
 
 /* ---- the merge's builder ---------------------------------------------------- */
 
+/* A document (or an old block) waiting for its batch. */
 struct pend {
-	uint32_t url_id;
-	bool db;                   /* read from urlwordsNN */
+	uint32_t url_id;           /* a block: its first */
+	enum { P_OLD, P_DB, P_BLOCK } how;
+	size_t block;              /* P_BLOCK: the old block copied as it is */
 };
 
 struct docstore_builder {
@@ -483,6 +485,11 @@ struct docstore_builder {
 	struct db_hit_doc *rows;
 	struct buf text;
 	uint64_t copied, read;
+	/* An old block whose documents are being added in order, none of
+	 * them touched: when all are, its compressed bytes are copied. */
+	bool cand;
+	size_t cand_block, cand_n, cand_matched;
+	uint32_t *cand_ids;        /* its url_ids, at most DOCSTORE_MAX_RAW / REC_MIN */
 };
 
 int docstore_build_begin(const char *gen_dir, const struct docstore *old, struct db *db,
@@ -565,8 +572,32 @@ static int put_row(struct docstore_builder *b, const struct db_hit_doc *r, struc
 	return docstore_writer_put(b->w, r->url_id, &d, err);
 }
 
-/* The pending documents written in url_id order: the old store's entries
- * copied, the others read from the database in one statement. */
+/* Old block i's bytes as they are, after the block being filled. */
+static int copy_block(struct docstore_builder *b, size_t i, struct buf *err)
+{
+	struct docstore_writer *w = b->w;
+	const unsigned char *t = b->old->table + i * T_SIZE;
+	unsigned char e[T_SIZE];
+	uint32_t clen = le_get32(t + T_CLEN);
+
+	if (flush_block(w, err))
+		return -1;
+	memcpy(e, t, T_SIZE);
+	le_put64(e + T_OFF, w->off);
+	if (w_write(w, b->old->p + HEADER + le_get64(t + T_OFF), clen) ||
+	    buf_add(&w->table, e, T_SIZE)) {
+		buf_printf(err, "docstore: cannot write a block");
+		return -1;
+	}
+	w->off += clen;
+	w->docs += le_get32(t + T_DOCS);
+	w->last = le_get32(t + T_LAST);
+	b->copied += le_get32(t + T_DOCS);
+	return 0;
+}
+
+/* The pending entries written in url_id order: old blocks copied, old
+ * entries re-encoded, the others read from the database in one SELECT. */
 static int flush_pending(struct docstore_builder *b, struct buf *err)
 {
 	struct docstore_doc d;
@@ -576,9 +607,10 @@ static int flush_pending(struct docstore_builder *b, struct buf *err)
 	for (size_t i = 0; i < b->n; i++) {
 		struct pend *p = &b->pend[i];
 
-		if (!p->db && (!b->old || docstore_get(b->old, &b->cur, p->url_id, &d, NULL) != 1))
-			p->db = true;
-		if (p->db)
+		if (p->how == P_OLD &&
+		    (!b->old || docstore_get(b->old, &b->cur, p->url_id, &d, NULL) != 1))
+			p->how = P_DB;
+		if (p->how == P_DB)
 			b->ids[n_ids++] = p->url_id;
 	}
 	if (n_ids && !b->db) {
@@ -590,11 +622,15 @@ static int flush_pending(struct docstore_builder *b, struct buf *err)
 		return -1;
 	}
 	for (size_t i = 0; !rc && i < b->n; i++) {
-		if (b->pend[i].db) {
+		struct pend *p = &b->pend[i];
+
+		if (p->how == P_DB) {
 			rc = put_row(b, &b->rows[k++], err);
-		} else if (docstore_get(b->old, &b->cur, b->pend[i].url_id, &d, err) == 1) {
+		} else if (p->how == P_BLOCK) {
+			rc = copy_block(b, p->block, err);
+		} else if (docstore_get(b->old, &b->cur, p->url_id, &d, err) == 1) {
 			b->copied++;
-			rc = docstore_writer_put(b->w, b->pend[i].url_id, &d, err);
+			rc = docstore_writer_put(b->w, p->url_id, &d, err);
 		} else {
 			rc = -1;
 		}
@@ -605,11 +641,76 @@ static int flush_pending(struct docstore_builder *b, struct buf *err)
 	return rc;
 }
 
-int docstore_build_add(struct docstore_builder *b, uint32_t url_id, bool fresh, struct buf *err)
+static int pend_add(struct docstore_builder *b, uint32_t url_id, int how, size_t block,
+		    struct buf *err)
 {
 	b->pend[b->n].url_id = url_id;
-	b->pend[b->n++].db = fresh;
+	b->pend[b->n].how = how;
+	b->pend[b->n++].block = block;
 	return b->n == b->cap ? flush_pending(b, err) : 0;
+}
+
+/* The candidate given up: its documents so far go one by one. */
+static int cand_spill(struct docstore_builder *b, struct buf *err)
+{
+	int rc = 0;
+
+	b->cand = false;
+	for (size_t i = 0; !rc && i < b->cand_matched; i++)
+		rc = pend_add(b, b->cand_ids[i], P_OLD, 0, err);
+	return rc;
+}
+
+/* Does a sound old block start at url_id?  Then it is the candidate. */
+static void cand_start(struct docstore_builder *b, uint32_t url_id)
+{
+	const struct docstore *o = b->old;
+	const unsigned char *t;
+	struct docstore_doc d;
+	size_t lo = 0, hi = o->n_blocks, pos = 0, n = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (le_get32(o->table + mid * T_SIZE + T_FIRST) < url_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == o->n_blocks || le_get32(o->table + lo * T_SIZE + T_FIRST) != url_id)
+		return;
+	t = o->table + lo * T_SIZE;
+	if (load_block(o, &b->cur, lo, NULL))
+		return; /* damaged: its documents are read from the database */
+	if (!b->cand_ids)
+		b->cand_ids = xmalloc(DOCSTORE_MAX_RAW / REC_MIN * sizeof(*b->cand_ids));
+	while (pos < b->cur.raw_len) {
+		if (parse_rec(&b->cur, &pos, &b->cand_ids[n], &d) ||
+		    (n && b->cand_ids[n] <= b->cand_ids[n - 1]))
+			return;
+		n++;
+	}
+	if (n != le_get32(t + T_DOCS) || b->cand_ids[0] != url_id ||
+	    b->cand_ids[n - 1] != le_get32(t + T_LAST))
+		return;
+	b->cand = true;
+	b->cand_block = lo;
+	b->cand_n = n;
+	b->cand_matched = 0;
+}
+
+int docstore_build_add(struct docstore_builder *b, uint32_t url_id, bool fresh, struct buf *err)
+{
+	if (b->cand && (fresh || url_id != b->cand_ids[b->cand_matched]) && cand_spill(b, err))
+		return -1;
+	if (!b->cand && !fresh && b->old)
+		cand_start(b, url_id);
+	if (!b->cand)
+		return pend_add(b, url_id, fresh ? P_DB : P_OLD, 0, err);
+	if (++b->cand_matched < b->cand_n)
+		return 0;
+	b->cand = false;
+	return pend_add(b, url_id, P_BLOCK, b->cand_block, err);
 }
 
 void docstore_build_abort(struct docstore_builder *b)
@@ -621,6 +722,7 @@ void docstore_build_abort(struct docstore_builder *b)
 	free(b->pend);
 	free(b->ids);
 	free(b->rows);
+	free(b->cand_ids);
 	buf_free(&b->text);
 	free(b);
 }
@@ -628,8 +730,10 @@ void docstore_build_abort(struct docstore_builder *b)
 int docstore_build_finish(struct docstore_builder *b, uint64_t *copied, uint64_t *read,
 			  struct buf *err)
 {
-	int rc = flush_pending(b, err);
+	int rc = b->cand ? cand_spill(b, err) : 0;
 
+	if (!rc)
+		rc = flush_pending(b, err);
 	if (!rc) {
 		rc = docstore_writer_commit(b->w, NULL, err);
 		b->w = NULL;
