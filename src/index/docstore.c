@@ -8,6 +8,7 @@
 #include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <zlib.h>
 
 #include "binfile.h"
@@ -484,7 +485,7 @@ struct docstore_builder {
 	uint32_t *ids;
 	struct db_hit_doc *rows;
 	struct buf text;
-	uint64_t copied, read;
+	uint64_t copied, read, adds;
 	/* An old block whose documents are being added in order, none of
 	 * them touched: when all are, its compressed bytes are copied. */
 	bool cand;
@@ -701,6 +702,10 @@ static void cand_start(struct docstore_builder *b, uint32_t url_id)
 
 int docstore_build_add(struct docstore_builder *b, uint32_t url_id, bool fresh, struct buf *err)
 {
+	/* The old store is read once: its pages are not kept resident (as
+	 * the merge drops docinfo's, storage_release_docinfo()). */
+	if (b->old && b->old->map && (++b->adds & 4095) == 0)
+		madvise((void *)b->old->map, b->old->size, MADV_DONTNEED);
 	if (b->cand && (fresh || url_id != b->cand_ids[b->cand_matched]) && cand_spill(b, err))
 		return -1;
 	if (!b->cand && !fresh && b->old)
