@@ -29,6 +29,7 @@
 #include "conf.h"
 #include "db.h"
 #include "delta.h"
+#include "docstore.h"
 #include "le.h"
 #include "log.h"
 #include "merge.h"
@@ -785,10 +786,23 @@ static int on_rec(void *arg, const unsigned char *rec)
 
 /* ---- docinfo and wordurl (rank 0) ---------------------------------------- */
 
+/* The next document of the docstore being built; a failure drops the
+ * docstore (the generation is served from the database without it) and
+ * never the merge. */
+static void docstore_add(struct docstore_builder **ds, uint32_t url, bool fresh, struct buf *err)
+{
+	buf_reset(err);
+	if (docstore_build_add(*ds, url, fresh, err)) {
+		warning("merge: no docstore for this generation: %s", buf_str(err));
+		docstore_build_abort(*ds);
+		*ds = NULL;
+	}
+}
+
 /* docinfo: the old entries merged with the URL states (files from every
- * rank, each in url order). */
+ * rank, each in url order); the docstore's documents are the same. */
 static int write_docinfo(const char *gen_dir, const struct storage *old, char **st_files,
-			 size_t n_files, struct storage_format *f)
+			 size_t n_files, struct storage_format *f, struct docstore_builder **ds)
 {
 	struct storage_docinfo_writer *w = NULL;
 	struct buf err = BUF_INIT(4096);
@@ -804,6 +818,7 @@ static int write_docinfo(const char *gen_dir, const struct storage *old, char **
 		urec_unpack(rec, &u);
 	for (uint64_t url = 1; !rc && h >= 0; url++) {
 		struct storage_doc d = { 0 };
+		bool fresh = false;
 		int have;
 
 		if (url > old_max) {
@@ -822,6 +837,7 @@ static int write_docinfo(const char *gen_dir, const struct storage *old, char **
 				memcpy(d.len, u.len, sizeof(d.len));
 				d.last_modified = u.val;
 				have = 1;
+				fresh = true;
 			} else if (u.type & ST_TOUCHED) {
 				have = 0;
 			} else if (have) {
@@ -832,6 +848,8 @@ static int write_docinfo(const char *gen_dir, const struct storage *old, char **
 		}
 		if (have > 0 && d.site_id)
 			rc = storage_docinfo_put(w, (uint32_t)url, &d);
+		if (!rc && have > 0 && d.site_id && *ds)
+			docstore_add(ds, (uint32_t)url, fresh, &err);
 		if ((url & 0xffff) == 0)
 			storage_release_docinfo(old); /* read once: not kept resident */
 	}
@@ -1260,50 +1278,6 @@ static int build_partitions(struct merge *m)
 	return 0;
 }
 
-/* The stem map of the new generation's dictionary (stems.h), rebuilt whole:
- * new words come with every merge, and stemming the dictionary is cheap
- * beside the merge (doc/MERGE.md).  Stemming no: no map, no expansion. */
-static int write_stems(const struct merge *m)
-{
-	struct buf err = BUF_INIT(4096);
-	struct storage *st = NULL;
-	double t = now_monotonic();
-	int rc = 0;
-
-	if (!m->c->stemming)
-		return 0;
-	if (storage_open_dir(m->dir, &st, &err) || stems_write(m->dir, st, m->c->stem_language, &err))
-		rc = error("merge: stem map: %s", buf_str(&err));
-	else
-		info("merge: stem map written (%.2f s)", now_monotonic() - t);
-	storage_close(st);
-	buf_free(&err);
-	return rc;
-}
-
-/* May the new generation keep the old one's ranks and citations?  Not when
- * they are of an older format version or damaged: searchd would refuse the
- * whole generation for them, while one without them serves (unranked, no
- * link:) until `mpseek-index -K` writes them anew. */
-static bool keep_pagerank_files(const char *old_dir)
-{
-	struct buf err = BUF_INIT(1024);
-	struct ranks *r = NULL;
-	struct citations *d = NULL, *v = NULL;
-	bool ok = ranks_open(old_dir, &r, &err) >= 0 &&
-		  citations_open(old_dir, CITATIONS_DIRECT, &d, &err) >= 0 &&
-		  citations_open(old_dir, CITATIONS_REVERSE, &v, &err) >= 0;
-
-	if (!ok)
-		warning("merge: not keeping ranks and citations: %s; run mpseek-index -K",
-			buf_str(&err));
-	ranks_close(r);
-	citations_close(d);
-	citations_close(v);
-	buf_free(&err);
-	return ok;
-}
-
 /* 5. Rank 0: docinfo, the files kept from the live generation, FORMAT,
  * the stem map, wordurl. */
 static int write_generation(struct merge *m)
@@ -1316,10 +1290,19 @@ static int write_generation(struct merge *m)
 		struct storage_format f = { .generation = m->gen, .words = m->stats[0],
 					    .live_words = m->stats[1], .postings = m->stats[2] };
 
-		rc = write_docinfo(m->dir, m->old, m->sfrom, (size_t)m->size, &f);
+		struct docstore *old_ds;
+		struct docstore_builder *ds = merge_docstore_start(m->dir, m->old, m->db, m->cap, &old_ds);
+
+		rc = write_docinfo(m->dir, m->old, m->sfrom, (size_t)m->size, &f, &ds);
 		info("merge: docinfo written (%.2f s)", now_monotonic() - m->t0);
+		if (rc)
+			docstore_build_abort(ds);
+		else
+			merge_docstore_end(ds, old_ds, m->t0);
+		if (rc)
+			docstore_close(old_ds);
 		merge_crash_point("after-docinfo");
-		if (!rc && m->old && keep_pagerank_files(storage_dir(m->old))) {
+		if (!rc && m->old && merge_keep_pagerank(storage_dir(m->old))) {
 			const char *keep[] = { "ranks", "citations" };
 
 			for (size_t i = 0; i < ARRAY_SIZE(keep) && !rc; i++)
@@ -1330,7 +1313,7 @@ static int write_generation(struct merge *m)
 			rc = error("merge: %s", buf_str(&err));
 		merge_crash_point("after-format");
 		if (!rc)
-			rc = write_stems(m);
+			rc = merge_write_stems(m->c, m->dir);
 		if (!rc && m->db)
 			rc = update_wordurl(m->db, m->old, m->dir, m->gen, m->cur);
 		merge_crash_point("after-wordurl");

@@ -1,11 +1,12 @@
 /* merge_check.c - `mpseek-index --check` and `--dump-index` (merge.h): the
- * live generation verified (storage_check()) and wordurl against its
- * dictionary; every posting printed in a stable order.  Only reads: the
- * merge itself is merge.c's.
+ * live generation verified (storage_check(), the docstore against docinfo)
+ * and wordurl against its dictionary; every posting printed in a stable
+ * order.  Only reads: the merge itself is merge.c's.
  */
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "conf.h"
 #include "db.h"
 #include "delta.h"
+#include "docstore.h"
 #include "log.h"
 #include "merge.h"
 #include "merge_int.h"
@@ -53,6 +55,73 @@ static int wordurl_row(void *arg, uint32_t word_id, const char *word, size_t len
 	return w->problems > 100;
 }
 
+/* The docstore (optional) against docinfo: every block decompresses and
+ * parses, the data CRC holds, and it has exactly docinfo's documents. */
+struct ds_walk {
+	const struct storage *s;
+	FILE *out;
+	long problems;
+	uint64_t next;             /* the next url_id to compare */
+};
+
+static bool doc_indexed(const struct storage *s, uint64_t u)
+{
+	struct storage_doc d;
+
+	return u <= storage_max_url_id(s) && storage_doc(s, (uint32_t)u, &d) == 1;
+}
+
+static void ds_missing_until(struct ds_walk *w, uint64_t end)
+{
+	for (; w->next < end; w->next++)
+		if (doc_indexed(w->s, w->next) && w->problems++ < 20)
+			fprintf(w->out, "docstore: url %" PRIu64 ": indexed but not in the docstore\n",
+				w->next);
+}
+
+static int ds_each(void *arg, uint32_t url_id)
+{
+	struct ds_walk *w = arg;
+
+	ds_missing_until(w, url_id);
+	if (!doc_indexed(w->s, url_id) && w->problems++ < 20)
+		fprintf(w->out, "docstore: url %u: in the docstore but not indexed\n", url_id);
+	w->next = (uint64_t)url_id + 1;
+	return 0;
+}
+
+/* 0 (good or absent), 1 (damaged, reported), -1. */
+static int check_docstore(const char *dir, FILE *out)
+{
+	struct buf err = BUF_INIT(4096);
+	struct docstore *ds = NULL;
+	struct storage *st = NULL;
+	struct ds_walk w = { .out = out, .next = 1 };
+	int rc = docstore_open(dir, &ds, &err);
+
+	if (rc <= 0) {
+		if (rc < 0)
+			fprintf(out, "%s\n", buf_str(&err));
+		buf_free(&err);
+		return rc < 0 ? 1 : 0;
+	}
+	rc = 0;
+	if (storage_open_dir(dir, &st, &err)) {
+		fprintf(out, "%s\n", buf_str(&err));
+		rc = -1;
+	} else if ((w.s = st), docstore_verify(ds, ds_each, &w, &err)) {
+		fprintf(out, "%s\n", buf_str(&err));
+		rc = 1;
+	} else {
+		ds_missing_until(&w, (uint64_t)storage_max_url_id(w.s) + 1);
+		rc = w.problems ? 1 : 0;
+	}
+	storage_close(st);
+	docstore_close(ds);
+	buf_free(&err);
+	return rc;
+}
+
 int merge_check(const struct conf *c, struct db *db, FILE *out)
 {
 	struct buf rep = BUF_INIT(16u << 20), err = BUF_INIT(4096);
@@ -70,6 +139,8 @@ int merge_check(const struct conf *c, struct db *db, FILE *out)
 	dir = storage_gen_path(c->data_dir, g);
 	rc = storage_check(dir, &rep);
 	fputs(buf_str(&rep), out);
+	if (rc == 0)
+		rc = check_docstore(dir, out);
 	if (rc == 0 && db) {
 		struct wcheck w = { .out = out };
 

@@ -187,4 +187,26 @@ int sort_exchange(struct sorter *s, const char *scratch, const char *tag,
 		  int (*dest)(const void *arg, const unsigned char *rec), const void *arg,
 		  char ***from, size_t *n_from);
 
+/* ---- the files of a new generation besides the partitions (merge_files.c) */
+
+struct conf;
+struct db;
+struct docstore;
+struct docstore_builder;
+struct storage;
+
+/* The stem map of the generation in dir, rebuilt whole from its dictionary
+ * (nothing with Stemming no).  Returns 0 or -1 (logged). */
+int merge_write_stems(const struct conf *c, const char *dir);
+/* Whether the live generation's ranks and citations (in old_dir) open, so
+ * that the new generation may hard-link them (logged when not). */
+bool merge_keep_pagerank(const char *old_dir);
+/* The docstore builder of the generation in dir, from the live generation's
+ * docstore (old_gen may be NULL; *old gets it, close with merge_docstore_end())
+ * and the database, within cap bytes.  NULL when it cannot start (logged). */
+struct docstore_builder *merge_docstore_start(const char *dir, const struct storage *old_gen,
+					      struct db *db, size_t cap, struct docstore **old);
+/* Commit the docstore (or drop it, logged) and close the old one. */
+void merge_docstore_end(struct docstore_builder *b, struct docstore *old, double t0);
+
 #endif

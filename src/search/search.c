@@ -18,6 +18,7 @@
 #include "citations.h"
 #include "conf.h"
 #include "db.h"
+#include "docstore.h"
 #include "excerpt.h"
 #include "log.h"
 #include "query.h"
@@ -45,6 +46,7 @@ static void index_close(struct search_index *ix)
 	ranks_close(ix->rk);
 	citations_close(ix->rev);
 	stems_close(ix->stems);
+	docstore_close(ix->ds);
 	free(ix->dir);
 	free(ix);
 }
@@ -118,6 +120,10 @@ int search_index_open(const struct conf *c, const char *data_dir, const char *ge
 		goto fail;
 	if (c && c->stemming && open_stems(c, ix, err))
 		goto fail;
+	/* The docstore is optional: without a good one the hits' texts come
+	 * from the database, as in generations written before it. */
+	if (docstore_open(ix->dir, &ix->ds, &report) < 0)
+		warning("%s (snippets are read from the database)", buf_str(&report));
 	ix->gen = storage_generation(ix->st);
 	for (int s = 0; s < STORAGE_SECTIONS; s++)
 		ix->avg_len[s] = storage_avg_len(ix->st, s);

@@ -14,6 +14,7 @@
 #include "caps.h"
 #include "charset.h"
 #include "db.h"
+#include "docstore.h"
 #include "excerpt.h"
 #include "log.h"
 #include "search.h"
@@ -23,6 +24,8 @@
 #define SEARCH_CACHE_SLOTS   (1u << 17) /* result-page rows kept per generation: slots, */
 #define SEARCH_CACHE_ROWS    (1u << 16) /* rows (at most half the slots), */
 #define SEARCH_CACHE_BYTES   (64u << 20) /* and their bytes */
+
+_Static_assert(DOCSTORE_MAX_TEXT == EXCERPT_MAX_HTML, "the docstore keeps what snippets parse");
 
 /* The distinct positive words, for highlighting. */
 void run_highlight_words(struct run *r, const char ***out, size_t *n)
@@ -211,6 +214,90 @@ static int clone_cb(void *arg, size_t i, uint32_t clone_id, const char *url)
 	return 0;
 }
 
+/* The stored text of url_id when the docstore lacks it or its block is
+ * damaged: from the database (logged; a healthy docstore never asks). */
+static int text_from_db(struct run *r, uint32_t url_id, struct buf *raw, char **ctype)
+{
+	struct db_hit_doc d = { 0 };
+	struct buf err = BUF_INIT(256);
+	int rc = -1;
+
+	if (db_hit_docs(r->env->db, &url_id, 1, true, &d)) {
+		r->db_failed = true;
+	} else if (d.found && d.text) {
+		rc = excerpt_inflate(d.text, d.text_len, EXCERPT_MAX_HTML, raw, &err);
+		if (rc)
+			warning("url %u: stored text: %s", url_id, buf_str(&err));
+		else
+			*ctype = xstrdup(d.content_type);
+	}
+	db_hit_doc_free(&d);
+	buf_free(&err);
+	return rc;
+}
+
+/* The page's hits from the docstore: urlwordsNN's fields and the snippets
+ * cut from its text, one block read per hit; the rows (URL, site, clones)
+ * come from the cache or the database as before. */
+static int docstore_snippets(struct run *r, struct hit_row *rows, const struct excerpt_terms *terms,
+			     uint32_t max_ex, uint32_t ex_len)
+{
+	struct proto_results *res = r->res;
+	struct docstore_cursor cur = { 0 };
+	struct buf raw = BUF_INIT(MAX_DOC_BYTES), plain = BUF_INIT(MAX_DOC_BYTES + 1),
+		   err = BUF_INIT(256);
+
+	for (size_t i = 0; i < res->n_hits; i++) {
+		struct proto_hit *h = &res->hits[i];
+		struct docstore_doc d;
+		char *ctype = NULL;
+		int got;
+
+		if (!rows[i].found)
+			continue;
+		got = docstore_get(r->ix->ds, &cur, h->url_id, &d, &err);
+		if (got < 0)
+			warning("url %u: %s", h->url_id, buf_str(&err));
+		if (got == 1 && d.found) {
+			char *t = valid_dup(d.title), *ds = valid_dup(d.description);
+
+			excerpt_text_free(&h->title);
+			excerpt_text_free(&h->description);
+			excerpt_highlight(r->env->tok, t, strlen(t), terms, 64, &h->title);
+			excerpt_highlight(r->env->tok, ds, strlen(ds), terms, 64, &h->description);
+			free(t);
+			free(ds);
+			free(h->keywords);
+			free(h->content_type);
+			h->keywords = valid_dup(d.keywords);
+			h->content_type = valid_dup(d.content_type);
+			h->size = d.size;
+		}
+		if (!max_ex)
+			continue;
+		if (got == 1) {
+			if (!d.found || !d.has_text)
+				continue;
+			buf_reset(&raw);
+			buf_add(&raw, d.text, d.text_len);
+			ctype = xstrdup(d.content_type);
+		} else if (text_from_db(r, h->url_id, &raw, &ctype)) {
+			continue;
+		}
+		if (!excerpt_plain_text(buf_str(&raw), raw.len, ctype, false, &plain))
+			excerpt_passages(r->env->tok, buf_str(&plain), plain.len, terms, max_ex, ex_len,
+					 &h->excerpts, &h->n_excerpts);
+		free(ctype);
+		if (run_past_deadline(r))
+			break;
+	}
+	docstore_cursor_free(&cur);
+	buf_free(&raw);
+	buf_free(&plain);
+	buf_free(&err);
+	return r->db_failed ? -1 : 0;
+}
+
 int run_fill_hits(struct run *r, const struct search_doc *docs, const struct search_pick *pk,
 		  size_t n)
 {
@@ -244,14 +331,13 @@ int run_fill_hits(struct run *r, const struct search_doc *docs, const struct sea
 	}
 	if (!r->env->db || n == 0)
 		goto out;
-	/* The rows: from the cache, the rest in one SELECT (with the stored
-	 * texts when snippets are asked for: those are not cached) and one
-	 * for the clones. */
+	/* The rows: from the cache, the rest in one SELECT (with the texts of
+	 * snippets when there is no docstore: not cached) and one for clones. */
 	rows = xcalloc(n, sizeof(*rows));
 	miss = xmalloc(n * sizeof(*miss));
 	which = xmalloc(n * sizeof(*which));
 	for (size_t i = 0; i < n; i++) {
-		if (!max_ex && cache_get(r->ix, res->hits[i].url_id, &rows[i]))
+		if ((!max_ex || r->ix->ds) && cache_get(r->ix, res->hits[i].url_id, &rows[i]))
 			continue;
 		miss[n_miss] = res->hits[i].url_id;
 		which[n_miss++] = i;
@@ -260,7 +346,7 @@ int run_fill_hits(struct run *r, const struct search_doc *docs, const struct sea
 		struct clone_fill cf = { rows, which };
 
 		dd = xcalloc(n_miss, sizeof(*dd));
-		if (db_hit_docs(r->env->db, miss, n_miss, max_ex > 0, dd)) {
+		if (db_hit_docs(r->env->db, miss, n_miss, max_ex > 0 && !r->ix->ds, dd)) {
 			r->db_failed = true;
 			rc = -1;
 			goto out;
@@ -300,7 +386,9 @@ int run_fill_hits(struct run *r, const struct search_doc *docs, const struct sea
 		w->clones = NULL;
 		w->n_clones = 0;
 	}
-	for (size_t k = 0; max_ex && k < n_miss; k++) {
+	if (r->ix->ds)
+		rc = docstore_snippets(r, rows, &terms, max_ex, ex_len);
+	for (size_t k = 0; max_ex && !r->ix->ds && k < n_miss; k++) {
 		struct proto_hit *h = &res->hits[which[k]];
 		struct db_hit_doc *d = &dd[k];
 

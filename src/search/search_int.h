@@ -31,6 +31,7 @@ struct search_index {
 	struct ranks *rk;          /* NULL: no ranks file */
 	struct citations *rev;     /* NULL: no citations */
 	struct stems *stems;       /* NULL: no stem map, or Stemming no */
+	struct docstore *ds;       /* NULL: no docstore, texts from the database */
 	char *dir;
 	uint64_t gen;
 	int damaged;               /* __atomic: re-validation failed */

@@ -1,0 +1,99 @@
+/* merge_files.c - the files of a new generation besides the partitions and
+ * docinfo, made by rank 0 in the merge's step 5 (doc/MERGE.md): the
+ * docstore's builder, the stem map, and whether the live generation's ranks
+ * and citations may be kept.  The steps themselves are in merge.c.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "citations.h"
+#include "conf.h"
+#include "docstore.h"
+#include "log.h"
+#include "ranks.h"
+#include "stems.h"
+#include "storage.h"
+#include "util.h"
+#include "merge_int.h"
+
+/* The stem map of the new generation's dictionary (stems.h), rebuilt whole:
+ * new words come with every merge, and stemming the dictionary is cheap
+ * beside the merge (doc/MERGE.md).  Stemming no: no map, no expansion. */
+int merge_write_stems(const struct conf *c, const char *dir)
+{
+	struct buf err = BUF_INIT(4096);
+	struct storage *st = NULL;
+	double t = now_monotonic();
+	int rc = 0;
+
+	if (!c->stemming)
+		return 0;
+	if (storage_open_dir(dir, &st, &err) || stems_write(dir, st, c->stem_language, &err))
+		rc = error("merge: stem map: %s", buf_str(&err));
+	else
+		info("merge: stem map written (%.2f s)", now_monotonic() - t);
+	storage_close(st);
+	buf_free(&err);
+	return rc;
+}
+
+/* May the new generation keep the old one's ranks and citations?  Not when
+ * they are of an older format version or damaged: searchd would refuse the
+ * whole generation for them, while one without them serves (unranked, no
+ * link:) until `mpseek-index -K` writes them anew. */
+bool merge_keep_pagerank(const char *old_dir)
+{
+	struct buf err = BUF_INIT(1024);
+	struct ranks *r = NULL;
+	struct citations *d = NULL, *v = NULL;
+	bool ok = ranks_open(old_dir, &r, &err) >= 0 &&
+		  citations_open(old_dir, CITATIONS_DIRECT, &d, &err) >= 0 &&
+		  citations_open(old_dir, CITATIONS_REVERSE, &v, &err) >= 0;
+
+	if (!ok)
+		warning("merge: not keeping ranks and citations: %s; run mpseek-index -K",
+			buf_str(&err));
+	ranks_close(r);
+	citations_close(d);
+	citations_close(v);
+	buf_free(&err);
+	return ok;
+}
+
+/* The docstore's builder, from the live generation's docstore (when it
+ * has a good one) and the database.  NULL when it cannot start (logged). */
+struct docstore_builder *merge_docstore_start(const char *dir, const struct storage *old_gen,
+					      struct db *db, size_t cap, struct docstore **old)
+{
+	struct docstore_builder *b = NULL;
+	struct buf err = BUF_INIT(4096);
+
+	*old = NULL;
+	if (old_gen && docstore_open(storage_dir(old_gen), old, &err) < 0) {
+		warning("merge: the live generation's docstore is not used: %s", buf_str(&err));
+		buf_reset(&err);
+	}
+	if (docstore_build_begin(dir, *old, db, cap, &b, &err))
+		warning("merge: no docstore for this generation: %s", buf_str(&err));
+	buf_free(&err);
+	return b;
+}
+
+/* Commit the docstore (or drop it, logged). */
+void merge_docstore_end(struct docstore_builder *b, struct docstore *old, double t0)
+{
+	struct buf err = BUF_INIT(4096);
+	uint64_t copied = 0, read = 0;
+
+	if (b && docstore_build_finish(b, &copied, &read, &err))
+		warning("merge: no docstore for this generation: %s", buf_str(&err));
+	else if (b)
+		info("merge: docstore written: %" PRIu64 " document(s) copied, %" PRIu64
+		     " read from the database (%.2f s)", copied, read, now_monotonic() - t0);
+	docstore_close(old);
+	buf_free(&err);
+}
