@@ -34,8 +34,13 @@
 #include "util.h"
 #include "crawl_int.h"
 
-/* On a stop, how long the transfers in flight may take to finish. */
+/* On a stop, how long the transfers in flight may take to finish: a stop
+ * relayed by the master (-E), and a signal to this rank itself, which may
+ * be mpirun's: Open MPI 4.1 sends SIGKILL odls_base_sigkill_timeout (1 s by
+ * default) after its SIGTERM, and the claims must be released by then
+ * (doc/CLUSTER.md, "Signals"). */
 #define STOP_GRACE 2.0
+#define STOP_GRACE_SIGNAL 0.3
 /* Entries of the map of redirect depths (url_id -> depth), 24 bytes each. */
 #define REDIR_DEPTH_ENTRIES (256u << 10)
 
@@ -329,7 +334,8 @@ static void crawl_wind_down(struct crawl *cr)
 		info("the database is unreachable: stopping without waiting for it");
 	fetcher_cancel_queued(cr->f, on_done, cr);
 	if (!cr->failed && fetcher_pending(cr->f)) {
-		double until = now_monotonic() + STOP_GRACE;
+		double until = now_monotonic() +
+			       (crawl_stop_requested() ? STOP_GRACE_SIGNAL : STOP_GRACE);
 
 		while (fetcher_pending(cr->f) && !cr->failed && now_monotonic() < until)
 			if (fetcher_run(cr->f, until - now_monotonic(), on_done, cr) < 0)
