@@ -132,6 +132,8 @@ struct conf {
 	long max_transfers;       /* MaxTransfers: transfers in flight per rank, and the
 	                           * sites a rank holds (512) */
 	long lease_time;          /* LeaseTime seconds (15M) */
+	long db_grace;            /* DBGrace seconds (3M): a lost database is waited
+	                           * for this long, then the crawl stops */
 	long publish_pages;       /* PublishPages: --continuous publishes after this many pages */
 	long publish_interval;    /* PublishInterval seconds (10M): ... or after this long */
 	long clone_table_entries; /* CloneTableEntries: entries of a crawling rank's

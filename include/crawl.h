@@ -69,6 +69,8 @@ struct crawl_load {
 	double store_seconds;    /* wall time storing outcomes and links */
 	bool idle;               /* nothing in hand, nothing in flight, all stored */
 	bool stopping;           /* a signal arrived at this rank */
+	double db_down;          /* > 0: the database has been unreachable this long,
+	                          * past DBGrace: the rank stops */
 };
 
 enum crawl_cmd {
@@ -85,6 +87,8 @@ struct crawl_advice {
 	int crawlers;            /* crawling ranks (batch size, sites taken per pick) */
 	int idle_crawlers;       /* crawling ranks without work: a rank holding several
 	                          * sites lets one go to them */
+	bool db_gone;            /* with CRAWL_STOP: the database is gone (DBGrace):
+	                          * do not wait for it while stopping */
 };
 
 struct crawl_hooks {

@@ -31,6 +31,31 @@ int db_open(const struct conf *c, const char *embedded_socket, double wait_secon
 	    struct db **out);
 void db_close(struct db *db);
 
+/* DBGrace: once the server is lost, reconnects keep trying for `seconds` in
+ * all (from the moment it was lost, however many statements wait on it);
+ * after that each call makes one quick attempt and fails, until a connect
+ * succeeds again.  0 (the default) keeps the per-reconnect wait of
+ * db_open(). */
+void db_set_grace(struct db *db, double seconds);
+/* Let db count its outages on with's clock (both connect to one server in
+ * one process): the grace runs from the first of them to see the server
+ * lost, so a connection idle until then does not wait a grace of its own.
+ * with must outlive db. */
+void db_share_outage(struct db *db, struct db *with);
+/* Seconds since this connection lost its server (0 = it has not, or it is
+ * back).  Any thread may ask, also while another thread uses db. */
+double db_unreachable_seconds(struct db *db);
+/* True once the grace is over (or db_give_up() was called) and the server
+ * has not come back.  Any thread may ask. */
+bool db_gave_up(struct db *db);
+/* Stop waiting for a lost server (the job is stopping anyway): a reconnect
+ * in progress in another thread ends at its next attempt, and later ones
+ * try once, until one succeeds. */
+void db_give_up(struct db *db);
+/* Where the server is ("/path/to/sock" or "host:port"), for messages;
+ * borrowed until db_close(). */
+const char *db_where(const struct db *db);
+
 /* One line for an administrator: "VERSION at WHERE, database NAME"
  * into *out (appended).  Returns 0 or -1 (the connection is gone). */
 int db_describe(struct db *db, struct buf *out);

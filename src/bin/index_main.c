@@ -609,6 +609,10 @@ static int job_setup(const struct options *o, const struct conf *c, struct db **
 		rc = -1;
 	else
 		db_select_tag(*db, o->tag);
+	/* A server lost during the job is waited for DBGrace in all, then
+	 * the crawl stops (doc/DATABASE.md, "Connections"). */
+	if (!rc)
+		db_set_grace(*db, (double)c->db_grace);
 	if (cluster_rank() == 0 && !rc)
 		rc = take_writer_lock(o, c, *db, w);
 	if (cluster_rank() == 0 && !rc && o->tag >= 0 && !crawl_off && !o->seed_only)

@@ -121,6 +121,7 @@ const struct directive conf_directives[] = {
 	LONG("IndexThreads", IDX, C(index_threads), 2, 0, 64),
 	LONG("MaxTransfers", IDX, C(max_transfers), 512, 1, 4096),
 	TIME("LeaseTime", IDX, C(lease_time), 15 * MINUTE, MINUTE, 30 * DAY),
+	TIME("DBGrace", IDX, C(db_grace), 3 * MINUTE, 1, 30 * DAY),
 	LONG("PublishPages", IDX, C(publish_pages), 10000, 1, 100000000),
 	TIME("PublishInterval", IDX, C(publish_interval), 10 * MINUTE, 1, 30 * DAY),
 	LONG("CloneTableEntries", IDX, C(clone_table_entries), CLONE_TABLE_ENTRIES, 0,

@@ -34,8 +34,13 @@
 #include "util.h"
 #include "crawl_int.h"
 
-/* On a stop, how long the transfers in flight may take to finish. */
+/* On a stop, how long the transfers in flight may take to finish: a stop
+ * relayed by the master (-E), and a signal to this rank itself, which may
+ * be mpirun's: Open MPI 4.1 sends SIGKILL odls_base_sigkill_timeout (1 s by
+ * default) after its SIGTERM, and the claims must be released by then
+ * (doc/CLUSTER.md, "Signals"). */
 #define STOP_GRACE 2.0
+#define STOP_GRACE_SIGNAL 0.3
 /* Entries of the map of redirect depths (url_id -> depth), 24 bytes each. */
 #define REDIR_DEPTH_ENTRIES (256u << 10)
 
@@ -87,6 +92,7 @@ static void fill_load(const struct crawl *cr, struct crawl_load *l)
 	l->store_seconds = cr->store_seconds;
 	l->idle = !cr->in_hand && pending_none(cr) && !fetcher_pending(cr->f);
 	l->stopping = crawl_stop_requested();
+	l->db_down = cr->db_down;
 }
 
 /* Tell the coordinator where the rank stands; its answer lands in cr->adv. */
@@ -190,6 +196,29 @@ out:
 	return rc;
 }
 
+/* The database, as the rank's connections see it.  Lost past DBGrace on
+ * either (or the coordinator says so): the rank stops, waiting for it no
+ * more (cr->db_down).  Lost for less: the store thread waits for it, and
+ * fetching pauses, since a page fetched now could not be stored.  True
+ * while fetching must not go on. */
+static bool db_trouble(struct crawl *cr)
+{
+	struct db *sdb = storer_db(cr->st);
+	double down = db_unreachable_seconds(cr->db), sdown = db_unreachable_seconds(sdb);
+
+	if (sdown > down)
+		down = sdown;
+	if (cr->adv.db_gone || db_gave_up(cr->db) || db_gave_up(sdb)) {
+		db_give_up(cr->db);
+		db_give_up(sdb);
+		if (!cr->db_down)
+			cr->db_down = down > 0 ? down : (double)cr->c->db_grace;
+		cr->failed = true;
+		return true;
+	}
+	return down > 0;
+}
+
 /* A limit of the options reached: this long, or (alone) this many pages. */
 static bool limit_reached(const struct crawl *cr, double started)
 {
@@ -264,6 +293,11 @@ static int crawl_loop(struct crawl *cr, double started)
 		tick(cr);
 		if (cr->adv.cmd == CRAWL_STOP || limit_reached(cr, started))
 			break;
+		if (db_trouble(cr)) {
+			if (!cr->failed)
+				sleep_briefly(0.1);
+			continue;
+		}
 		if (cr->c->n_bandwidth)
 			fetcher_set_bandwidth(cr->f, rank_bandwidth(cr));
 		claims_refill(cr, false);
@@ -293,9 +327,15 @@ static void crawl_wind_down(struct crawl *cr)
 		info("stop requested by the master: releasing the URLs in hand");
 	if (crawl_stop_requested())
 		info("signal received: stopping, releasing the URLs in hand");
+	/* A database gone for good: nothing more is fetched, and what is
+	 * stored or released below fails at once (the claims expire with
+	 * their lease; the delta log is closed all the same). */
+	if (db_trouble(cr) && cr->db_down > 0)
+		info("the database is unreachable: stopping without waiting for it");
 	fetcher_cancel_queued(cr->f, on_done, cr);
 	if (!cr->failed && fetcher_pending(cr->f)) {
-		double until = now_monotonic() + STOP_GRACE;
+		double until = now_monotonic() +
+			       (crawl_stop_requested() ? STOP_GRACE_SIGNAL : STOP_GRACE);
 
 		while (fetcher_pending(cr->f) && !cr->failed && now_monotonic() < until)
 			if (fetcher_run(cr->f, until - now_monotonic(), on_done, cr) < 0)

@@ -282,6 +282,8 @@ struct crawl {
 	size_t in_hand;              /* jobs claimed and not finished */
 	bool failed;                 /* the rank cannot go on */
 	bool leaving;                /* the loop is over: no more claims */
+	double db_down;              /* > 0: the database was unreachable this long,
+	                              * past DBGrace: the rank stops (crawl.c) */
 	const char *agent;
 	struct held *held;           /* site leases held (malloc'd, max_held) */
 	size_t nheld, peak_held;
@@ -450,6 +452,9 @@ struct storer *storer_new(struct crawl *cr);
 void storer_wait(struct crawl *cr);
 /* Stop the store thread (storer_wait() first) and close its connection. */
 void storer_free(struct storer *st);
+/* The store thread's connection (NULL without a store thread), for
+ * db_unreachable_seconds() and db_give_up() from the loop. */
+struct db *storer_db(struct storer *st);
 
 /* Job j is finished: counted out of what is in hand, and freed. */
 void job_done(struct crawl *cr, struct job *j);

@@ -457,6 +457,8 @@ struct storer *storer_new(struct crawl *cr)
 		storer_free(st);
 		return NULL;
 	}
+	db_set_grace(st->db, (double)cr->c->db_grace);
+	db_share_outage(st->db, cr->db);
 	e = pthread_create(&st->thread, NULL, store_thread, st);
 	if (e) {
 		error("cannot start the store thread: %s", strerror(e));
@@ -511,6 +513,11 @@ static void storer_hand(struct crawl *cr)
 	st->busy = true;
 	pthread_cond_signal(&st->cv);
 	pthread_mutex_unlock(&st->mu);
+}
+
+struct db *storer_db(struct storer *st)
+{
+	return st ? st->db : NULL;
 }
 
 /* Stop the store thread (storer_wait() first) and close its connection. */

@@ -485,10 +485,10 @@ enum { TAG_REPORT = 101, TAG_ADVICE = 102 };
 enum {
 	R_FINAL, R_RC, R_IDLE, R_STOPPING, R_DOCS, R_IN_HAND, R_SITES, R_CLAIMED, R_CLAIMS,
 	R_CLAIM_MS, R_STORE_MS, R_FETCHED, R_INDEXED, R_BYTES, R_WIRE, R_ERRORS, R_ERR_NET,
-	R_ERR_4XX, R_ERR_5XX, R_DROPPED, R_LIMIT, R_SECONDS, R_N
+	R_ERR_4XX, R_ERR_5XX, R_DROPPED, R_LIMIT, R_SECONDS, R_DB_DOWN_MS, R_N
 };
 /* The master's advice (TAG_ADVICE). */
-enum { A_CMD, A_LIMIT, A_DUE, A_CRAWLERS, A_IDLE, A_N };
+enum { A_CMD, A_LIMIT, A_DUE, A_CRAWLERS, A_IDLE, A_DB_GONE, A_N };
 
 /* -n: URLs a worker may claim beyond what it has claimed, at most. */
 #define GRANT_CHUNK 32
@@ -514,6 +514,8 @@ struct coord {
 	bool have_q;
 	double started, last_q, last_progress, last_log;
 	bool tty, stop, done, failed;
+	double db_down;             /* > 0: a rank (or this one) gave up on the database
+	                             * after this many seconds (DBGrace) */
 	bool all_idle;              /* every crawler idle at the last decision */
 	bool round;                 /* a round of a continuous crawl: the job goes on */
 	int64_t due;
@@ -562,6 +564,7 @@ static void load_to_report(const struct crawl_totals *t, const struct crawl_load
 	v[R_DROPPED] = (int64_t)t->dropped;
 	v[R_LIMIT] = limit;
 	v[R_SECONDS] = (int64_t)(secs * 1000);
+	v[R_DB_DOWN_MS] = (int64_t)(l->db_down * 1000);
 }
 
 static int64_t sum(const struct coord *k, int f)
@@ -589,6 +592,9 @@ static void coord_query(struct coord *k, bool soon, bool now_)
 		return;
 	if (db_queue_state(k->db, &k->q)) {
 		k->failed = true;
+		/* Gone past DBGrace: every rank stops without waiting for it. */
+		if (db_gave_up(k->db) && db_unreachable_seconds(k->db) > k->db_down)
+			k->db_down = db_unreachable_seconds(k->db);
 		return;
 	}
 	k->have_q = true;
@@ -741,6 +747,10 @@ static void coord_decide(struct coord *k)
 		 * will want work: counted idle for the advice (the others
 		 * leave it a site), not for the end of the crawl. */
 		k->idle += idle || (!k->r[i].seen && !k->r[i].final);
+		if ((double)k->r[i].v[R_DB_DOWN_MS] / 1000 > k->db_down) {
+			k->db_down = (double)k->r[i].v[R_DB_DOWN_MS] / 1000;
+			k->failed = true;
+		}
 		if (k->r[i].v[R_STOPPING] && !k->stop) {
 			info("rank %d was asked to stop: stopping every rank", i);
 			k->stop = true;
@@ -775,6 +785,7 @@ static void coord_advice(const struct coord *k, int i, struct crawl_advice *a)
 	a->due = k->have_q ? k->due : -1;
 	a->crawlers = k->crawlers;
 	a->idle_crawlers = k->idle;
+	a->db_gone = k->db_down > 0;
 }
 
 static void coord_init(struct coord *k, const struct conf *c, struct db *db, long max_docs)
@@ -847,6 +858,7 @@ static void worker_tick(void *arg, const struct crawl_totals *t, const struct cr
 		w->adv.due = a[A_DUE];
 		w->adv.crawlers = (int)a[A_CRAWLERS];
 		w->adv.idle_crawlers = (int)a[A_IDLE];
+		w->adv.db_gone = a[A_DB_GONE] != 0;
 	}
 	*adv = w->adv;
 	w->last = *l;
@@ -909,6 +921,7 @@ static void master_send(struct coord *k, bool all)
 		m[A_DUE] = a.due;
 		m[A_CRAWLERS] = a.crawlers;
 		m[A_IDLE] = a.idle_crawlers;
+		m[A_DB_GONE] = a.db_gone;
 		/* New commands and grants at once, the rest once a second. */
 		if (!all && m[A_CMD] == k->sent_cmd[i] && m[A_LIMIT] == k->sent_limit[i])
 			continue;
@@ -999,6 +1012,7 @@ static int crawl_job(const struct conf *c, struct db *db, const struct crawl_opt
 	struct sigaction sa, old_term, old_int;
 	struct coord k;
 	uint64_t pages = 0, stopped = 0;
+	double db_down = 0;
 	int rc = 0;
 
 	memset(&sa, 0, sizeof(sa));
@@ -1028,6 +1042,7 @@ static int crawl_job(const struct conf *c, struct db *db, const struct crawl_opt
 			pid_remove(c);
 		pages = (uint64_t)sum(&k, R_DOCS);
 		stopped = k.stop;
+		db_down = k.db_down;
 		coord_free(&k);
 	} else {
 		rc = run_worker(c, db, o);
@@ -1035,6 +1050,11 @@ static int crawl_job(const struct conf *c, struct db *db, const struct crawl_opt
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	rc = cluster_agree(rc);
+	/* The one line an operator needs: the ranks' own messages say which
+	 * statement failed, this says why the job ends and what to do. */
+	if (db_down > 0)
+		rc = error("the database at %s has been unreachable for %.0f s (DBGrace): "
+			   "stopping; rerun to resume", db_where(db), db_down);
 	if (r) {
 		stopped |= crawl_stop_requested();
 		if (cluster_max_u64(&pages) || cluster_max_u64(&stopped))

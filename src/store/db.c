@@ -333,12 +333,13 @@ static bool err_permanent(struct db *db)
 	return true;
 }
 
-/* Try until db->wait seconds have passed, backing off, with a "retrying"
- * line every DB_RETRY_NOTE seconds; errors that waiting cannot cure fail at
- * once. */
-static int connect_retry(struct db *db)
+/* Try until `deadline` (monotonic) has passed, backing off, with a
+ * "retrying" line every DB_RETRY_NOTE seconds; errors that waiting cannot
+ * cure fail at once, and so does every attempt after db_give_up().  The
+ * failure is logged unless db->quiet or quiet_end (the caller says it). */
+static int connect_retry(struct db *db, double deadline, bool quiet_end)
 {
-	double start = now_monotonic(), deadline = start + db->wait, noted = -DB_RETRY_NOTE;
+	double noted = -DB_RETRY_NOTE;
 
 	for (int attempt = 0;; attempt++) {
 		if (!connect_once(db)) {
@@ -348,8 +349,10 @@ static int connect_retry(struct db *db)
 			return 0;
 		}
 		double d = backoff(attempt), t = now_monotonic();
-		if (err_permanent(db) || t + d > deadline)
+		if (err_permanent(db) || t >= deadline || atomic_load(&db->out->gave_up))
 			break;
+		if (t + d > deadline)
+			d = deadline - t;       /* a last attempt at the deadline */
 		if (!db->quiet && t - noted >= DB_RETRY_NOTE) {
 			warning("MySQL at %s: %s; retrying for up to %.0f s more", db->where,
 				db->last_error, deadline - t);
@@ -357,7 +360,7 @@ static int connect_retry(struct db *db)
 		}
 		sleep_seconds(d);
 	}
-	if (db->quiet)
+	if (db->quiet || quiet_end)
 		return -1;
 	if (db->hint)
 		return error("cannot connect to MySQL at %s: %s (%s)", db->where, db->last_error,
@@ -365,15 +368,48 @@ static int connect_retry(struct db *db)
 	return error("cannot connect to MySQL at %s: %s", db->where, db->last_error);
 }
 
+/* Reconnect after the server was lost.  With a grace (DBGrace) the waits of
+ * all statements together end grace seconds after the loss; once that is
+ * over each call tries once, quietly: the caller (the crawl) stops the job
+ * and says why in one line. */
 static int reconnect(struct db *db)
 {
+	double now = now_monotonic(), since = atomic_load(&db->out->since);
+	double deadline = now + db->wait;
+	bool quiet = db->quiet;
 	long long v;
 	bool found;
+	int rc;
 
-	warning("lost the connection to MySQL at %s (%s): reconnecting", db->where,
-		db->last_error);
-	if (connect_retry(db))
+	if (!since) {
+		since = now;
+		atomic_store(&db->out->since, since);
+		warning("lost the connection to MySQL at %s (%s): reconnecting", db->where,
+			db->last_error);
+	}
+	if (db->grace > 0)
+		deadline = since + db->grace;
+	if (atomic_load(&db->out->gave_up) || (db->grace > 0 && now >= deadline)) {
+		atomic_store(&db->out->gave_up, true);
+		deadline = 0;   /* one attempt */
+	}
+	/* Past the grace the caller says why the job ends: no line per try. */
+	db->quiet = quiet || deadline == 0;
+	rc = connect_retry(db, deadline, db->grace > 0);
+	db->quiet = quiet;
+	if (rc) {
+		if (db->grace <= 0 || quiet)
+			return -1;
+		if (now_monotonic() < since + db->grace)  /* an error waiting cannot cure */
+			return error("cannot connect to MySQL at %s: %s", db->where,
+				     db->last_error);
+		if (!atomic_exchange(&db->out->gave_up, true))
+			warning("MySQL at %s unreachable for %.0f s (%s), past DBGrace: giving up",
+				db->where, now_monotonic() - since, db->last_error);
 		return -1;
+	}
+	atomic_store(&db->out->since, 0.0);
+	atomic_store(&db->out->gave_up, false);
 	/* A named lock dies with its connection: take the writer lock again
 	 * (doc/DATABASE.md, "One writer"). */
 	if (db->writer_lock &&
@@ -384,6 +420,39 @@ static int reconnect(struct db *db)
 			     "another job holds it now", db->name);
 	}
 	return 0;
+}
+
+void db_set_grace(struct db *db, double seconds)
+{
+	db->grace = seconds > 0 ? seconds : 0;
+}
+
+void db_share_outage(struct db *db, struct db *with)
+{
+	db->out = with->out;
+}
+
+double db_unreachable_seconds(struct db *db)
+{
+	double since = db ? atomic_load(&db->out->since) : 0;
+
+	return since > 0 ? now_monotonic() - since : 0;
+}
+
+bool db_gave_up(struct db *db)
+{
+	return db && atomic_load(&db->out->gave_up) && atomic_load(&db->out->since) > 0;
+}
+
+void db_give_up(struct db *db)
+{
+	if (db)
+		atomic_store(&db->out->gave_up, true);
+}
+
+const char *db_where(const struct db *db)
+{
+	return db->where;
 }
 
 static void db_free(struct db *db)
@@ -410,6 +479,7 @@ static struct db *db_new_socket(const char *socket_path, const char *name)
 	db->socket = xstrdup(socket_path);
 	db->name = xstrdup_or_null(name);
 	db->where = xstrdup(socket_path);
+	db->out = &db->own;
 	return db;
 }
 
@@ -444,10 +514,11 @@ int db_open(const struct conf *c, const char *embedded_socket, double wait_secon
 		db->hint = "is the server running? start it with mpseek-index --db-start";
 	}
 	db->wait = wait_seconds;
+	db->out = &db->own;
 	db->create_db = true;
 	db->opening = true;
 	db->tag = -1;
-	if (connect_retry(db)) {
+	if (connect_retry(db, now_monotonic() + db->wait, false)) {
 		db_free(db);
 		lib_release();
 		return -1;
@@ -707,7 +778,7 @@ int db_server_create_database(const char *socket_path, const char *name)
 	db = db_new_socket(socket_path, NULL);
 	db->wait = 10;
 	db->hint = "is the embedded server running?";
-	if (connect_retry(db))
+	if (connect_retry(db, now_monotonic() + db->wait, false))
 		goto out;
 	if (buf_adds(&q, "CREATE DATABASE IF NOT EXISTS ") || quote_name(&q, name) ||
 	    buf_adds(&q, " CHARACTER SET utf8mb4"))

@@ -7,6 +7,7 @@
 #define MPSEEK_DB_INT_H
 
 #include <mysql.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -58,6 +59,13 @@ extern const char st_sql_find_origin[], st_sql_robots_get[], st_sql_robots_put[]
  * storage, written on first use). */
 const char *st_doc_text(enum st id);
 
+/* One outage of the server as the connections sharing it saw it.  Read by
+ * other threads (the crawl loop watches its store thread's connection). */
+struct db_outage {
+	_Atomic double since;   /* monotonic time the server was lost, 0 = up */
+	atomic_bool gave_up;    /* past the grace (or db_give_up()): one try per call */
+};
+
 struct db {
 	MYSQL *my;
 	MYSQL_STMT *st[ST_N];
@@ -67,6 +75,12 @@ struct db {
 	char *where;        /* "/path/to/sock" or "host:port", for messages */
 	const char *hint;   /* what to try when the server does not answer */
 	double wait;        /* seconds to keep trying to (re)connect */
+	/* DBGrace (db_set_grace()): a lost server is waited for this long in
+	 * all, counted from out->since, not per statement; 0 = `wait` per
+	 * reconnect.  `out` is `own`, or another connection's after
+	 * db_share_outage(). */
+	double grace;
+	struct db_outage own, *out;
 	bool create_db;     /* CREATE DATABASE name when it does not exist */
 	bool quiet;         /* connection failures are not logged */
 	bool opening;       /* in db_open(): a refusing DBAddr is final */

@@ -9,7 +9,7 @@ request in hostile.py's format, one line when the response ends:
 (wall-clock seconds with 6 decimals).  Politeness checks read it.
 
 Usage:
-  treeweb.py [--bind ADDR] [--pages N] [--delay S] [--port-file FILE]
+  treeweb.py [--bind ADDR] [--pages N] [--delay S] [--port N] [--port-file FILE]
              [--log FILE] [--lifetime SECONDS]
 
 Every host name is its own site (libcurl resolves *.localhost to 127.0.0.1):
@@ -89,13 +89,14 @@ def main():
     ap.add_argument("--bind", default="127.0.0.1")
     ap.add_argument("--pages", type=int, default=100)
     ap.add_argument("--delay", type=float, default=0.0)
+    ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--port-file")
     ap.add_argument("--log")
     ap.add_argument("--lifetime", type=float, default=900.0)
     ARGS = ap.parse_args()
     if ARGS.log:
         LOG = open(ARGS.log, "a")
-    srv = Server((ARGS.bind, 0), Handler)
+    srv = Server((ARGS.bind, ARGS.port), Handler)
     port = srv.server_address[1]
     print(port, flush=True)
     if ARGS.port_file:
