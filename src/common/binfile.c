@@ -51,6 +51,8 @@ int binfile_write(struct binfile *f, const void *data, size_t n)
 {
 	if (f->failed)
 		return -1;
+	if (!n) /* an empty buffer may be NULL, which memcpy() may not get */
+		return 0;
 	if (f->summing)
 		f->sum = binfile_crc_update(f->sum, data, n);
 	if (f->len + n > sizeof(f->buf) && flush(f))

@@ -264,7 +264,8 @@ int rt_rebuild(const char *data_dir, long *docs, struct buf *err)
 			all[n++] = all[i];
 			all[i] = t;
 		}
-	qsort(all, n, sizeof(*all), cmp_seg);
+	if (n) /* qsort() wants a non-NULL base even for no element */
+		qsort(all, n, sizeof(*all), cmp_seg);
 	if (rt_scan(all, n, &m, err))
 		goto out;
 	if (!m.n) {

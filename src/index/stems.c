@@ -181,7 +181,8 @@ static int write_pairs(const char *path, const char *lang, struct pairs *ps, str
 	size_t n;
 	int rc = -1;
 
-	qsort(ps->v, ps->n, sizeof(*ps->v), pair_cmp);
+	if (ps->n) /* qsort() wants a non-NULL base even for no element */
+		qsort(ps->v, ps->n, sizeof(*ps->v), pair_cmp);
 	n = build_records(ps, &rec, &off);
 	memcpy(h + H_MAGIC, MAGIC, 8);
 	le_put32(h + H_VERSION, STEMS_FORMAT_VERSION);

@@ -185,7 +185,8 @@ int search_rt_open(const char *path, struct search_rt **out, struct buf *err)
 		return -1;
 	}
 	delta_reader_close(r);
-	qsort(rt->docs, rt->n_docs, sizeof(*rt->docs), cmp_doc);
+	if (rt->n_docs) /* qsort() wants a non-NULL base even for no element */
+		qsort(rt->docs, rt->n_docs, sizeof(*rt->docs), cmp_doc);
 	sort_posts(rt);
 	rt->refs = 1;
 	*out = rt;

@@ -213,7 +213,8 @@ int db_deleted_url_ids(struct db *db, uint32_t **ids, size_t *n_ids)
 		free(iv.v);
 		return -1;
 	}
-	qsort(iv.v, iv.n, sizeof(*iv.v), cmp_u32);
+	if (iv.n) /* qsort() wants a non-NULL base even for no element */
+		qsort(iv.v, iv.n, sizeof(*iv.v), cmp_u32);
 	*ids = iv.v;
 	*n_ids = iv.n;
 	return 0;

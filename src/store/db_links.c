@@ -233,7 +233,8 @@ static int seed_tags(struct db *db, struct seed_ctx *s)
 	size_t i = 0, j;
 	int rc = 0;
 
-	qsort(s->v, s->n, sizeof(*s->v), cmp_srv);
+	if (s->n) /* qsort() wants a non-NULL base even for no element */
+		qsort(s->v, s->n, sizeof(*s->v), cmp_srv);
 	for (; i < s->n && !rc; i = j) {
 		for (j = i + 1; j < s->n && s->v[j].site_id == s->v[i].site_id; j++)
 			;

@@ -205,7 +205,8 @@ static int print_sites(struct db *db, struct stats *s, FILE *out)
 
 	if (!top)
 		return 0;
-	qsort(s->sites, s->n_sites, sizeof(*s->sites), cmp_site_urls);
+	if (s->n_sites) /* qsort() wants a non-NULL base even for no element */
+		qsort(s->sites, s->n_sites, sizeof(*s->sites), cmp_site_urls);
 	buf_adds(&sql, "SELECT site_id, site FROM sites WHERE site_id IN (0");
 	for (size_t i = 0; i < top; i++)
 		buf_printf(&sql, ",%u", s->sites[i].site_id);
