@@ -326,12 +326,16 @@ static void add_entries(struct entry **v, size_t *n, size_t *alloc,
 	}
 }
 
-/* One search on the connection to addr that the process keeps; a kept
+/* One exchange with searchd on a connection: 0, or -1 (err). */
+typedef int (*ask_fn)(int fd, int ms, void *arg, struct buf *err);
+
+/* ask() on the connection to addr that the process keeps; a kept
  * connection that fails (searchd closed it while it was idle, or
- * restarted) is replaced by a new one once, within the same deadline.
- * Returns 0, or -1 (err) with the connection closed. */
-static int ask_one(struct page *pg, const char *addr, double deadline,
-		   const struct proto_search *req, struct proto_results *r, struct buf *err)
+ * restarted) is replaced by a new one once, within the same deadline, after
+ * undo() has dropped what the failed exchange left.  Returns 0, or -1 (err)
+ * with the connection closed. */
+static int ask_retry(struct page *pg, const char *addr, double deadline, ask_fn ask,
+		     void (*undo)(void *arg), void *arg, struct buf *err)
 {
 	for (int attempt = 0; attempt < 2; attempt++) {
 		int left = (int)((deadline - now_monotonic()) * 1000.0);
@@ -343,14 +347,40 @@ static int ask_one(struct page *pg, const char *addr, double deadline,
 		if (fd < 0)
 			return -1;
 		left = (int)((deadline - now_monotonic()) * 1000.0);
-		if (!proto_search(fd, req, left < 1 ? 1 : left, r, err))
+		if (!ask(fd, left < 1 ? 1 : left, arg, err))
 			return 0;
 		state_disconnect(pg->st, addr);
 		if (!reused || now_monotonic() >= deadline)
 			return -1;
-		proto_results_free(r);
+		undo(arg);
 	}
 	return -1;
+}
+
+struct ask_search {
+	const struct proto_search *req;
+	struct proto_results *r;
+};
+
+static int do_search(int fd, int ms, void *arg, struct buf *err)
+{
+	struct ask_search *a = arg;
+
+	return proto_search(fd, a->req, ms, a->r, err);
+}
+
+static void undo_search(void *arg)
+{
+	proto_results_free(((struct ask_search *)arg)->r);
+}
+
+/* One search, as ask_retry() says. */
+static int ask_one(struct page *pg, const char *addr, double deadline,
+		   const struct proto_search *req, struct proto_results *r, struct buf *err)
+{
+	struct ask_search a = { req, r };
+
+	return ask_retry(pg, addr, deadline, do_search, undo_search, &a, err);
 }
 
 /* Ask every daemon; with several, each is asked pages 0..np and the entries
@@ -495,28 +525,30 @@ static void json_results(struct page *pg, struct buf *b, const char *token, cons
 static const char *const secs_error[] = { "top", "error", "bottom", NULL };
 
 /* ask_one() for a cached copy. */
+struct ask_cached {
+	const struct proto_cached_req *req;
+	struct proto_cached *got;
+};
+
+static int do_cached(int fd, int ms, void *arg, struct buf *err)
+{
+	struct ask_cached *a = arg;
+
+	return proto_cached(fd, a->req, ms, a->got, err);
+}
+
+static void undo_cached(void *arg)
+{
+	proto_cached_free(((struct ask_cached *)arg)->got);
+}
+
 static int ask_cached_one(struct page *pg, const char *addr, double deadline,
 			  const struct proto_cached_req *req, struct proto_cached *got,
 			  struct buf *err)
 {
-	for (int attempt = 0; attempt < 2; attempt++) {
-		int left = (int)((deadline - now_monotonic()) * 1000.0);
-		bool reused = false;
-		int fd;
+	struct ask_cached a = { req, got };
 
-		buf_reset(err);
-		fd = state_connect(pg->st, addr, left < 1 ? 1 : left, &reused, err);
-		if (fd < 0)
-			return -1;
-		left = (int)((deadline - now_monotonic()) * 1000.0);
-		if (!proto_cached(fd, req, left < 1 ? 1 : left, got, err))
-			return 0;
-		state_disconnect(pg->st, addr);
-		if (!reused || now_monotonic() >= deadline)
-			return -1;
-		proto_cached_free(got);
-	}
-	return -1;
+	return ask_retry(pg, addr, deadline, do_cached, undo_cached, &a, err);
 }
 
 static void cached_page(struct page *pg, bool json, bool head, const char *url)
