@@ -82,8 +82,8 @@ stop_mid() {
 	wait "$JOB"; rc=$?
 	took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 }
-# after_stop NAME HOW [TODO]: the checks after the stop, and a rerun on a
-# fast server.
+# after_stop NAME HOW [WHY]: the checks after the stop, and a rerun on a
+# fast server; with WHY, cut lines are only reported (why they may be).
 after_stop() {
 	local name=$1 how=$2 n
 	tap_ok "$(awk -v t="$took" -v k="$KILL_TIMEOUT" 'BEGIN { print t < 2 * k + 5 }')" "$how: the job ends within twice the sigkill timeout ($took s)"
@@ -91,7 +91,14 @@ after_stop() {
 	tap_is "$(claims_left "$name")" 0 "$how: no claim left"
 	n=$(pages200 "$name")
 	tap_ok "$([ "$n" -lt "$WANT" ] && echo 1)" "$how: the stop came mid-crawl ($n pages stored)"
-	tap_is_todo "$3" "$(cut_lines "$T/$name.log" | head -3)" "" "$how: every line on stderr is whole"
+	if [ -n "$3" ]; then
+		# mpirun may split a line in its forwarding or may not, run to
+		# run (doc/CLUSTER.md, "Signals"): a note, not a test point that
+		# could only be a TODO passing or failing by chance.
+		tap_diag "$how: $(cut_lines "$T/$name.log" | wc -l) line(s) on stderr cut ($3)"
+	else
+		tap_is "$(cut_lines "$T/$name.log" | head -3)" "" "$how: every line on stderr is whole"
+	fi
 	tw_start 0.002 "$PORT"
 	run "$name"
 	tap_is "$rc" 0 "$how: the rerun exits 0"
