@@ -53,6 +53,18 @@
 #                                 listens; sets SD_PID, SD_ADDR (127.0.0.1:P),
 #                                 SD_CONF, SD_LOG
 #           searchd_stop [PID]    SIGTERM and wait (default $SD_PID)
+#           treeweb_start DIR PAGES DELAY [PORT]
+#                                 tests/servers/treeweb.py (PAGES pages a
+#                                 host, DELAY s a response) on a free port
+#                                 (or PORT: the same site, served faster or
+#                                 slower), its request log DIR/tw.log made
+#                                 anew; exports PORT
+#           treeweb_stop          stops it (also done on exit)
+#           treeweb_conf FILE DB "HOSTS" [LINE...]
+#                                 write_conf with a Server line for each
+#                                 HOST.localhost:$PORT of treeweb, after
+#                                 MinDelay 0, Robots yes, ReadTimeOut 10 and
+#                                 the LINEs
 #           hostile_start [OPTS]  tests/servers/hostile.py on a free port
 #                                 (OPTS are passed on: --ports N,
 #                                 --robots IDX=VARIANT); exports HOSTILE_PORT,
@@ -333,6 +345,34 @@ _hostile_pid=""
 _lib_stop_servers() {
 	web_stop
 	hostile_stop
+	treeweb_stop
+}
+
+_lib_tw_pid=""
+treeweb_start() {
+	local dir=$1 pages=$2 delay=$3 port=${4:-0}
+	treeweb_stop
+	rm -f "$dir/tw.port"
+	: >"$dir/tw.log"
+	python3 "$srcdir/tests/servers/treeweb.py" --pages "$pages" --delay "$delay" --port "$port" \
+		--port-file "$dir/tw.port" --log "$dir/tw.log" --lifetime 900 >/dev/null 2>"$dir/tw.err" &
+	_lib_tw_pid=$!
+	for _ in $(seq 100); do [ -s "$dir/tw.port" ] && break; sleep 0.05; done
+	[ -s "$dir/tw.port" ] || { echo "Bail out! treeweb.py did not start"; exit 1; }
+	PORT=$(cat "$dir/tw.port")
+	export PORT
+}
+
+treeweb_stop() {
+	[ -n "$_lib_tw_pid" ] && kill "$_lib_tw_pid" 2>/dev/null && wait "$_lib_tw_pid" 2>/dev/null
+	_lib_tw_pid=""
+}
+
+treeweb_conf() {
+	local file=$1 db=$2 hosts=$3 servers=() h
+	shift 3
+	for h in $hosts; do servers+=("Server http://$h.localhost:$PORT/"); done
+	write_conf "$file" "$db" "MinDelay 0" "Robots yes" "ReadTimeOut 10" "$@" "${servers[@]}"
 }
 
 # _lib_kill_wait PID SIGNAL TENTHS: send SIGNAL, wait up to TENTHS/10 s.

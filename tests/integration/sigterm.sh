@@ -18,30 +18,12 @@ T=$(tmp_dir)
 PAGES=120
 HOSTS="a b c"
 KILL_TIMEOUT=30
-TW_PID=""
-# tw_start DELAY [PORT]: tests/servers/treeweb.py with a fresh log (on PORT:
-# the same site, served faster or slower).
-tw_start() {
-	tw_stop
-	rm -f "$T/tw.port"
-	: >"$T/tw.log"
-	python3 "$srcdir/tests/servers/treeweb.py" --pages "$PAGES" --delay "$1" --port "${2:-0}" \
-		--port-file "$T/tw.port" --log "$T/tw.log" --lifetime 900 >/dev/null 2>"$T/tw.err" &
-	TW_PID=$!
-	for _ in $(seq 100); do [ -s "$T/tw.port" ] && break; sleep 0.05; done
-	[ -s "$T/tw.port" ] || { echo "Bail out! treeweb.py did not start"; exit 1; }
-	PORT=$(cat "$T/tw.port")
-}
-tw_stop() { [ -n "$TW_PID" ] && kill "$TW_PID" 2>/dev/null && wait "$TW_PID" 2>/dev/null; TW_PID=""; }
-trap 'tw_stop; _lib_cleanup' EXIT
+# treeweb (lib.sh) with this test's page count, its log in $T/tw.log.
+tw_start() { treeweb_start "$T" "$PAGES" "$@"; }
 
 mdb_start
-conf() {
-	local name=$1; shift
-	local servers=() h
-	for h in $HOSTS; do servers+=("Server http://$h.localhost:$PORT/"); done
-	write_conf "$T/$name.conf" "$name" "MinDelay 0" "Robots yes" "ReadTimeOut 10" "$@" "${servers[@]}"
-}
+# conf NAME [LINES...]: a config crawling the hosts of $HOSTS.
+conf() { local n=$1; shift; treeweb_conf "$T/$n.conf" "$n" "$HOSTS" "$@"; }
 SQL() { mdb_sql "$1" "$2"; }
 # run_bg NAME: mpirun -np 3 in the background, its pid in $JOB (not a
 # wrapper's: the signal must reach mpirun itself).
