@@ -309,6 +309,12 @@ mdb_restart() {
 
 mdb_stop() {
 	_mdb_kill
+	# A server that crashed says why in its error log, which goes with
+	# MDB_DIR: put the report on the TAP stream as comments first.
+	if [ -n "${MDB_DIR:-}" ] && grep -qs 'got signal' "$MDB_DIR/mariadbd.err"; then
+		echo "# mariadbd crashed during this test; its error log says:"
+		grep -a -A60 'got signal' "$MDB_DIR/mariadbd.err" | head -80 | sed 's/^/#   /'
+	fi
 	if [ -n "${MDB_DIR:-}" ] && [ -d "$MDB_DIR" ]; then
 		rm -rf "$MDB_DIR"
 	fi
