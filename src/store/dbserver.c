@@ -56,12 +56,14 @@ struct paths {
 	char *lock;
 	char *install_log;
 	char *newdir;   /* top/mysql.new */
+	char *tmpdir;   /* top/mysql-tmp: the server's own, never /tmp */
 };
 
 static void paths_free(struct paths *p)
 {
 	free(p->top);
 	free(p->datadir);
+	free(p->tmpdir);
 	free(p->sock);
 	free(p->pidfile);
 	free(p->errlog);
@@ -103,6 +105,7 @@ static void paths_init(struct paths *p, const char *data_dir)
 	p->lock = xasprintf("%s/mysql.lock", p->top);
 	p->install_log = xasprintf("%s/mysql-install.log", p->top);
 	p->newdir = xasprintf("%s/mysql.new", p->top);
+	p->tmpdir = xasprintf("%s/mysql-tmp", p->top);
 }
 
 char *dbserver_socket_path(const char *data_dir)
@@ -365,10 +368,11 @@ static bool install_log_disk_full(const char *path)
 static int install_db(const struct paths *p, const char *user)
 {
 	char *a_datadir = xasprintf("--datadir=%s", p->newdir);
+	char *a_tmp = xasprintf("--tmpdir=%s", p->tmpdir); /* its bootstrap server's */
 	char *a_user = user ? xasprintf("--user=%s", user) : NULL;
 	char *argv[] = { (char *)MARIADB_INSTALL_DB_PATH, (char *)"--no-defaults", a_datadir,
 			 (char *)"--auth-root-authentication-method=normal",
-			 (char *)"--skip-test-db", a_user, NULL };
+			 (char *)"--skip-test-db", a_tmp, a_user, NULL };
 	int log_fd = -1, status, rc = -1;
 	pid_t pid;
 
@@ -435,6 +439,7 @@ out:
 	if (log_fd >= 0)
 		close(log_fd);
 	free(a_datadir);
+	free(a_tmp);
 	free(a_user);
 	return rc;
 }
@@ -467,6 +472,7 @@ static int start_server(const struct paths *p, const char *listen, const char *u
 	char *a_socket = xasprintf("--socket=%s", p->sock);
 	char *a_pid = xasprintf("--pid-file=%s", p->pidfile);
 	char *a_log = xasprintf("--log-error=%s", p->errlog);
+	char *a_tmp = xasprintf("--tmpdir=%s", p->tmpdir);
 	char *a_user = user && geteuid() == 0 ? xasprintf("--user=%s", user) : NULL;
 	char *a_bind = NULL, *a_port = NULL;
 	char *argv[24];
@@ -482,6 +488,11 @@ static int start_server(const struct paths *p, const char *listen, const char *u
 	argv[n++] = a_socket;
 	argv[n++] = a_pid;
 	argv[n++] = a_log;
+	/* A tmpdir of its own: at start-up mariadbd deletes every #sql file
+	 * in its tmpdir, so a second server sharing /tmp removes the
+	 * temporary tables of a running one ("Error on delete of
+	 * /tmp/#sql-temptable-..." in the middle of a statement). */
+	argv[n++] = a_tmp;
 	if (a_user)
 		argv[n++] = a_user;
 	if (listen) {
@@ -554,6 +565,7 @@ out:
 	free(a_socket);
 	free(a_pid);
 	free(a_log);
+	free(a_tmp);
 	free(a_user);
 	free(a_bind);
 	free(a_port);
@@ -604,6 +616,10 @@ int dbserver_ensure(const char *data_dir, const char *listen, const char *dbname
 	paths_init(&p, data_dir);
 	if (check_socket_len(p.sock) || mkdir_p(p.top))
 		goto out;
+	if (mkdir(p.tmpdir, 0700) < 0 && errno != EEXIST) {
+		error_errno("mkdir %s", p.tmpdir);
+		goto out;
+	}
 	lock = take_lock(&p);
 	if (lock < 0)
 		goto out;

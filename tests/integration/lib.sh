@@ -212,13 +212,18 @@ mdb_start() {
 	export MDB_DIR MDB_SOCKET
 	user=$(id -un)
 	log=$MDB_DIR/install.log
-	# Once more after a failure: under heavy load its bootstrap server has
-	# been seen to fail once (the output was cut; a second try succeeded).
+	# Every server, the bootstrap one of mariadb-install-db too, gets a
+	# tmpdir of its own: a starting mariadbd deletes every #sql file in
+	# its tmpdir, the temporary tables of the other tests' servers
+	# included (a failed install, "Error on delete of /tmp/#sql-...", a
+	# crashed server).  Once more after a failure all the same.
 	local try
 	for try in 1 2; do
 		rm -rf "$MDB_DIR/db"
+		mkdir -p "$MDB_DIR/tmp"
 		"$MARIADB_INSTALL_DB" --no-defaults --datadir="$MDB_DIR/db" --user="$user" \
-			--auth-root-authentication-method=normal --skip-test-db >"$log" 2>&1 && break
+			--auth-root-authentication-method=normal --skip-test-db \
+			--tmpdir="$MDB_DIR/tmp" >"$log" 2>&1 && break
 		grep -E '^ERROR|\[ERROR\]' "$log" | head -5 | sed "s/^/# install try $try: /"
 		if [ "$try" = 2 ]; then
 			head -20 "$log" | sed 's/^/# /'
@@ -229,6 +234,7 @@ mdb_start() {
 	# Small buffers: several tests run servers at once on a small machine.
 	_mdb_args=(--no-defaults --datadir="$MDB_DIR/db" --socket="$MDB_SOCKET"
 		--pid-file="$MDB_DIR/mariadbd.pid" --log-error="$MDB_DIR/mariadbd.err"
+		--tmpdir="$MDB_DIR/tmp"
 		--skip-networking --skip-log-bin --innodb-buffer-pool-size=32M
 		--innodb-log-file-size=16M --max-connections=200 --innodb-flush-log-at-trx-commit=2)
 	[ "$(id -u)" -eq 0 ] && _mdb_args+=(--user="$user")
