@@ -118,7 +118,7 @@ struct conf {
 	char *user_agent;         /* from HTTPHeader User-Agent, or "mpseek/<version>" */
 	struct conf_bandwidth *bandwidth; /* MaxBandwidth bytes [start [end]] */
 	size_t n_bandwidth;
-	long delta_buffer_size;   /* DeltaBufferSize KiB (1024): the merge's sort buffer */
+	long delta_buffer_size;   /* DeltaBufferSize KiB (65536): the merge's sort buffer */
 	bool clones;              /* Clones (yes) */
 	bool delete_no_server;    /* DeleteNoServer (yes) */
 	long address_expiry;      /* AddressExpiry seconds (1h) */

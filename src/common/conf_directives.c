@@ -110,7 +110,7 @@ const struct directive conf_directives[] = {
 	FN("StopwordFile", IDX | SRD, 1, 2, d_stopword),
 	RAW("HTTPHeader", IDX, d_httpheader),
 	FN("MaxBandwidth", IDX, 1, 3, d_bandwidth),
-	LONG("DeltaBufferSize", IDX, C(delta_buffer_size), 1024, 4, 65536),
+	LONG("DeltaBufferSize", IDX, C(delta_buffer_size), 65536, 4, 4194303),
 	BOOL("Clones", IDX, C(clones), 1),
 	BOOL("DeleteNoServer", IDX, C(delete_no_server), 1),
 	TIME("AddressExpiry", IDX, C(address_expiry), HOUR, 0, 30 * DAY),

@@ -199,10 +199,24 @@ static int cmp_win(const unsigned char *a, const unsigned char *b)
 	return x < y ? -1 : x > y;
 }
 
+static bool key_urec(const unsigned char *p, uint64_t k[2])
+{
+	k[0] = le_get32(p);
+	k[1] = le_get64(p + 8);
+	return true;
+}
+
+static bool key_win(const unsigned char *p, uint64_t k[2])
+{
+	k[0] = le_get64(p);
+	k[1] = 0;
+	return true;
+}
+
 static const struct kind K_UREC = { .head = UREC_SIZE, .max = UREC_SIZE, .extra = no_extra,
-				    .cmp = cmp_urec };
+				    .cmp = cmp_urec, .key = key_urec };
 static const struct kind K_WIN = { .head = WIN_SIZE, .max = WIN_SIZE, .extra = no_extra,
-				   .cmp = cmp_win };
+				   .cmp = cmp_win, .key = key_win };
 
 
 /* ---- URL states: which record of each URL wins -------------------------- */

@@ -67,6 +67,13 @@ struct kind {
 	size_t enc_max;
 	size_t (*encode)(const unsigned char *prev, const unsigned char *rec, unsigned char *out);
 	int (*decode)(struct rd *r, unsigned char *rec);
+	/* Optional: the record's sort key, two numbers that order records as
+	 * cmp() does wherever they differ (k[0] first, then k[1]).  Returns
+	 * true when k[0] holds all of what cmp() compares before k[1]'s part:
+	 * two such records with equal keys compare equal.  The sorts compare
+	 * keys, in order in memory, and call cmp() only between records of
+	 * equal k[0] of which one is not whole (a word longer than the key). */
+	bool (*key)(const unsigned char *rec, uint64_t k[2]);
 };
 
 /* The next record of kind k over rec (the file's previous record, zeroed
@@ -74,13 +81,18 @@ struct kind {
  * error). */
 int kind_read(const struct kind *k, struct rd *r, unsigned char *rec);
 
+#define MERGE_RD_BUF (64u << 10) /* read buffer of one sorted file */
+
 /* A sorted file being written. */
 struct wr {
 	const struct kind *k;
 	const char *path;       /* borrowed, for messages */
-	FILE *fp;
+	int fd;                 /* -1 when closed */
+	unsigned char *buf;     /* WR_BUF bytes, written whole */
+	size_t blen;
 	unsigned char *prev, *enc; /* with k->encode: the last record, its form */
 	uint64_t bytes;         /* written */
+	bool err;               /* a write failed (logged) */
 };
 
 /* 0, or -1 (logged; wr_close() anyway). */
@@ -104,6 +116,8 @@ struct run {
 	struct rd in;
 	unsigned char *rec;     /* current record, kind->max bytes */
 	int has;
+	bool whole;             /* kind->key() of rec: into key */
+	uint64_t key[2];
 };
 
 /* A k-way merge of sorted files, pulled one record at a time. */
@@ -128,22 +142,32 @@ int merge_files(const struct kind *k, char **paths, size_t n,
 
 /* ---- the external sort ---------------------------------------------------- */
 
-/* The external sort: records collect in an arena of DeltaBufferSize and
- * are spilled as sorted runs. */
+/* A record in the arena with its key (struct kind): the in-memory sort
+ * moves these, in order, and reads a record only on a tie. */
+struct sort_ent {
+	uint64_t k0, k1;
+	uint32_t off;           /* of the record in the arena */
+	uint32_t whole;         /* kind->key()'s answer */
+};
+
+/* The external sort: records collect in an arena of DeltaBufferSize, their
+ * sort entries with them (two per record: the entries and the merge sort's
+ * scratch, all within the arena's bytes), and are spilled as sorted runs. */
 struct sorter {
 	const struct kind *k;
 	const char *dir;
 	const char *tag;        /* run names: <dir>/<tag>-run-NNNNNN */
-	unsigned char *arena;
+	unsigned char *arena;   /* records, then their sort entries from the top */
 	size_t cap, used;
-	size_t *idx;
-	size_t n, idx_cap;
+	struct sort_ent *ent;   /* n entries, below the end of the arena */
+	size_t n;
 	char **runs;
 	size_t n_runs, next_name;
 	uint64_t spilled;       /* bytes written to runs (encoded) */
 	uint64_t records;       /* records added */
 	uint64_t in_bytes;      /* their bytes in memory */
 	size_t spills;          /* runs written from the arena */
+	size_t fanin;           /* runs merged at once (merge_sort.c) */
 };
 
 /* An empty sorter of kind k with an arena of cap bytes; its runs go to
@@ -155,7 +179,7 @@ void sorter_free(struct sorter *s);
 /* Room for a record of len bytes (at most k->max), to be filled by the
  * caller; NULL when a spill failed. */
 unsigned char *sorter_room(struct sorter *s, size_t len);
-/* The last run written, the arena freed, at most FANIN (64) runs left:
+/* The last run written, the arena freed, at most s->fanin runs left:
  * one merger reads them all. */
 int sorter_finish(struct sorter *s);
 
