@@ -39,8 +39,13 @@ int ascii_ncasecmp(const char *a, const char *b, size_t n);
 double now_monotonic(void);
 double now_wall(void);
 
-/* mkdir -p (mode 0755).  Returns 0, or -1 after logging. */
+/* mkdir -p (mode 0755, less the umask).  Returns 0, or -1 after logging. */
 int mkdir_p(const char *path);
+/* Add 027 to the process's umask: nothing the programs create in DataDir
+ * (or their logs) is writable by the group or readable by others; the
+ * group keeps read unless the admin's umask takes it (doc/ADMIN.md,
+ * "Security"). */
+void umask_private(void);
 /* Write all n bytes (EINTR retried; a zero write is EIO).  0 or -1 (errno). */
 int write_all(int fd, const void *data, size_t n);
 /* fsync a directory, making its new or renamed entries durable.  0 or -1. */

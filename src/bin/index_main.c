@@ -817,6 +817,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	log_set_prog("mpseek-index");
+	umask_private(); /* DataDir is not for other users (doc/ADMIN.md, "Security") */
 	rc = parse_options(argc, argv, &o);
 	if (rc) {
 		free(o.urls);

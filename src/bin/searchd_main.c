@@ -50,6 +50,7 @@ int main(int argc, char **argv)
 	int ch, rc;
 
 	log_set_prog("searchd");
+	umask_private(); /* DataDir is not for other users (doc/ADMIN.md, "Security") */
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "FDl:P:vhV", longopts, NULL)) != -1) {
 		switch (ch) {

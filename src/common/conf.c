@@ -128,6 +128,66 @@ static char *abs_dir(const char *path)
 
 /* ---- error messages ----------------------------------------------------- */
 
+/* The password in a line of DBAddr (between user: and the last @), DBPass
+ * or AuthBasic (after user:): [*from, *to).  False when there is none. */
+static bool secret_span(const char *t, size_t *from, size_t *to)
+{
+	size_t w = strcspn(t, " \t"), a = w + strspn(t + w, " \t");
+	const char *s, *at, *colon;
+
+	*to = strlen(t);
+	if (w == 6 && !ascii_ncasecmp(t, "DBPass", 6)) {
+		*from = a;
+		return *from < *to;
+	}
+	if (w == 9 && !ascii_ncasecmp(t, "AuthBasic", 9)) {
+		colon = strchr(t + a, ':');
+		*from = colon ? (size_t)(colon + 1 - t) : a;
+		return *from < *to;
+	}
+	if (w != 6 || ascii_ncasecmp(t, "DBAddr", 6) || !(s = strstr(t + a, "://")) ||
+	    !(at = strrchr(s, '@')))
+		return false;
+	colon = memchr(s + 3, ':', (size_t)(at - s - 3));
+	if (!colon)
+		return false;
+	*from = (size_t)(colon + 1 - t);
+	*to = (size_t)(at - t);
+	return true;
+}
+
+/* The current line as an error shows it: at most MAX_SHOWN_LINE bytes, a
+ * password replaced by "***" (an error goes to a terminal or a log). */
+static void add_shown_line(struct buf *m, const char *text)
+{
+	struct buf t = BUF_INIT(MAX_LOG_LINE);
+	size_t from, to, n;
+
+	if (secret_span(text, &from, &to)) {
+		buf_add(&t, text, from);
+		buf_adds(&t, "***");
+		buf_adds(&t, text + to);
+		text = buf_str(&t);
+	}
+	n = strlen(text);
+	buf_adds(m, ": ");
+	buf_add(m, text, n > MAX_SHOWN_LINE ? MAX_SHOWN_LINE : n);
+	if (n > MAX_SHOWN_LINE)
+		buf_adds(m, "...");
+	buf_free(&t);
+}
+
+void conf_secret_note(struct parser *p)
+{
+	mode_t mode = p->depth > 0 ? p->open[p->depth - 1].mode : 0;
+
+	if (!(mode & S_IROTH) || p->secret_warned)
+		return;
+	p->secret_warned = true;
+	warning("%s:%d: this file holds a password and every user can read it (mode %04o): "
+		"chmod o-r %s", p->file, p->line, (unsigned)(mode & 07777), p->file);
+}
+
 int conf_perr(struct parser *p, const char *fmt, ...)
 {
 	struct buf m = BUF_INIT(MAX_LOG_LINE);
@@ -146,13 +206,8 @@ int conf_perr(struct parser *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	buf_vprintf(&m, fmt, ap);
 	va_end(ap);
-	if (p->text) {
-		n = strlen(p->text);
-		buf_adds(&m, ": ");
-		buf_add(&m, p->text, n > MAX_SHOWN_LINE ? MAX_SHOWN_LINE : n);
-		if (n > MAX_SHOWN_LINE)
-			buf_adds(&m, "...");
-	}
+	if (p->text)
+		add_shown_line(&m, p->text);
 	for (i = 0; i < m.len; i++)
 		if ((unsigned char)m.ptr[i] < 0x20 || m.ptr[i] == 0x7f)
 			m.ptr[i] = '?';
@@ -508,6 +563,7 @@ int conf_load_file(struct parser *p, const char *path, const char *shown, bool t
 	conf_push_str(&c->files, &c->n_files, name);
 	p->open[p->depth].dev = st.st_dev;
 	p->open[p->depth].ino = st.st_ino;
+	p->open[p->depth].mode = st.st_mode;
 	p->depth++;
 	p->file = name;
 	p->dir = dir;

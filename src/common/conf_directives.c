@@ -501,6 +501,11 @@ static int d_dbaddr(struct parser *p, const struct directive *d, int argc, char 
 	slash = strchr(s, '/');
 	if (!slash)
 		return conf_perr(p, "bad DBAddr: missing database name");
+	/* An '@' past the first '/' is a password with a '/' in it: parsed as
+	 * host or port, the messages would quote a piece of it. */
+	if (memchr(slash, '@', strcspn(slash, "?")))
+		return conf_perr(p, "bad DBAddr: write '/' and '@' in the user or password as "
+				    "%%2F and %%40");
 	at = memrchr(s, '@', (size_t)(slash - s));
 	h = s;
 	if (at) {
@@ -508,8 +513,10 @@ static int d_dbaddr(struct parser *p, const struct directive *d, int argc, char 
 		const char *ue = colon ? colon : at;
 
 		user = pct_decode(s, (size_t)(ue - s));
-		if (colon)
+		if (colon) {
 			pass = pct_decode(colon + 1, (size_t)(at - colon - 1));
+			conf_secret_note(p);
+		}
 		if (!user || (colon && !pass)) {
 			free(user);
 			free(pass);
@@ -601,6 +608,7 @@ static int d_dbsplit(struct parser *p, const struct directive *d, int argc, char
 		c->db.user = conf_pool_dup(c, v);
 		break;
 	case DB_PASS:
+		conf_secret_note(p);
 		c->db.pass = conf_pool_dup(c, v);
 		break;
 	case DB_PORT:
@@ -667,6 +675,7 @@ static int d_authbasic(struct parser *p, const struct directive *d, int argc, ch
 	UNUSED(argc);
 	if (!strchr(argv[0], ':'))
 		return conf_perr(p, "AuthBasic wants user:password");
+	conf_secret_note(p);
 	p->auth_next = conf_pool_dup(p->c, argv[0]);
 	return 0;
 }

@@ -73,11 +73,12 @@ struct parser {
 	int line;                      /* first physical line of the current logical line */
 	const char *text;              /* the current logical line, trimmed, or NULL */
 	int depth;
-	struct { dev_t dev; ino_t ino; } open[MAX_CONF_DEPTH]; /* files being read */
+	struct { dev_t dev; ino_t ino; mode_t mode; } open[MAX_CONF_DEPTH]; /* files being read */
 	struct loc *last;              /* where each directive was last seen, one per
 	                                * conf_directives entry (malloc'd) */
 	struct loc db_split;           /* first legacy DBHost/DBName/... line */
 	bool failed;
+	bool secret_warned;            /* the world-readable warning was given */
 };
 
 static inline bool is_ws(char ch)
@@ -100,6 +101,9 @@ static inline bool is_alnum(char ch)
 /* Record "file:line: what: the line" in p->err (the first error only) and
  * return -1.  The message is forced onto one line. */
 int conf_perr(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A directive holding a password (DBAddr with one, DBPass, AuthBasic) was
+ * read: warn once when the file it came from is readable by every user. */
+void conf_secret_note(struct parser *p);
 /* Make room for element n of an array whose capacity is implicit: 8, then
  * doubled each time n reaches a power of two. */
 void *conf_grow_array(void *arr, size_t n, size_t size);

@@ -161,6 +161,13 @@ int mkdir_p(const char *path)
 	return rc;
 }
 
+void umask_private(void)
+{
+	mode_t old = umask(027);
+
+	umask(old | 027);
+}
+
 int write_all(int fd, const void *data, size_t n)
 {
 	const char *p = data;

@@ -7,14 +7,15 @@
  * database, go through db.c (the only file with SQL), which in turn knows
  * nothing of this file: the programs pass dbserver_socket_path() to
  * db_open().  Uses fork/exec, so it runs before MPI_Init.  Layout under DataDir:
- *   mysql/                 the MariaDB data directory
+ *   mysql/                 the MariaDB data directory, 0700: the socket lets
+ *                          root in with no password, the mode keeps others out
  *   mysql/mysqld.sock      its unix socket
  *   mysql/mariadbd.pid     its pid file
  *   mysql/mariadbd.err     its error log
  *   mysql.lock             flock()ed while starting or stopping: concurrent
  *                          ranks start one server; the lock dies with its
  *                          holder, so a crash never leaves it stale
- *   mysql-install.log      output of the last mariadb-install-db
+ *   mysql-install.log      output of the last mariadb-install-db (0600)
  *   mysql.new/             where mariadb-install-db writes; renamed to mysql/
  *                          when complete, so a half-made data dir never counts
  */
@@ -378,7 +379,7 @@ static int install_db(const struct paths *p, const char *user)
 
 	if (rm_rf(p->newdir))
 		goto out;
-	log_fd = open(p->install_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	log_fd = open(p->install_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (log_fd < 0) {
 		error_errno("cannot create %s", p->install_log);
 		goto out;
@@ -442,6 +443,25 @@ out:
 	free(a_tmp);
 	free(a_user);
 	return rc;
+}
+
+/* The data directory for its owner only.  mariadb-install-db makes it
+ * 0700, but mariadbd makes its socket 0777 and root logs in over it with no
+ * password: the directory is all that keeps other local users out, so a
+ * looser mode (a recursive chmod of DataDir, say) is put back at each start. */
+static int make_private(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0)
+		return error_errno("cannot look at %s", dir);
+	if (!(st.st_mode & 077))
+		return 0;
+	if (chmod(dir, 0700) < 0)
+		return error_errno("cannot make %s private (chmod 0700)", dir);
+	warning("%s was mode %04o: made it 0700 again (its socket lets anyone who can reach it "
+		"in as root)", dir, (unsigned)(st.st_mode & 07777));
+	return 0;
 }
 
 /* "host:port" -> --bind-address and --port.  Returns 0 or -1. */
@@ -655,12 +675,13 @@ int dbserver_ensure(const char *data_dir, const char *listen, const char *dbname
 		}
 		user = user_name();
 	}
-	if (start_server(&p, listen, user, &pid) || wait_ready(&p, pid))
+	if (make_private(p.datadir) || start_server(&p, listen, user, &pid) ||
+	    wait_ready(&p, pid))
 		goto out;
 	info("started the embedded database: mariadbd pid %ld, socket %s%s%s", (long)pid, p.sock,
 	     listen ? ", TCP " : "", listen ? listen : "");
 create:
-	rc = db_server_create_database(p.sock, dbname);
+	rc = make_private(p.datadir) ? -1 : db_server_create_database(p.sock, dbname);
 out:
 	release_lock(lock);
 	free(user);
