@@ -357,9 +357,11 @@ struct doc_score {
 	uint64_t tmask[QUERY_MAX_PHRASE];
 	size_t ntitle;
 	bool exact;                /* every word in the title so far */
-	/* the document's boilerplate (body positions), when weighed apart */
+	/* the document's boilerplate (body positions), looked up at its first
+	 * body occurrence of a query word when weighed apart */
 	struct pos_range bp[64];
 	size_t nbp;
+	bool bp_read;
 };
 
 /* The request's filters that need no index: site id, web spaces, ul. */
@@ -456,6 +458,10 @@ static double score_words(struct run *r, uint64_t key, struct doc_score *ds, dou
 				    tok_pos_position(p[j]) < 64)
 					ds->tmask[ds->ntitle] |= 1ull << tok_pos_position(p[j]);
 			ds->ntitle++;
+		}
+		if (tf[TOK_SECTION_BODY] && !ds->bp_read) {
+			ds->nbp = boiler_doc(r->ix->bp, (uint32_t)key, ds->bp, ARRAY_SIZE(ds->bp));
+			ds->bp_read = true;
 		}
 		if (ds->nbp && tf[TOK_SECTION_BODY])
 			text += bm25f_boiler(&r->rp, l->idf, tf, boiler_count(ds, p, n), w, ds->wn);
@@ -570,8 +576,8 @@ static inline __attribute__((always_inline)) int score_doc(struct run *r, uint64
 	ds.ntitle = 0;
 	ds.exact = r->title_eligible;
 	section_factors(&r->rp, d.len, r->ix->avg_len, ds.wn);
-	ds.nbp = r->ix->bp && r->rp.boiler < 1 ? boiler_doc(r->ix->bp, url, ds.bp, ARRAY_SIZE(ds.bp))
-					       : 0;
+	ds.nbp = 0;
+	ds.bp_read = !r->ix->bp || !(r->rp.boiler < 1); /* nothing to look up */
 	text = score_words(r, key, &ds, 0);
 	text = score_phrases(r, key, &ds, text);
 	text = score_proximity(r, &ds, text);
