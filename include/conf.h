@@ -119,6 +119,9 @@ struct conf {
 	struct conf_bandwidth *bandwidth; /* MaxBandwidth bytes [start [end]] */
 	size_t n_bandwidth;
 	long delta_buffer_size;   /* DeltaBufferSize KiB (65536): the merge's sort buffer */
+	double boilerplate_share; /* BoilerplateShare (0.5): a block on this share of a site's
+	                           * pages is boilerplate; 0 = none found */
+	long boilerplate_min_pages; /* BoilerplateMinPages (5): smaller sites have none */
 	bool clones;              /* Clones (yes) */
 	bool delete_no_server;    /* DeleteNoServer (yes) */
 	long address_expiry;      /* AddressExpiry seconds (1h) */
@@ -182,6 +185,8 @@ struct conf {
 	bool stemming;            /* Stemming (yes) */
 	char *stem_language;      /* StemLanguage (english): a libstemmer language */
 	double stem_weight;       /* StemWeight (0.7): a form's occurrence, in [0, 1] */
+	double boilerplate_weight; /* BoilerplateWeight (0.1): an occurrence in boilerplate,
+	                            * in [0, 1] (doc/SEARCH.md, "Boilerplate") */
 
 	/* s.htm variables */
 	char **daemon_addresses;  /* DaemonAddress host[:port] */

@@ -85,6 +85,11 @@ int docstore_get(const struct docstore *ds, struct docstore_cursor *c, uint32_t 
 int docstore_verify(const struct docstore *ds, int (*fn)(void *arg, uint32_t url_id), void *arg,
 		    struct buf *err);
 
+/* Every entry in url_id order passed to fn (d borrowed for the call); a
+ * non-zero return stops it.  0, or -1 at damage (err) or when fn stopped. */
+typedef int (*docstore_each_fn)(void *arg, uint32_t url_id, const struct docstore_doc *d);
+int docstore_each(const struct docstore *ds, docstore_each_fn fn, void *arg, struct buf *err);
+
 /* ---- the merge: building the next generation's store ------------------- */
 
 struct docstore_builder;

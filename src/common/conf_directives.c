@@ -111,6 +111,8 @@ const struct directive conf_directives[] = {
 	RAW("HTTPHeader", IDX, d_httpheader),
 	FN("MaxBandwidth", IDX, 1, 3, d_bandwidth),
 	LONG("DeltaBufferSize", IDX, C(delta_buffer_size), 65536, 4, 4194303),
+	FNW("BoilerplateShare", IDX, NOWHERE, 21, d_ranking, NULL),
+	LONG("BoilerplateMinPages", IDX, C(boilerplate_min_pages), 5, 2, 1000000000),
 	BOOL("Clones", IDX, C(clones), 1),
 	BOOL("DeleteNoServer", IDX, C(delete_no_server), 1),
 	TIME("AddressExpiry", IDX, C(address_expiry), HOUR, 0, 30 * DAY),
@@ -201,6 +203,7 @@ const struct directive conf_directives[] = {
 	BOOL("Stemming", IDX | SRD, C(stemming), 1),
 	STR("StemLanguage", IDX | SRD, C(stem_language), "english"),
 	FNW("StemWeight", SRD, NOWHERE, 10, d_ranking, NULL),
+	FNW("BoilerplateWeight", SRD, NOWHERE, 20, d_ranking, NULL),
 
 	/* s.htm <!--variables--> */
 	FN("DaemonAddress", TPL, 1, 1, d_daemon),
@@ -893,6 +896,14 @@ static int d_ranking(struct parser *p, const struct directive *d, int argc, char
 			return conf_perr(p, "StemWeight must be between 0 and 1");
 		f = &p->c->stem_weight;
 		break;
+	case 20:
+	case 21:
+		/* A weight above 1 would favour navigation over the body (and
+		 * break the bounds of top-k pruning); a share is a fraction. */
+		if (v > 1)
+			return conf_perr(p, "%s must be between 0 and 1", d->name);
+		f = d->def == 20 ? &p->c->boilerplate_weight : &p->c->boilerplate_share;
+		break;
 	default: f = &p->c->title_match_boost; break;
 	}
 	*f = v;
@@ -1098,6 +1109,8 @@ int conf_apply_defaults(struct parser *p)
 	c->pagerank_weight = 0.5;
 	c->title_match_boost = 1000;
 	c->stem_weight = 0.7;
+	c->boilerplate_weight = 0.1;
+	c->boilerplate_share = 0.5;
 	if (env && *env) {
 		char cwd[PATH_MAX];
 		if (env[0] != '/' && !getcwd(cwd, sizeof(cwd)))

@@ -466,6 +466,30 @@ int docstore_verify(const struct docstore *ds, int (*fn)(void *arg, uint32_t url
 	return rc;
 }
 
+int docstore_each(const struct docstore *ds, docstore_each_fn fn, void *arg, struct buf *err)
+{
+	struct docstore_cursor c = { 0 };
+	struct docstore_doc d;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < ds->n_blocks; i++) {
+		size_t pos = 0;
+		uint32_t id;
+
+		if (load_block(ds, &c, i, err)) {
+			rc = -1;
+			break;
+		}
+		while (!rc && pos < c.raw_len)
+			if (parse_rec(&c, &pos, &id, &d))
+				rc = damaged(err, ds, "block %zu: damaged record", i);
+			else if (fn(arg, id, &d))
+				rc = -1;
+	}
+	docstore_cursor_free(&c);
+	return rc;
+}
+
 /* ---- the merge's builder ---------------------------------------------------- */
 
 /* A document (or an old block) waiting for its batch. */

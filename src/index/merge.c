@@ -1328,6 +1328,8 @@ static int write_generation(struct merge *m)
 		merge_crash_point("after-format");
 		if (!rc)
 			rc = merge_write_stems(m->c, m->dir);
+		if (!rc)
+			merge_write_boiler(m->c, m->dir, m->cap);
 		if (!rc && m->db)
 			rc = update_wordurl(m->db, m->old, m->dir, m->gen, m->cur);
 		merge_crash_point("after-wordurl");

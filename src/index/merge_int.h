@@ -218,6 +218,8 @@ struct db;
 struct docstore;
 struct docstore_builder;
 struct storage;
+struct tokenizer;
+struct buf;
 
 /* The stem map of the generation in dir, rebuilt whole from its dictionary
  * (nothing with Stemming no).  Returns 0 or -1 (logged). */
@@ -232,5 +234,28 @@ struct docstore_builder *merge_docstore_start(const char *dir, const struct stor
 					      struct db *db, size_t cap, struct docstore **old);
 /* Commit the docstore (or drop it, logged) and close the old one. */
 void merge_docstore_end(struct docstore_builder *b, struct docstore *old, double t0);
+/* The boilerplate (src/index/merge_boiler.c, doc/SEARCH.md "Boilerplate"). */
+struct boiler_params {
+	double share;              /* BoilerplateShare: 0 writes no file */
+	long min_pages;            /* BoilerplateMinPages */
+	size_t mem;                /* bytes for the (site, block) counts */
+};
+
+struct boiler_stats {
+	uint64_t docs, blocks;     /* documents with text, their blocks */
+	uint64_t boiler_docs, ranges; /* documents with boilerplate, their ranges */
+	uint64_t dropped;          /* (site, block) pairs not counted: memory full */
+};
+
+/* Find the boilerplate of the generation in gen_dir (its docinfo for the
+ * sites, its docstore for the texts) and write gen_dir/boiler.  No
+ * docstore or share 0: no file.  0, or -1 with the reason in err. */
+int merge_boiler_build(const char *gen_dir, const struct tokenizer *tok,
+		       const struct boiler_params *p, struct boiler_stats *st, struct buf *err);
+
+/* The generation's boilerplate (boiler.h) from its docstore, counts
+ * within mem bytes.  A failure leaves the generation without the file
+ * (logged), never fails the merge. */
+void merge_write_boiler(const struct conf *c, const char *dir, size_t mem);
 
 #endif

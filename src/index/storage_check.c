@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "binfile.h"
+#include "boiler.h"
 #include "buf.h"
 #include "caps.h"
 #include "charset.h"
@@ -344,6 +345,7 @@ static const struct {
 	int (*verify)(const char *gen_dir, struct buf *err); /* 1 good, 0 absent, -1 */
 } gen_files[] = {
 	{ RANKS_FILE, ranks_verify },
+	{ BOILER_FILE, boiler_verify },
 	{ CITATIONS_DIR "/direct", verify_direct },
 	{ CITATIONS_DIR "/reverse", verify_reverse },
 };

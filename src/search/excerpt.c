@@ -12,11 +12,11 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "blocks.h"
 #include "buf.h"
 #include "caps.h"
 #include "charset.h"
 #include "excerpt.h"
-#include "html.h"
 #include "tokenize.h"
 #include "util.h"
 
@@ -98,32 +98,12 @@ int excerpt_inflate(const void *blob, size_t len, size_t max, struct buf *out, s
 int excerpt_plain_text(const char *utf8, size_t len, const char *content_type, bool lines,
 		       struct buf *out)
 {
-	struct html_doc *doc = xcalloc(1, sizeof(*doc));
-	struct buf clean = BUF_INIT(MAX_DOC_BYTES + 1);
-	const struct buf *body;
-	int rc = 0;
+	int rc = blocks_body_text(utf8, len, content_type, out);
 
-	buf_reset(out);
-	/* What the crawler stored is UTF-8; anything else is made so first. */
-	if (!utf8_valid(utf8, len)) {
-		utf8_sanitize(utf8, len, &clean, NULL);
-		utf8 = buf_str(&clean);
-		len = clean.len;
-	}
-	if (content_type && !ascii_ncasecmp(content_type, "text/plain", 10))
-		html_parse_text(utf8, len, doc);
-	else
-		html_parse(utf8, len, doc);
-	body = &doc->text[SECTION_BODY];
-	if (body->len && buf_add(out, body->ptr, body->len))
-		rc = -1;
 	if (!lines)
 		for (size_t i = 0; i < out->len; i++)
 			if (out->ptr[i] == '\n' || out->ptr[i] == '\r' || out->ptr[i] == '\t')
 				out->ptr[i] = ' ';
-	html_doc_free(doc);
-	free(doc);
-	buf_free(&clean);
 	return rc;
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boiler.h"
 #include "buf.h"
 #include "caps.h"
 #include "charset.h"
@@ -47,6 +48,7 @@ static void index_close(struct search_index *ix)
 	citations_close(ix->rev);
 	stems_close(ix->stems);
 	docstore_close(ix->ds);
+	boiler_close(ix->bp);
 	free(ix->dir);
 	free(ix);
 }
@@ -124,6 +126,10 @@ int search_index_open(const struct conf *c, const char *data_dir, const char *ge
 	 * from the database, as in generations written before it. */
 	if (docstore_open(ix->dir, &ix->ds, &report) < 0)
 		warning("%s (snippets are read from the database)", buf_str(&report));
+	/* Optional too: without it no text is boilerplate. */
+	buf_reset(&report);
+	if (boiler_open(ix->dir, &ix->bp, &report) < 0)
+		warning("%s (no boilerplate is known)", buf_str(&report));
 	ix->gen = storage_generation(ix->st);
 	for (int s = 0; s < STORAGE_SECTIONS; s++)
 		ix->avg_len[s] = storage_avg_len(ix->st, s);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blocks.h"
+#include "boiler.h"
 #include "buf.h"
 #include "caps.h"
 #include "charset.h"
@@ -236,6 +238,32 @@ static int text_from_db(struct run *r, uint32_t url_id, struct buf *raw, char **
 	return rc;
 }
 
+/* The snippets of url's stored text (raw, UTF-8) into h: the plain text
+ * without the lines in the document's boilerplate (boiler.h), so that a
+ * site's navigation never stands for the page. */
+static void cut_snippets(struct run *r, uint32_t url, const struct buf *raw, const char *ctype,
+			 const struct excerpt_terms *terms, uint32_t max_ex, uint32_t ex_len,
+			 struct proto_hit *h)
+{
+	struct buf plain = BUF_INIT(MAX_DOC_BYTES + 1), kept = BUF_INIT(MAX_DOC_BYTES + 1);
+	struct pos_range bp[BOILER_MAX_RANGES];
+	size_t nbp = r->ix->bp ? boiler_doc(r->ix->bp, url, bp, ARRAY_SIZE(bp)) : 0;
+	const struct buf *text = &plain;
+
+	if (excerpt_plain_text(raw->ptr ? raw->ptr : "", raw->len, ctype, nbp > 0, &plain))
+		goto out;
+	if (nbp) {
+		if (blocks_drop(r->env->tok, buf_str(&plain), plain.len, bp, nbp, &kept))
+			goto out;
+		text = &kept;
+	}
+	excerpt_passages(r->env->tok, buf_str(text), text->len, terms, max_ex, ex_len, &h->excerpts,
+			 &h->n_excerpts);
+out:
+	buf_free(&plain);
+	buf_free(&kept);
+}
+
 /* The page's hits from the docstore: urlwordsNN's fields and the snippets
  * cut from its text, one block read per hit; the rows (URL, site, clones)
  * come from the cache or the database as before. */
@@ -284,9 +312,7 @@ static int docstore_snippets(struct run *r, struct hit_row *rows, const struct e
 		} else if (text_from_db(r, h->url_id, &raw, &ctype)) {
 			continue;
 		}
-		if (!excerpt_plain_text(buf_str(&raw), raw.len, ctype, false, &plain))
-			excerpt_passages(r->env->tok, buf_str(&plain), plain.len, terms, max_ex, ex_len,
-					 &h->excerpts, &h->n_excerpts);
+		cut_snippets(r, h->url_id, &raw, ctype, terms, max_ex, ex_len, h);
 		free(ctype);
 		if (run_past_deadline(r))
 			break;
@@ -397,10 +423,8 @@ int run_fill_hits(struct run *r, const struct search_doc *docs, const struct sea
 		if (excerpt_inflate(d->text, d->text_len, EXCERPT_MAX_HTML, &raw, &err)) {
 			warning("url %u: stored text: %s", d->url_id, buf_str(&err));
 			buf_reset(&err);
-		} else if (!excerpt_plain_text(buf_str(&raw), raw.len, d->content_type, false,
-					      &plain)) {
-			excerpt_passages(r->env->tok, buf_str(&plain), plain.len, &terms, max_ex,
-					 ex_len, &h->excerpts, &h->n_excerpts);
+		} else {
+			cut_snippets(r, h->url_id, &raw, d->content_type, &terms, max_ex, ex_len, h);
 		}
 		if (run_past_deadline(r))
 			break;

@@ -32,6 +32,7 @@ struct search_index {
 	struct citations *rev;     /* NULL: no citations */
 	struct stems *stems;       /* NULL: no stem map, or Stemming no */
 	struct docstore *ds;       /* NULL: no docstore, texts from the database */
+	struct boiler *bp;         /* NULL: no boilerplate known */
 	char *dir;
 	uint64_t gen;
 	int damaged;               /* __atomic: re-validation failed */

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blocks.h"
+#include "boiler.h"
 #include "conf.h"
 #include "query.h"
 #include "ranks.h"
@@ -38,6 +40,7 @@ void search_rank_params(const struct conf *c, struct search_rank_params *p)
 	p->pagerank = c ? c->pagerank_weight : 0.5;
 	p->title_match = c ? c->title_match_boost : 1000;
 	p->stem_weight = c ? c->stem_weight : 0.7;
+	p->boiler = c ? c->boilerplate_weight : 0.1;
 }
 
 double search_idf(uint64_t n_docs, uint64_t df)
@@ -83,6 +86,17 @@ static double bm25f_wn(const struct search_rank_params *p, double idf, const uin
 {
 	double t = tf[0] * wn[0] + tf[1] * wn[1] + tf[2] * wn[2] + tf[3] * wn[3];
 	return saturate(p, idf, t);
+}
+
+/* As bm25f_scaled(), nb of the body occurrences in boilerplate counting
+ * BoilerplateWeight of one. */
+static double bm25f_boiler(const struct search_rank_params *p, double idf, const uint32_t tf[4],
+			   uint32_t nb, double w, const double wn[4])
+{
+	double body = (tf[0] - nb) + p->boiler * nb;
+	double t = body * wn[0] + tf[1] * wn[1] + tf[2] * wn[2] + tf[3] * wn[3];
+
+	return saturate(p, idf, w * t);
 }
 
 double search_bm25f(const struct search_rank_params *p, double idf, const uint32_t tf[4],
@@ -343,6 +357,11 @@ struct doc_score {
 	uint64_t tmask[QUERY_MAX_PHRASE];
 	size_t ntitle;
 	bool exact;                /* every word in the title so far */
+	/* the document's boilerplate (body positions), looked up at its first
+	 * body occurrence of a query word when weighed apart */
+	struct pos_range bp[64];
+	size_t nbp;
+	bool bp_read;
 };
 
 /* The request's filters that need no index: site id, web spaces, ul. */
@@ -397,6 +416,19 @@ static inline bool leaf_doc(struct run *r, struct leaf *l, uint64_t key, const u
 	return true;
 }
 
+/* How many of a word's n positions p are body positions in boilerplate. */
+static uint32_t boiler_count(const struct doc_score *ds, const uint16_t *p, uint32_t n)
+{
+	uint32_t nb = 0;
+
+	for (uint32_t j = 0; j < n && tok_pos_section(p[j]) == TOK_SECTION_BODY; j++) {
+		unsigned at = tok_pos_position(p[j]);
+
+		nb += blocks_range_covers(ds->bp, ds->nbp, at, at + 1);
+	}
+	return nb;
+}
+
 /* BM25F of each positive word of document key; notes its title positions
  * and its positions for the proximity boost. */
 static double score_words(struct run *r, uint64_t key, struct doc_score *ds, double text)
@@ -427,8 +459,15 @@ static double score_words(struct run *r, uint64_t key, struct doc_score *ds, dou
 					ds->tmask[ds->ntitle] |= 1ull << tok_pos_position(p[j]);
 			ds->ntitle++;
 		}
-		text += w == 1 ? bm25f_wn(&r->rp, l->idf, tf, ds->wn)
-			       : bm25f_scaled(&r->rp, l->idf, tf, w, ds->wn);
+		if (tf[TOK_SECTION_BODY] && !ds->bp_read) {
+			ds->nbp = boiler_doc(r->ix->bp, (uint32_t)key, ds->bp, ARRAY_SIZE(ds->bp));
+			ds->bp_read = true;
+		}
+		if (ds->nbp && tf[TOK_SECTION_BODY])
+			text += bm25f_boiler(&r->rp, l->idf, tf, boiler_count(ds, p, n), w, ds->wn);
+		else
+			text += w == 1 ? bm25f_wn(&r->rp, l->idf, tf, ds->wn)
+				       : bm25f_scaled(&r->rp, l->idf, tf, w, ds->wn);
 		if (!l->in_phrase && ds->nprox < ARRAY_SIZE(ds->ppos)) {
 			ds->ppos[ds->nprox] = p;
 			ds->pn[ds->nprox] = n;
@@ -537,6 +576,8 @@ static inline __attribute__((always_inline)) int score_doc(struct run *r, uint64
 	ds.ntitle = 0;
 	ds.exact = r->title_eligible;
 	section_factors(&r->rp, d.len, r->ix->avg_len, ds.wn);
+	ds.nbp = 0;
+	ds.bp_read = !r->ix->bp || !(r->rp.boiler < 1); /* nothing to look up */
 	text = score_words(r, key, &ds, 0);
 	text = score_phrases(r, key, &ds, text);
 	text = score_proximity(r, &ds, text);
