@@ -119,6 +119,7 @@ struct conf {
 	struct conf_bandwidth *bandwidth; /* MaxBandwidth bytes [start [end]] */
 	size_t n_bandwidth;
 	long delta_buffer_size;   /* DeltaBufferSize KiB (1024): the merge's sort buffer */
+	long max_anchor_words;    /* MaxAnchorWords (32): anchor words one site gives one page */
 	bool clones;              /* Clones (yes) */
 	bool delete_no_server;    /* DeleteNoServer (yes) */
 	long address_expiry;      /* AddressExpiry seconds (1h) */
@@ -182,6 +183,7 @@ struct conf {
 	bool stemming;            /* Stemming (yes) */
 	char *stem_language;      /* StemLanguage (english): a libstemmer language */
 	double stem_weight;       /* StemWeight (0.7): a form's occurrence, in [0, 1] */
+	double anchor_weight;     /* AnchorWeight (2): an anchor word's occurrence, of a body one's */
 
 	/* s.htm variables */
 	char **daemon_addresses;  /* DaemonAddress host[:port] */

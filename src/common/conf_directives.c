@@ -111,6 +111,7 @@ const struct directive conf_directives[] = {
 	RAW("HTTPHeader", IDX, d_httpheader),
 	FN("MaxBandwidth", IDX, 1, 3, d_bandwidth),
 	LONG("DeltaBufferSize", IDX, C(delta_buffer_size), 1024, 4, 65536),
+	LONG("MaxAnchorWords", IDX, C(max_anchor_words), 32, 0, 4096),
 	BOOL("Clones", IDX, C(clones), 1),
 	BOOL("DeleteNoServer", IDX, C(delete_no_server), 1),
 	TIME("AddressExpiry", IDX, C(address_expiry), HOUR, 0, 30 * DAY),
@@ -201,6 +202,7 @@ const struct directive conf_directives[] = {
 	BOOL("Stemming", IDX | SRD, C(stemming), 1),
 	STR("StemLanguage", IDX | SRD, C(stem_language), "english"),
 	FNW("StemWeight", SRD, NOWHERE, 10, d_ranking, NULL),
+	FNW("AnchorWeight", SRD, NOWHERE, 20, d_ranking, NULL),
 
 	/* s.htm <!--variables--> */
 	FN("DaemonAddress", TPL, 1, 1, d_daemon),
@@ -884,6 +886,7 @@ static int d_ranking(struct parser *p, const struct directive *d, int argc, char
 			return conf_perr(p, "StemWeight must be between 0 and 1");
 		f = &p->c->stem_weight;
 		break;
+	case 20: f = &p->c->anchor_weight; break;
 	default: f = &p->c->title_match_boost; break;
 	}
 	*f = v;
@@ -1089,6 +1092,7 @@ int conf_apply_defaults(struct parser *p)
 	c->pagerank_weight = 0.5;
 	c->title_match_boost = 1000;
 	c->stem_weight = 0.7;
+	c->anchor_weight = 2;
 	if (env && *env) {
 		char cwd[PATH_MAX];
 		if (env[0] != '/' && !getcwd(cwd, sizeof(cwd)))

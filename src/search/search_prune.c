@@ -76,7 +76,8 @@ struct prune {
  * "Word forms"). */
 static bool term_ok(const struct run *r, const struct qnode *n)
 {
-	return n->type == Q_TERM && r->leaves[n->id].mask == 0xf && !r->leaves[n->id].n_forms;
+	return n->type == Q_TERM && r->leaves[n->id].mask == 0xf && !r->leaves[n->id].n_forms &&
+	       !r->leaves[n->id].anchored;
 }
 
 bool run_prune_eligible(const struct run *r)

@@ -38,6 +38,7 @@ void search_rank_params(const struct conf *c, struct search_rank_params *p)
 	p->pagerank = c ? c->pagerank_weight : 0.5;
 	p->title_match = c ? c->title_match_boost : 1000;
 	p->stem_weight = c ? c->stem_weight : 0.7;
+	p->anchor_weight = c ? c->anchor_weight : 2;
 }
 
 double search_idf(uint64_t n_docs, uint64_t df)
@@ -76,6 +77,16 @@ static double bm25f_scaled(const struct search_rank_params *p, double idf, const
 {
 	double t = tf[0] * wn[0] + tf[1] * wn[1] + tf[2] * wn[2] + tf[3] * wn[3];
 	return saturate(p, idf, w * t);
+}
+
+/* Anchor text is one more field of BM25F: a occurrences weighing
+ * AnchorWeight each, without length normalisation (MaxAnchorWords bounds
+ * what one site gives). */
+static double bm25f_anchors(const struct search_rank_params *p, double idf, const uint32_t tf[4],
+			    double w, const double wn[4], uint32_t a)
+{
+	double t = tf[0] * wn[0] + tf[1] * wn[1] + tf[2] * wn[2] + tf[3] * wn[3];
+	return saturate(p, idf, w * t + p->anchor_weight * a);
 }
 
 static double bm25f_wn(const struct search_rank_params *p, double idf, const uint32_t tf[4],
@@ -377,7 +388,7 @@ static inline bool leaf_doc(struct run *r, struct leaf *l, uint64_t key, const u
 	size_t at;
 
 	*w = 1;
-	if (!l->n_forms) {
+	if (!l->n_forms && !l->anchored) {
 		at = plist_find(&l->pl, key, &l->cursor);
 		if (at == SIZE_MAX)
 			return false;
@@ -397,20 +408,37 @@ static inline bool leaf_doc(struct run *r, struct leaf *l, uint64_t key, const u
 	return true;
 }
 
+/* The occurrences of leaf l in the anchor text of document key's in-links
+ * (doc/SEARCH.md, "Anchor text"). */
+static inline uint32_t leaf_anchors(struct leaf *l, uint64_t key)
+{
+	size_t at = plist_find(&l->apl, key, &l->acursor);
+	uint32_t n = 0;
+
+	if (at != SIZE_MAX)
+		plist_pos(&l->apl, at, &n);
+	return n;
+}
+
 /* BM25F of each positive word of document key; notes its title positions
  * and its positions for the proximity boost. */
 static double score_words(struct run *r, uint64_t key, struct doc_score *ds, double text)
 {
 	for (size_t i = 0; i < r->n_leaves; i++) {
 		struct leaf *l = &r->leaves[i];
-		uint32_t tf[4] = { 0 }, n;
+		uint32_t tf[4] = { 0 }, n, a;
 		const uint16_t *p;
 		double w;
 
 		if (!l->positive)
 			continue;
+		a = l->anchored ? leaf_anchors(l, key) : 0;
 		if (!leaf_doc(r, l, key, &p, &n, &w)) {
 			ds->exact = false;
+			if (!a)
+				continue;
+			/* Found by its in-links' words alone. */
+			text += saturate(&r->rp, l->idf, r->rp.anchor_weight * a);
 			continue;
 		}
 		for (uint32_t j = 0; j < n; j++)
@@ -427,8 +455,11 @@ static double score_words(struct run *r, uint64_t key, struct doc_score *ds, dou
 					ds->tmask[ds->ntitle] |= 1ull << tok_pos_position(p[j]);
 			ds->ntitle++;
 		}
-		text += w == 1 ? bm25f_wn(&r->rp, l->idf, tf, ds->wn)
-			       : bm25f_scaled(&r->rp, l->idf, tf, w, ds->wn);
+		if (a)
+			text += bm25f_anchors(&r->rp, l->idf, tf, w, ds->wn, a);
+		else
+			text += w == 1 ? bm25f_wn(&r->rp, l->idf, tf, ds->wn)
+				       : bm25f_scaled(&r->rp, l->idf, tf, w, ds->wn);
 		if (!l->in_phrase && ds->nprox < ARRAY_SIZE(ds->ppos)) {
 			ds->ppos[ds->nprox] = p;
 			ds->pn[ds->nprox] = n;
