@@ -122,6 +122,7 @@ struct conf {
 	double boilerplate_share; /* BoilerplateShare (0.5): a block on this share of a site's
 	                           * pages is boilerplate; 0 = none found */
 	long boilerplate_min_pages; /* BoilerplateMinPages (5): smaller sites have none */
+	long max_anchor_words;    /* MaxAnchorWords (32): anchor words one site gives one page */
 	bool clones;              /* Clones (yes) */
 	bool delete_no_server;    /* DeleteNoServer (yes) */
 	long address_expiry;      /* AddressExpiry seconds (1h) */
@@ -187,6 +188,7 @@ struct conf {
 	double stem_weight;       /* StemWeight (0.7): a form's occurrence, in [0, 1] */
 	double boilerplate_weight; /* BoilerplateWeight (0.1): an occurrence in boilerplate,
 	                            * in [0, 1] (doc/SEARCH.md, "Boilerplate") */
+	double anchor_weight;     /* AnchorWeight (2): an anchor word's occurrence, of a body one's */
 
 	/* s.htm variables */
 	char **daemon_addresses;  /* DaemonAddress host[:port] */

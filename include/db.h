@@ -244,6 +244,8 @@ struct db_doc {
 	size_t words_len;
 	const void *hrefs;        /* sorted outgoing url_ids, 4 bytes LE each */
 	size_t hrefs_len;
+	const void *anchors;      /* the anchors row (schema.sql), "" = none */
+	size_t anchors_len;
 };
 
 enum db_doc_op { DB_DOC_KEEP, DB_DOC_PUT, DB_DOC_DELETE };
@@ -416,6 +418,16 @@ int db_graph_clones(struct db *db, int (*cb)(void *arg, uint32_t clone, uint32_t
 int db_graph_hrefs(struct db *db, uint32_t lo, uint32_t hi,
 		   int (*cb)(void *arg, uint32_t url_id, const unsigned char *hrefs, size_t len),
 		   void *arg);
+/* The anchor text of the links of every live status-200 origin page (the
+ * anchors table, doc/SEARCH.md "Anchor text"): cb gets the source url_id,
+ * its site_id and the row's bytes (target u32, target site u32, length u16,
+ * text; borrowed until cb returns).  A row longer than DB_MAX_ANCHORS_BYTES
+ * is skipped.  Returns 0 or -1 (or what cb returned, when not 0). */
+#define DB_MAX_ANCHORS_BYTES (256 * 1024)
+int db_anchors_each(struct db *db,
+		    int (*cb)(void *arg, uint32_t url_id, uint32_t site_id, const unsigned char *rec,
+			      size_t len),
+		    void *arg);
 /* (url_id, url) of every live status-200 origin row, ascending by url_id
  * (url borrowed until cb returns).  Returns 0 or -1. */
 int db_graph_urls(struct db *db, int (*cb)(void *arg, uint32_t url_id, const char *url),

@@ -105,6 +105,7 @@ struct search_rank_params {
 	double title_match;        /* added when the title is exactly the query */
 	double stem_weight;        /* a word form's occurrence, of an exact one's */
 	double boiler;             /* an occurrence in boilerplate, of one elsewhere */
+	double anchor_weight;      /* an anchor word's occurrence, of a body one's */
 };
 /* From searchd.conf (the defaults when c is NULL). */
 void search_rank_params(const struct conf *c, struct search_rank_params *p);

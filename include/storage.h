@@ -33,6 +33,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "caps.h"
 
 struct buf;
 
@@ -50,6 +53,30 @@ struct buf;
  * merge and searchd find a word's partition with it (test vectors:
  * tests/data/delta/partition.txt). */
 unsigned storage_partition(const char *word, size_t len);
+
+/* Anchor text (doc/SEARCH.md, "Anchor text"): the words of the links to a
+ * page are postings of that page under their own dictionary words, the
+ * word behind STORAGE_ANCHOR_MARK, a byte no tokenized word holds (a
+ * control character separates words).  The key of word (len bytes) into
+ * out: the mark, then the word cut to MAX_WORD_LEN - 1 bytes on a code
+ * point boundary; returns its length. */
+#define STORAGE_ANCHOR_MARK '\001'
+static inline size_t storage_anchor_key(const char *word, size_t len, char out[MAX_WORD_LEN])
+{
+	if (len > MAX_WORD_LEN - 1) {
+		len = MAX_WORD_LEN - 1;
+		while (len && ((unsigned char)word[len] & 0xc0) == 0x80)
+			len--;
+	}
+	out[0] = STORAGE_ANCHOR_MARK;
+	memcpy(out + 1, word, len);
+	return len + 1;
+}
+
+static inline bool storage_is_anchor_word(const char *word, size_t len)
+{
+	return len && word[0] == STORAGE_ANCHOR_MARK;
+}
 
 /* ---- generations --------------------------------------------------------- */
 

@@ -185,6 +185,18 @@ CREATE TABLE IF NOT EXISTS urlwords13 LIKE urlwords00;
 CREATE TABLE IF NOT EXISTS urlwords14 LIKE urlwords00;
 CREATE TABLE IF NOT EXISTS urlwords15 LIKE urlwords00;
 
+-- The anchor text of each stored page's links (doc/SEARCH.md, "Anchor
+-- text"): one row per source page, replaced whenever the page is stored
+-- again and removed when it leaves the index, so the merge, which reads
+-- the whole table, never sees the anchors of an old version of a page.
+-- anchors holds per link: target url_id u32, target site_id u32, length
+-- u16 (all LE), then that many bytes of UTF-8 text.
+CREATE TABLE IF NOT EXISTS anchors (
+	url_id int unsigned NOT NULL,
+	anchors mediumblob NOT NULL,
+	PRIMARY KEY (url_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+
 -- The dictionary word <-> word_id.  Words are stored case-folded by the
 -- tokenizer, so the comparison must be binary: a collation would merge
 -- distinct words ("resume" and "résumé") into one unique key.  urls,

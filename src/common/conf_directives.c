@@ -113,6 +113,7 @@ const struct directive conf_directives[] = {
 	LONG("DeltaBufferSize", IDX, C(delta_buffer_size), 65536, 4, 4194303),
 	FNW("BoilerplateShare", IDX, NOWHERE, 21, d_ranking, NULL),
 	LONG("BoilerplateMinPages", IDX, C(boilerplate_min_pages), 5, 2, 1000000000),
+	LONG("MaxAnchorWords", IDX, C(max_anchor_words), 32, 0, 4096),
 	BOOL("Clones", IDX, C(clones), 1),
 	BOOL("DeleteNoServer", IDX, C(delete_no_server), 1),
 	TIME("AddressExpiry", IDX, C(address_expiry), HOUR, 0, 30 * DAY),
@@ -204,6 +205,7 @@ const struct directive conf_directives[] = {
 	STR("StemLanguage", IDX | SRD, C(stem_language), "english"),
 	FNW("StemWeight", SRD, NOWHERE, 10, d_ranking, NULL),
 	FNW("BoilerplateWeight", SRD, NOWHERE, 20, d_ranking, NULL),
+	FNW("AnchorWeight", SRD, NOWHERE, 22, d_ranking, NULL),
 
 	/* s.htm <!--variables--> */
 	FN("DaemonAddress", TPL, 1, 1, d_daemon),
@@ -904,6 +906,7 @@ static int d_ranking(struct parser *p, const struct directive *d, int argc, char
 			return conf_perr(p, "%s must be between 0 and 1", d->name);
 		f = d->def == 20 ? &p->c->boilerplate_weight : &p->c->boilerplate_share;
 		break;
+	case 22: f = &p->c->anchor_weight; break;
 	default: f = &p->c->title_match_boost; break;
 	}
 	*f = v;
@@ -1111,6 +1114,7 @@ int conf_apply_defaults(struct parser *p)
 	c->stem_weight = 0.7;
 	c->boilerplate_weight = 0.1;
 	c->boilerplate_share = 0.5;
+	c->anchor_weight = 2;
 	if (env && *env) {
 		char cwd[PATH_MAX];
 		if (env[0] != '/' && !getcwd(cwd, sizeof(cwd)))

@@ -426,9 +426,11 @@ static void linklist_rehash(struct linklist *l, size_t nslots)
 	}
 }
 
-/* Add url (normalised) with its site key, unless it is there already.
+/* Add url (normalised) with its site key and anchor text (NULL: none),
+ * unless it is there already: the first link to a URL gives its anchor.
  * false when it was (or there is no room left). */
-static bool linklist_add(struct linklist *l, const char *url, const char *site)
+static bool linklist_add(struct linklist *l, const char *url, const char *site,
+			 const char *anchor)
 {
 	size_t len = strlen(url), off, h;
 
@@ -439,7 +441,10 @@ static bool linklist_add(struct linklist *l, const char *url, const char *site)
 		if (!strcmp(linklist_url(l, l->slots[h] - 1), url))
 			return false;
 	off = l->pool.len;
-	if (buf_add(&l->pool, url, len + 1) || buf_add(&l->pool, site, strlen(site) + 1)) {
+	if (!anchor)
+		anchor = "";
+	if (buf_add(&l->pool, url, len + 1) || buf_add(&l->pool, site, strlen(site) + 1) ||
+	    (buf_add(&l->pool, anchor, strlen(anchor) + 1) && buf_add(&l->pool, "", 1))) {
 		buf_truncate(&l->pool, off);
 		return false;
 	}
@@ -672,7 +677,7 @@ static void collect_links(const struct conf *c, const struct job *j, const struc
 						   base, bdir, href, j->row.hops + 1, &lk, &site,
 						   &u, &us);
 			if (v == LINK_ADMITTED &&
-			    (!strcmp(u, j->row.url) || !linklist_add(&a->links, u, us)))
+			    (!strcmp(u, j->row.url) || !linklist_add(&a->links, u, us, doc->links[i].anchor)))
 				v = LINK_REPEATED;
 			lc->n[v]++;
 			/* Admitted, dropped or the page itself: the same for

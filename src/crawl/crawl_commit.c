@@ -16,6 +16,7 @@
 #include "conf.h"
 #include "delta.h"
 #include "fetch.h"
+#include "le.h"
 #include "log.h"
 #include "robots.h"
 #include "util.h"
@@ -208,6 +209,39 @@ static size_t commit_hrefs(struct crawl *cr, struct job *j, struct pending *p,
 	return nh;
 }
 
+/* The anchor text of the page's links for the anchors table (doc/SEARCH.md,
+ * "Anchor text"): per resolved link with text, target url_id, its site_id,
+ * the text's length (u16, all LE) and the text.  A link to the page itself
+ * adds nothing; past DB_MAX_ANCHORS_BYTES the rest is left out. */
+static void commit_anchors(const struct job *j, struct pending *p, const struct linkset *ls)
+{
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < ls->n; i++) {
+		const struct db_link *l = &ls->v[i];
+		const char *t = linklist_anchor_of(l->url);
+		size_t len = strlen(t);
+
+		if (!l->url_id || l->url_id == j->row.url_id || !len)
+			continue;
+		if (len > 0xffff)
+			len = 0xffff;
+		if (n + 10 + len > DB_MAX_ANCHORS_BYTES)
+			break;
+		if (n + 10 + len > cap) {
+			cap = 2 * (n + 10 + len);
+			p->anchors = xrealloc(p->anchors, cap);
+		}
+		le_put32(p->anchors + n, l->url_id);
+		le_put32(p->anchors + n + 4, l->site_id);
+		le_put16(p->anchors + n + 8, (uint16_t)len);
+		memcpy(p->anchors + n + 10, t, len);
+		n += 10 + len;
+	}
+	p->doc.anchors = p->anchors;
+	p->doc.anchors_len = n;
+}
+
 /* An indexed page: its words, links and Last-Modified into the delta log. */
 static void commit_words(struct crawl *cr, struct job *j, const struct fetch_result *r,
 			 struct analysis *a, struct pending *p, const struct linkset *ls)
@@ -225,6 +259,7 @@ static void commit_words(struct crawl *cr, struct job *j, const struct fetch_res
 	p->doc.wordcount = (unsigned)a->nwords;
 	p->doc.totalcount = (unsigned)(a->total > 0xffffff ? 0xffffff : a->total);
 	commit_hrefs(cr, j, p, ls);
+	commit_anchors(j, p, ls);
 	lm = r->last_modified ? curl_getdate(r->last_modified, NULL) : -1;
 	if (lm > 0 && delta_add_lastmod(cr->dw, j->row.url_id, (uint64_t)lm))
 		cr->failed = true;

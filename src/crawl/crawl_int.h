@@ -123,6 +123,7 @@ struct pending {
 	struct doc_cols cols;        /* doc's strings */
 	void *words;
 	uint32_t *hrefs;
+	unsigned char *anchors;      /* doc.anchors (commit_anchors()) */
 };
 
 /* One word of the document being indexed and its positions. */
@@ -146,10 +147,10 @@ struct word_tab {
 	bool full;
 };
 
-/* The admitted links of a page, in document order, each once: the URL and
- * its site key, both in pool. */
+/* The admitted links of a page, in document order, each once: the URL, its
+ * site key and the anchor text of its first link, all in pool. */
 struct linklist {
-	struct buf pool;             /* "url\0site\0" per link */
+	struct buf pool;             /* "url\0site\0anchor\0" per link */
 	uint32_t *off;               /* pool offset of each URL */
 	size_t n, cap;
 	uint32_t *slots;             /* URL hash: index + 1, 0 = empty */
@@ -359,6 +360,15 @@ static inline const char *linklist_site(const struct linklist *l, size_t i)
 	const char *u = linklist_url(l, i);
 
 	return u + strlen(u) + 1;
+}
+
+/* The anchor text stored after a URL of a linklist (url must point into
+ * its pool, as linklist_url() and the linkset's urls do). */
+static inline const char *linklist_anchor_of(const char *url)
+{
+	const char *site = url + strlen(url) + 1;
+
+	return site + strlen(site) + 1;
 }
 
 /* ---- crawl_admit.c: may a URL be crawled (pure) ------------------------------- */

@@ -371,6 +371,7 @@ static void pending_clear(struct pending *p)
 	doc_cols_free(&p->cols);
 	free(p->words);
 	free(p->hrefs);
+	free(p->anchors);
 	memset(p, 0, sizeof(*p));
 }
 

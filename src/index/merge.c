@@ -490,8 +490,6 @@ static int read_postings(struct seg *segs, size_t n, struct merger *win, struct 
 			   " was not found", le_get64(w) & (((uint64_t)1 << ORD_SEG_SHIFT) - 1),
 			   le_get64(w) >> ORD_SEG_SHIFT);
 	buf_free(&err);
-	if (!rc)
-		rc = sorter_finish(s);
 	return rc;
 }
 
@@ -662,6 +660,7 @@ struct build_ctx {
 	int cur;                /* partition being collected, -1 none */
 	int next;               /* next partition this rank must build */
 	uint64_t stats[3];      /* words, live words, postings */
+	int anchors_rebuilt;    /* drop the old postings of anchor words */
 };
 
 static int build_part(struct build_ctx *x)
@@ -712,8 +711,11 @@ static int build_part(struct build_ctx *x)
 			len = nw->len;
 		}
 		rc = storage_part_word(pw, text, len);
+		/* Anchor postings are made anew from the database each merge. */
 		if (!rc)
-			rc = write_word(pw, x->old, old_id, k < n_old, nw, b->tmp, &tmp_at,
+			rc = write_word(pw, x->old, old_id,
+					k < n_old && !(x->anchors_rebuilt && storage_is_anchor_word(text, len)),
+					nw, b->tmp, &tmp_at,
 					x->touched, x->touched_max, x->cursor, x->pos, &urls, &total);
 		b->words++;
 		if (urls)
@@ -1061,6 +1063,7 @@ struct merge {
 	char **sfrom, **pfrom;      /* URL states (rank 0), postings of owned partitions */
 	size_t n_ufrom, n_pfrom;    /* files in ufrom, pfrom */
 	uint64_t stats[3];          /* words, live words, postings (all ranks after step 5) */
+	int anchors_rebuilt;        /* the old anchor postings go (merge_anchors()) */
 };
 
 /* Rank 0 decides the generation (the next after `current`) and creates its
@@ -1240,6 +1243,10 @@ static int sort_postings(struct merge *m)
 
 	sorter_init(&post, &merge_k_post, m->scratch, "p", m->cap);
 	rc = read_postings(m->segs, m->n_segs, &m->win, &post);
+	if (!rc && m->me == 0)
+		rc = merge_anchors(m->c, m->db, m->scratch, m->cap, &post, &m->anchors_rebuilt);
+	if (!rc)
+		rc = sorter_finish(&post);
 	merger_close(&m->win);
 	sorter_free(&m->sorter);
 	m->sorter = post;
@@ -1249,6 +1256,7 @@ static int sort_postings(struct merge *m)
 	     now_monotonic() - m->t0);
 	if (cluster_agree(rc))
 		return -1;
+	cluster_bcast_int(&m->anchors_rebuilt);
 	merge_crash_point("after-runs");
 	return 0;
 }
@@ -1267,6 +1275,7 @@ static int build_partitions(struct merge *m)
 	x.old = m->old;
 	x.touched = m->touched;
 	x.touched_max = (uint32_t)m->max_url;
+	x.anchors_rebuilt = m->anchors_rebuilt;
 	x.cursor = xmalloc(sizeof(*x.cursor));
 	x.pos = xmalloc(65536 * sizeof(*x.pos));
 	x.me = m->me;

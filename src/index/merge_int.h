@@ -211,6 +211,19 @@ int sort_exchange(struct sorter *s, const char *scratch, const char *tag,
 		  int (*dest)(const void *arg, const unsigned char *rec), const void *arg,
 		  char ***from, size_t *n_from);
 
+/* ---- anchor text (merge_anchors.c) ----------------------------------------- */
+
+struct conf;
+struct db;
+
+/* Rank 0: the anchor postings of every page, from the anchors table, into
+ * post (doc/SEARCH.md, "Anchor text"), runs of cap bytes in scratch.
+ * *rebuilt is 1 when they replace the live generation's anchor postings,
+ * 0 when those are kept (no database, or it could not be read: warned).
+ * Returns 0 or -1 (logged). */
+int merge_anchors(const struct conf *c, struct db *db, const char *scratch, size_t cap,
+		  struct sorter *post, int *rebuilt);
+
 /* ---- the files of a new generation besides the partitions (merge_files.c) */
 
 struct conf;

@@ -247,6 +247,7 @@ static void run_free(struct run *r)
 		plist_free(&r->leaves[i].pl);
 		plist_free(&r->leaves[i].xpl);
 		plist_free(&r->leaves[i].fpl);
+		plist_free(&r->leaves[i].apl);
 		for (size_t j = 0; j < r->leaves[i].n_words; j++)
 			free(r->leaves[i].words[j]);
 		free(r->leaves[i].words);

@@ -135,6 +135,12 @@ struct leaf {
 	uint64_t exact_df;         /* documents of the exact word (its idf) */
 	struct plist xpl, fpl;
 	size_t xcursor, fcursor;
+	/* Anchor text (doc/SEARCH.md, "Anchor text"): the documents whose
+	 * in-links carry the word, in apl (pl holds them too); then xpl holds
+	 * the word's own postings even without forms. */
+	bool anchored;
+	struct plist apl;
+	size_t acursor;
 };
 
 struct phrase {

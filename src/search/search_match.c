@@ -274,7 +274,7 @@ static int drive_group(struct run *r, struct qnode *const *kids, size_t nk)
 		if (k->type != Q_TERM)
 			continue;
 		l = &r->leaves[k->id];
-		if (l->mask != 0xf || l->loaded || l->n_forms)
+		if (l->mask != 0xf || l->loaded || l->n_forms || l->anchored)
 			continue;
 		rc = storage_word(r->ix->st, k->word, strlen(k->word), &w);
 		if (rc < 0)
@@ -393,7 +393,7 @@ static int wild_word(void *arg, const char *word, size_t len, const struct stora
 		x->capped = true;
 		return 1;
 	}
-	if (!w->n_urls || !query_wild_match(pat, word, len))
+	if (!w->n_urls || storage_is_anchor_word(word, len) || !query_wild_match(pat, word, len))
 		return 0;
 	if (x->n >= (size_t)x->r->env->c->max_wildcard_words) {
 		x->capped = true;
@@ -506,6 +506,43 @@ static void leaf_forms(struct run *r, struct leaf *l)
 	}
 }
 
+/* Anchor text (doc/SEARCH.md, "Anchor text"): a plain word outside
+ * phrases and NOTs also finds the documents whose in-links carry it, when
+ * AnchorWeight is above 0 and the index has its anchor word. */
+static void leaf_anchored(struct run *r, struct leaf *l)
+{
+	char key[MAX_WORD_LEN];
+	struct storage_word w;
+	size_t kl;
+
+	if (r->rp.anchor_weight <= 0 || r->rt)
+		return;
+	kl = storage_anchor_key(l->node->word, strlen(l->node->word), key);
+	l->anchored = storage_word(r->ix->st, key, kl, &w) > 0 && w.n_urls > 0;
+}
+
+/* The anchored leaf's own postings into l->xpl (the forms path has put
+ * them there already), its anchor word's into l->apl, both into l->pl. */
+static int load_anchors(struct run *r, struct leaf *l)
+{
+	char key[MAX_WORD_LEN + 1];
+	size_t kl = storage_anchor_key(l->node->word, strlen(l->node->word), key);
+	int rc;
+
+	key[kl] = '\0';
+	if (!l->n_forms) {
+		l->xpl = l->pl;
+		memset(&l->pl, 0, sizeof(l->pl));
+		l->exact_df = l->xpl.n;
+		if (plist_union(r, &l->pl, &l->xpl))
+			return -2;
+	}
+	rc = load_named(r, key, l->mask, &l->apl);
+	if (rc == 0 && plist_union(r, &l->pl, &l->apl))
+		rc = -2;
+	return rc;
+}
+
 int run_load_leaf(struct run *r, struct leaf *l)
 {
 	const struct qnode *n = l->node;
@@ -522,6 +559,8 @@ int run_load_leaf(struct run *r, struct leaf *l)
 		if (rc > 0)
 			rc = load_word(r, w.word_id, l->mask, &l->pl) == -1 ? -1 : 0;
 	}
+	if (rc >= 0 && l->anchored && !r->err_token)
+		rc = load_anchors(r, l) == -1 ? -1 : 0;
 	if (rc < 0)
 		return -1;
 	if (r->rt && !r->err_token)
@@ -560,8 +599,10 @@ void run_collect(struct run *r, struct qnode *n, bool positive, bool in_phrase)
 		l->in_phrase = in_phrase;
 		l->mask = n->sections ? n->sections : r->req->sections ? r->req->sections : 0xf;
 		n->id = (int)r->n_leaves++;
-		if (n->type == Q_TERM && positive && !in_phrase)
+		if (n->type == Q_TERM && positive && !in_phrase) {
 			leaf_forms(r, l);
+			leaf_anchored(r, l);
+		}
 		return;
 	}
 	case Q_PHRASE: {

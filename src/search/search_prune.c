@@ -72,11 +72,12 @@ struct prune {
 	size_t ndocs, capdocs;
 };
 
-/* A word with forms is an OR of words: searched exhaustively (doc/SEARCH.md,
- * "Word forms"). */
+/* A word with forms or anchor text is an OR of words: searched exhaustively
+ * (doc/SEARCH.md, "Word forms", "Anchor text"). */
 static bool term_ok(const struct run *r, const struct qnode *n)
 {
-	return n->type == Q_TERM && r->leaves[n->id].mask == 0xf && !r->leaves[n->id].n_forms;
+	return n->type == Q_TERM && r->leaves[n->id].mask == 0xf && !r->leaves[n->id].n_forms &&
+	       !r->leaves[n->id].anchored;
 }
 
 bool run_prune_eligible(const struct run *r)

@@ -41,6 +41,7 @@ void search_rank_params(const struct conf *c, struct search_rank_params *p)
 	p->title_match = c ? c->title_match_boost : 1000;
 	p->stem_weight = c ? c->stem_weight : 0.7;
 	p->boiler = c ? c->boilerplate_weight : 0.1;
+	p->anchor_weight = c ? c->anchor_weight : 2;
 }
 
 double search_idf(uint64_t n_docs, uint64_t df)
@@ -81,6 +82,10 @@ static double bm25f_scaled(const struct search_rank_params *p, double idf, const
 	return saturate(p, idf, w * t);
 }
 
+/* Anchor text is one more field of BM25F: a occurrences weighing
+ * AnchorWeight each, without length normalisation (MaxAnchorWords bounds
+ * what one site gives). */
+
 static double bm25f_wn(const struct search_rank_params *p, double idf, const uint32_t tf[4],
 		       const double wn[4])
 {
@@ -89,14 +94,15 @@ static double bm25f_wn(const struct search_rank_params *p, double idf, const uin
 }
 
 /* As bm25f_scaled(), nb of the body occurrences in boilerplate counting
- * BoilerplateWeight of one. */
-static double bm25f_boiler(const struct search_rank_params *p, double idf, const uint32_t tf[4],
-			   uint32_t nb, double w, const double wn[4])
+ * BoilerplateWeight of one, and a occurrences in the anchor text of the
+ * document's in-links AnchorWeight of one (no length normalisation). */
+static double bm25f_mixed(const struct search_rank_params *p, double idf, const uint32_t tf[4],
+			  uint32_t nb, double w, const double wn[4], uint32_t a)
 {
 	double body = (tf[0] - nb) + p->boiler * nb;
 	double t = body * wn[0] + tf[1] * wn[1] + tf[2] * wn[2] + tf[3] * wn[3];
 
-	return saturate(p, idf, w * t);
+	return saturate(p, idf, w * t + p->anchor_weight * a);
 }
 
 double search_bm25f(const struct search_rank_params *p, double idf, const uint32_t tf[4],
@@ -396,7 +402,7 @@ static inline bool leaf_doc(struct run *r, struct leaf *l, uint64_t key, const u
 	size_t at;
 
 	*w = 1;
-	if (!l->n_forms) {
+	if (!l->n_forms && !l->anchored) {
 		at = plist_find(&l->pl, key, &l->cursor);
 		if (at == SIZE_MAX)
 			return false;
@@ -427,6 +433,16 @@ static uint32_t boiler_count(const struct doc_score *ds, const uint16_t *p, uint
 		nb += blocks_range_covers(ds->bp, ds->nbp, at, at + 1);
 	}
 	return nb;
+/* The occurrences of leaf l in the anchor text of document key's in-links
+ * (doc/SEARCH.md, "Anchor text"). */
+static inline uint32_t leaf_anchors(struct leaf *l, uint64_t key)
+{
+	size_t at = plist_find(&l->apl, key, &l->acursor);
+	uint32_t n = 0;
+
+	if (at != SIZE_MAX)
+		plist_pos(&l->apl, at, &n);
+	return n;
 }
 
 /* BM25F of each positive word of document key; notes its title positions
@@ -435,14 +451,19 @@ static double score_words(struct run *r, uint64_t key, struct doc_score *ds, dou
 {
 	for (size_t i = 0; i < r->n_leaves; i++) {
 		struct leaf *l = &r->leaves[i];
-		uint32_t tf[4] = { 0 }, n;
+		uint32_t tf[4] = { 0 }, n, a, nb;
 		const uint16_t *p;
 		double w;
 
 		if (!l->positive)
 			continue;
+		a = l->anchored ? leaf_anchors(l, key) : 0;
 		if (!leaf_doc(r, l, key, &p, &n, &w)) {
 			ds->exact = false;
+			if (!a)
+				continue;
+			/* Found by its in-links' words alone. */
+			text += saturate(&r->rp, l->idf, r->rp.anchor_weight * a);
 			continue;
 		}
 		for (uint32_t j = 0; j < n; j++)
@@ -463,8 +484,9 @@ static double score_words(struct run *r, uint64_t key, struct doc_score *ds, dou
 			ds->nbp = boiler_doc(r->ix->bp, (uint32_t)key, ds->bp, ARRAY_SIZE(ds->bp));
 			ds->bp_read = true;
 		}
-		if (ds->nbp && tf[TOK_SECTION_BODY])
-			text += bm25f_boiler(&r->rp, l->idf, tf, boiler_count(ds, p, n), w, ds->wn);
+		nb = ds->nbp && tf[TOK_SECTION_BODY] ? boiler_count(ds, p, n) : 0;
+		if (nb || a)
+			text += bm25f_mixed(&r->rp, l->idf, tf, nb, w, ds->wn, a);
 		else
 			text += w == 1 ? bm25f_wn(&r->rp, l->idf, tf, ds->wn)
 				       : bm25f_scaled(&r->rp, l->idf, tf, w, ds->wn);

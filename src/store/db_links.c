@@ -695,3 +695,40 @@ int db_graph_urls(struct db *db, int (*cb)(void *arg, uint32_t url_id, const cha
 	buf_free(&cols[1].b);
 	return rc;
 }
+
+struct anchors_cb {
+	int (*cb)(void *arg, uint32_t url_id, uint32_t site_id, const unsigned char *rec,
+		  size_t len);
+	void *arg;
+};
+
+static int row_anchors(void *arg, struct gcol *c)
+{
+	struct anchors_cb *a = arg;
+
+	if (!c[2].b.len)   /* empty or over the cap */
+		return 0;
+	return a->cb(a->arg, c[0].u, c[1].u, (const unsigned char *)c[2].b.ptr, c[2].b.len);
+}
+
+int db_anchors_each(struct db *db,
+		    int (*cb)(void *arg, uint32_t url_id, uint32_t site_id, const unsigned char *rec,
+			      size_t len),
+		    void *arg)
+{
+	struct anchors_cb a = { cb, arg };
+	struct gcol cols[3];
+	int rc;
+
+	memset(cols, 0, sizeof(cols));
+	cols[2].blob = true;
+	buf_init(&cols[2].b, DB_MAX_ANCHORS_BYTES + 1);
+	/* The sources the index holds: what db_graph_nodes() calls a node. */
+	rc = graph_stream(db,
+			  "SELECT a.url_id, u.site_id, a.anchors FROM anchors a"
+			  " JOIN urlword u ON u.url_id = a.url_id"
+			  " WHERE u.deleted = 0 AND u.status = 200 AND u.origin = 1",
+			  NULL, 0, cols, 3, DB_MAX_ANCHORS_BYTES, row_anchors, &a);
+	buf_free(&cols[2].b);
+	return rc;
+}

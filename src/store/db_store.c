@@ -173,6 +173,59 @@ static int done_docs(struct db *db, const struct db_done *d, size_t n, const boo
 	return rc;
 }
 
+/* The anchors rows of the outcomes of a batch whose URL rows were stored
+ * (doc/SEARCH.md, "Anchor text"): every page stored or deleted loses its
+ * old row, a stored page with anchors gets its new one; an unchanged page
+ * keeps its row.  The bytes go as hex literals (nothing to escape), in
+ * statements of about 1 MiB. */
+static int done_anchors(struct db *db, const struct db_done *d, size_t n, const bool *owned)
+{
+	struct buf sql = BUF_INIT(4u << 20);
+	size_t k = 0;
+	int rc = 0;
+
+	buf_adds(&sql, "DELETE FROM anchors WHERE url_id IN (");
+	for (size_t i = 0; i < n; i++)
+		if (owned[i] && d[i].doc_op != DB_DOC_KEEP)
+			buf_printf(&sql, "%s%u", k++ ? "," : "", d[i].url_id);
+	if (k && !buf_addc(&sql, ')'))
+		rc = sql_run(db, buf_str(&sql), NULL);
+	buf_reset(&sql);
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct db_doc *doc = d[i].doc;
+		const unsigned char *a;
+
+		if (!owned[i] || d[i].doc_op != DB_DOC_PUT || !doc || !doc->anchors_len)
+			continue;
+		if (sql.len > (1u << 20)) {
+			rc = sql_run(db, buf_str(&sql), NULL);
+			buf_reset(&sql);
+			if (rc)
+				break;
+		}
+		buf_printf(&sql, "%s(%u, X'", sql.len ? "," : "INSERT INTO anchors (url_id, anchors) VALUES ",
+			   d[i].url_id);
+		a = doc->anchors;
+		for (size_t j = 0; j < doc->anchors_len;) {
+			static const char hx[] = "0123456789abcdef";
+			char h[512];
+			size_t m = 0;
+
+			for (; j < doc->anchors_len && m < sizeof(h); j++) {
+				h[m++] = hx[a[j] >> 4];
+				h[m++] = hx[a[j] & 15];
+			}
+			buf_add(&sql, h, m);
+		}
+		if (buf_adds(&sql, "')"))
+			rc = error("the anchors of url %u do not fit one statement", d[i].url_id);
+	}
+	if (!rc && sql.len)
+		rc = sql_run(db, buf_str(&sql), NULL);
+	buf_free(&sql);
+	return rc;
+}
+
 /* ", 'text'" for one CASE arm: escaped, as every string from outside. */
 static int add_case_str(struct db *db, struct buf *b, unsigned url_id, const char *s)
 {
@@ -289,6 +342,8 @@ static int done_body(struct db *db, void *arg)
 		rc = done_urls(db, c->rank, c->d + at, k, owned, &c->lost);
 		if (!rc)
 			rc = done_docs(db, c->d + at, k, owned);
+		if (!rc)
+			rc = done_anchors(db, c->d + at, k, owned);
 	}
 	return rc;
 }

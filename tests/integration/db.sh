@@ -54,8 +54,8 @@ tap_ok "$(has 'created the mpseek schema \(version 3\) in database mpa')" "first
 tap_ok "$(has 'inserted 5 new URL')" "first run inserts 3 Server URLs + 2 robots.txt (Robots no for the last)"
 tap_is "$(mdb_sql "SELECT value FROM mpseek_meta WHERE name = 'schema_version'" mpa)" 3 \
 	"mpseek_meta holds schema_version 3"
-tap_is "$(mdb_sql "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'mpa'")" 27 \
-	"27 tables (urlword, urlwords00..15, wordurl, sites, robots, stat, spaces, subsets, wordsite, recrawl, recrawl_limits, mpseek_meta)"
+tap_is "$(mdb_sql "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'mpa'")" 28 \
+	"28 tables (urlword, urlwords00..15, anchors, wordurl, sites, robots, stat, spaces, subsets, wordsite, recrawl, recrawl_limits, mpseek_meta)"
 tap_is "$(mdb_sql "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'mpa' AND engine <> 'InnoDB'")" 0 \
 	"every table is InnoDB"
 tap_is "$(mdb_sql "SELECT url FROM urlword ORDER BY url_id" mpa)" \

@@ -4,7 +4,9 @@
 position the 16-bit value: 2 section bits, 14 position bits) and a url_id
 TAB url map, compute what AND (of two and three words), OR, NOT, two-word phrases and title: must
 select, for pairs of words chosen deterministically.  Prints one line per
-query: query TAB the expected URLs, sorted, blank-separated."""
+query: query TAB the expected URLs, sorted, blank-separated.  Anchor text
+(doc/SEARCH.md): a plain word outside phrases, NOTs and sections also
+selects the documents of its anchor word (the word behind a 0x01 byte)."""
 import sys
 
 dump, urlmap, port = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -49,17 +51,24 @@ for i in range(0, len(words), max(1, len(words) // 12)):
     a, b = words[i], words[(i * 7 + 3) % len(words)]
     if a != b:
         pairs.append((a, b))
+
+
+def found(w):
+    """The documents a plain word selects: its own and its anchor word's."""
+    return set(post[w]) | set(post.get("\x01" + w, {}))
+
+
 for a, b in pairs:
-    A, B = set(post[a]), set(post[b])
+    A, B = found(a), found(b)
     print("%s %s\t%s" % (a, b, show(A & B)))
     print("%s OR %s\t%s" % (a, b, show(A | B)))
-    print("%s -%s\t%s" % (a, b, show(A - B)))
-    print("title:%s\t%s" % (a, show(u for u in A if any(p >> 14 == 3 for p in post[a][u]))))
+    print("%s -%s\t%s" % (a, b, show(A - set(post[b]))))
+    print("title:%s\t%s" % (a, show(u for u in post[a] if any(p >> 14 == 3 for p in post[a][u]))))
     c = words[(words.index(a) * 3 + 1) % len(words)]
-    C = set(post[c])
+    C = found(c)
     if c not in (a, b):
         print("%s %s %s\t%s" % (a, b, c, show(A & B & C)))
-        print("%s %s -%s\t%s" % (a, c, b, show((A & C) - B)))
+        print("%s %s -%s\t%s" % (a, c, b, show((A & C) - set(post[b]))))
         print("(%s OR %s) %s\t%s" % (a, b, c, show((A | B) & C)))
 # Adjacent pairs that do occur as phrases, and their reverse.
 seen = 0
