@@ -55,7 +55,17 @@ static int anc_cmp(const unsigned char *a, const unsigned char *b)
 	return c ? c : cmp_u32v((uint32_t)la, (uint32_t)lb);
 }
 
-static const struct kind K_ANC = { ANC_HEAD, ANC_HEAD + 0xffff, anc_extra, anc_cmp, 0, NULL, NULL };
+/* The sort key (merge_int.h): target and source site, then the source;
+ * the text decides between anchors of one source, through anc_cmp(). */
+static bool anc_key(const unsigned char *a, uint64_t k[2])
+{
+	k[0] = (uint64_t)le_get32(a) << 32 | le_get32(a + 8);
+	k[1] = (uint64_t)le_get32(a + 12) << 32;
+	return false;
+}
+
+static const struct kind K_ANC = { .head = ANC_HEAD, .max = ANC_HEAD + 0xffff, .extra = anc_extra,
+				   .cmp = anc_cmp, .key = anc_key };
 
 struct aword {
 	uint16_t pos;

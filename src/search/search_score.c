@@ -433,6 +433,8 @@ static uint32_t boiler_count(const struct doc_score *ds, const uint16_t *p, uint
 		nb += blocks_range_covers(ds->bp, ds->nbp, at, at + 1);
 	}
 	return nb;
+}
+
 /* The occurrences of leaf l in the anchor text of document key's in-links
  * (doc/SEARCH.md, "Anchor text"). */
 static inline uint32_t leaf_anchors(struct leaf *l, uint64_t key)
