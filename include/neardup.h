@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "caps.h"
+
 struct buf;
 
 #define NEARDUP_FORMAT_VERSION 1
@@ -21,6 +23,7 @@ struct buf;
  * web crawling", 2007). */
 #define NEARDUP_BLOCKS 4
 #define NEARDUP_MAX_BITS (NEARDUP_BLOCKS - 1)
+_Static_assert(NEARDUP_MAX_BITS == MAX_NEAR_DUP_BITS, "caps.h's NearDupBits cap");
 /* Within one block's bucket, a signature is compared with at most this many
  * others (distinct signatures; equal ones are joined without comparing), so
  * a bucket that a million pages share costs linear time, not quadratic. */
@@ -59,6 +62,9 @@ void neardup_close(struct neardup *nd); /* accepts NULL */
 /* The group of url_id (its smallest url_id), 0 when it has no near-duplicate
  * or nd is NULL. */
 uint32_t neardup_group_of(const struct neardup *nd, uint32_t url_id);
+/* The members of group (ascending url_ids, the group's own first) into
+ * out[0..max); returns how many were written. */
+size_t neardup_members(const struct neardup *nd, uint32_t group, uint32_t *out, size_t max);
 /* The groups and the documents in them; the NearDupBits they were found with. */
 void neardup_counts(const struct neardup *nd, uint64_t *groups, uint64_t *docs, unsigned *bits);
 

@@ -1314,6 +1314,8 @@ static int write_generation(struct merge *m)
 		merge_crash_point("after-format");
 		if (!rc)
 			rc = merge_write_stems(m->c, m->dir);
+		if (!rc)
+			rc = merge_write_neardup(m->c, m->db, m->dir);
 		if (!rc && m->db)
 			rc = update_wordurl(m->db, m->old, m->dir, m->gen, m->cur);
 		merge_crash_point("after-wordurl");

@@ -34,6 +34,7 @@ struct neardup {
 	const unsigned char *map;
 	size_t size;
 	uint32_t members, groups, bits;
+	struct neardup_member *by_group; /* the members by (group, url_id) */
 };
 
 /* ---- grouping ------------------------------------------------------------------ */
@@ -213,6 +214,15 @@ out:
 	return rc;
 }
 
+static int cmp_by_group(const void *a, const void *b)
+{
+	const struct neardup_member *x = a, *y = b;
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	return x->url_id < y->url_id ? -1 : x->url_id > y->url_id;
+}
+
 int neardup_open(const char *gen_dir, struct neardup **out, struct buf *err)
 {
 	char *path = xasprintf("%s/%s", gen_dir, NEARDUP_FILE);
@@ -243,6 +253,12 @@ int neardup_open(const char *gen_dir, struct neardup **out, struct buf *err)
 	nd->map = m;
 	nd->size = size;
 	nd->members = (uint32_t)n;
+	nd->by_group = xmalloc((n ? n : 1) * sizeof(*nd->by_group));
+	for (size_t i = 0; i < n; i++) {
+		nd->by_group[i].url_id = le_get32(m + HEADER + 8 * i);
+		nd->by_group[i].group = le_get32(m + HEADER + 8 * i + 4);
+	}
+	qsort(nd->by_group, n, sizeof(*nd->by_group), cmp_by_group);
 	nd->groups = le_get32(m + H_GROUPS);
 	nd->bits = le_get32(m + H_BITS);
 	*out = nd;
@@ -260,6 +276,7 @@ void neardup_close(struct neardup *nd)
 	if (!nd)
 		return;
 	binfile_unmap(nd->map, nd->size);
+	free(nd->by_group);
 	free(nd);
 }
 
@@ -282,6 +299,27 @@ uint32_t neardup_group_of(const struct neardup *nd, uint32_t url_id)
 			hi = mid;
 	}
 	return 0;
+}
+
+size_t neardup_members(const struct neardup *nd, uint32_t group, uint32_t *out, size_t max)
+{
+	size_t lo = 0, hi, n = 0;
+
+	if (!nd || !group)
+		return 0;
+	hi = nd->members;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (nd->by_group[mid].group < group)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < nd->members && nd->by_group[lo].group == group; lo++)
+		if (n < max)
+			out[n++] = nd->by_group[lo].url_id;
+	return n;
 }
 
 void neardup_counts(const struct neardup *nd, uint64_t *groups, uint64_t *docs, unsigned *bits)

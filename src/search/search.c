@@ -21,6 +21,7 @@
 #include "docstore.h"
 #include "excerpt.h"
 #include "log.h"
+#include "neardup.h"
 #include "query.h"
 #include "ranks.h"
 #include "search.h"
@@ -47,6 +48,7 @@ static void index_close(struct search_index *ix)
 	citations_close(ix->rev);
 	stems_close(ix->stems);
 	docstore_close(ix->ds);
+	neardup_close(ix->nd);
 	free(ix->dir);
 	free(ix);
 }
@@ -124,6 +126,10 @@ int search_index_open(const struct conf *c, const char *data_dir, const char *ge
 	 * from the database, as in generations written before it. */
 	if (docstore_open(ix->dir, &ix->ds, &report) < 0)
 		warning("%s (snippets are read from the database)", buf_str(&report));
+	/* So are the near-duplicate groups: without them every page shows. */
+	buf_reset(&report);
+	if (neardup_open(ix->dir, &ix->nd, &report) < 0)
+		warning("%s (near-duplicates are not grouped)", buf_str(&report));
 	ix->gen = storage_generation(ix->st);
 	for (int s = 0; s < STORAGE_SECTIONS; s++)
 		ix->avg_len[s] = storage_avg_len(ix->st, s);
@@ -317,6 +323,8 @@ static int make_page(struct run *r, const struct search_doc *docs, size_t n_docs
 	res->total_urls = n_docs;
 	res->first = req->page * ps;
 	rc = run_fill_hits(r, docs, picks, n_picks);
+	if (!rc)
+		rc = run_list_neardups(r);
 	free(picks);
 	return rc;
 }
@@ -332,6 +340,7 @@ int search_run(struct search_index *ix, const struct search_env *env,
 	double t0 = now_monotonic();
 	uint32_t ps = req->page_size ? req->page_size : 10;
 	int rc = 0, scored;
+	bool pruned = false;
 
 	memset(res, 0, sizeof(*res));
 	memset(&r, 0, sizeof(r));
@@ -363,6 +372,7 @@ int search_run(struct search_index *ix, const struct search_env *env,
 	/* Pruning reads the generation's postings alone: not with a
 	 * real-time index to merge in. */
 	if (!r.rt && run_prune_eligible(&r)) {
+		pruned = true;
 		run_title_prepare(&r);
 		scored = run_prune(&r, ps, &docs, &n_docs);
 		word_stats(&r);
@@ -377,6 +387,26 @@ int search_run(struct search_index *ix, const struct search_env *env,
 		run_title_prepare(&r);
 		set = run_eval(&r, r.q.root);
 		scored = run_score(&r, &set, &docs, &n_docs);
+	}
+	if (!scored) {
+		bool refold;
+
+		n_docs = run_fold_neardups(&r, docs, n_docs, &refold);
+		/* A pruned list lost a scored document: what would follow it on
+		 * the page was never scored; the query is evaluated in full. */
+		if (refold && pruned) {
+			free(docs);
+			docs = NULL;
+			n_docs = 0;
+			if (load_leaves(&r))
+				rc = -1;
+			if (r.err_token)
+				goto done;
+			set = run_eval(&r, r.q.root);
+			scored = run_score(&r, &set, &docs, &n_docs);
+			if (!scored)
+				n_docs = run_fold_neardups(&r, docs, n_docs, &refold);
+		}
 	}
 	r.work.matched = n_docs;
 	if (scored) {
