@@ -59,6 +59,9 @@ struct neardup;
  * (grouping off), -1 when damaged (reason in err, or logged). */
 int neardup_open(const char *gen_dir, struct neardup **out, struct buf *err);
 void neardup_close(struct neardup *nd); /* accepts NULL */
+/* neardup_open() and close, for --check (storage_check()): 1 good, 0 none,
+ * -1 with "path: what" in err. */
+int neardup_verify(const char *gen_dir, struct buf *err);
 /* The group of url_id (its smallest url_id), 0 when it has no near-duplicate
  * or nd is NULL. */
 uint32_t neardup_group_of(const struct neardup *nd, uint32_t url_id);

@@ -271,6 +271,15 @@ out:
 	return rc;
 }
 
+int neardup_verify(const char *gen_dir, struct buf *err)
+{
+	struct neardup *nd;
+	int rc = neardup_open(gen_dir, &nd, err);
+
+	neardup_close(nd);
+	return rc;
+}
+
 void neardup_close(struct neardup *nd)
 {
 	if (!nd)

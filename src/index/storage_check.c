@@ -18,6 +18,7 @@
 #include "charset.h"
 #include "citations.h"
 #include "le.h"
+#include "neardup.h"
 #include "ranks.h"
 #include "storage.h"
 #include "storage_int.h"
@@ -346,6 +347,7 @@ static const struct {
 	{ RANKS_FILE, ranks_verify },
 	{ CITATIONS_DIR "/direct", verify_direct },
 	{ CITATIONS_DIR "/reverse", verify_reverse },
+	{ NEARDUP_FILE, neardup_verify },
 };
 
 static void check_gen_files(struct checker *k, const char *gen_dir)

@@ -89,6 +89,16 @@ tap_is "$?" 0 "-S"
 tap_ok "$(grep -q 'Near-duplicates: 1 group(s) of 2 document(s) (1 shown, 1 folded; NearDupBits 3)' "$T/stats" && echo 1)" \
 	"-S counts the group: $(grep 'Near-dup' "$T/stats")"
 
+# --check verifies the file; a flipped byte is damage.
+"$idx" --check "$conf" >"$T/check.out" 2>&1
+tap_is "$?" 0 "--check passes the generation"
+cp "$gen/neardup" "$T/neardup.good"
+printf '\x7f' | dd of="$gen/neardup" bs=1 seek=70 conv=notrunc 2>/dev/null
+"$idx" --check "$conf" >"$T/check.out" 2>&1
+tap_ok "$([ $? != 0 ] && grep -q 'neardup: .*crc' "$T/check.out" && echo 1)" \
+	"--check reports a damaged neardup file: $(grep -m1 'neardup' "$T/check.out")"
+cp "$T/neardup.good" "$gen/neardup"
+
 # NearDupBits 0: no grouping.
 printf 'NearDupBits 4\n' >"$T/four.conf"
 "$idx" --check-config "$T/four.conf" >"$T/out" 2>&1
