@@ -35,6 +35,8 @@ struct neardup {
 	size_t size;
 	uint32_t members, groups, bits;
 	struct neardup_member *by_group; /* the members by (group, url_id) */
+	uint64_t *grouped;         /* bit per url_id up to the largest: in a group */
+	uint32_t max_id;
 };
 
 /* ---- grouping ------------------------------------------------------------------ */
@@ -259,6 +261,12 @@ int neardup_open(const char *gen_dir, struct neardup **out, struct buf *err)
 		nd->by_group[i].group = le_get32(m + HEADER + 8 * i + 4);
 	}
 	qsort(nd->by_group, n, sizeof(*nd->by_group), cmp_by_group);
+	/* Most matching documents of a query have no near-duplicate: one bit
+	 * says so without the binary search (an 8-byte word per 64 url_ids). */
+	nd->max_id = n ? le_get32(m + HEADER + 8 * (n - 1)) : 0;
+	nd->grouped = xcalloc((size_t)nd->max_id / 64 + 1, sizeof(*nd->grouped));
+	for (size_t i = 0; i < n; i++)
+		nd->grouped[nd->by_group[i].url_id / 64] |= 1ull << (nd->by_group[i].url_id % 64);
 	nd->groups = le_get32(m + H_GROUPS);
 	nd->bits = le_get32(m + H_BITS);
 	*out = nd;
@@ -286,6 +294,7 @@ void neardup_close(struct neardup *nd)
 		return;
 	binfile_unmap(nd->map, nd->size);
 	free(nd->by_group);
+	free(nd->grouped);
 	free(nd);
 }
 
@@ -293,7 +302,7 @@ uint32_t neardup_group_of(const struct neardup *nd, uint32_t url_id)
 {
 	size_t lo = 0, hi;
 
-	if (!nd)
+	if (!nd || url_id > nd->max_id || !(nd->grouped[url_id / 64] >> (url_id % 64) & 1))
 		return 0;
 	hi = nd->members;
 	while (lo < hi) {
