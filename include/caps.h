@@ -30,6 +30,7 @@
 #define MAX_HTML_META_TEXT  4096      /* bytes of title/description/keywords text indexed */
 #define MAX_JS_SCAN         65536     /* bytes of inline script searched for a redirect */
 #define MAX_CLONE_TABLE_ENTRIES (1L << 26) /* hard cap for CloneTableEntries (5-10 GiB) */
+#define MAX_NEAR_DUP_BITS 3  /* NearDupBits: neardup.h's 4 blocks of 16 bits find pairs <= 3 apart */
 #define MAX_SEEN_CACHE_ENTRIES (1L << 28) /* hard cap for SeenCacheEntries (6 GiB) */
 #define MAX_SEEN_BLOOM_URLS (1L << 34)    /* hard cap for SeenBloomURLs (20 GiB at 1 %) */
 #define MAX_CONF_FILE       (16L << 20) /* bytes of one config file (read whole) */

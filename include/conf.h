@@ -140,6 +140,9 @@ struct conf {
 	                           * for this long, then the crawl stops */
 	long publish_pages;       /* PublishPages: --continuous publishes after this many pages */
 	long publish_interval;    /* PublishInterval seconds (10M): ... or after this long */
+	long near_dup_bits;       /* NearDupBits (3): the merge groups pages whose
+	                           * simhashes differ in at most this many bits
+	                           * (0..MAX_NEAR_DUP_BITS; 0 = none, MD5 clones only) */
 	long clone_table_entries; /* CloneTableEntries: entries of a crawling rank's
 	                           * in-memory clone tables (CLONE_TABLE_ENTRIES;
 	                           * 0 = none, the clone check asks the database) */

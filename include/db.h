@@ -19,7 +19,7 @@ struct conf;
 struct db;
 
 /* The schema version this build reads and writes (row in table `mpseek_meta`). */
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 4
 
 /* Connect as configured: DBAddr, or when no DBAddr is set the embedded
  * server on unix socket `embedded_socket` (borrowed for the call; the caller
@@ -255,6 +255,8 @@ struct db_done {
 	unsigned url_id;
 	int status;
 	const char *crc, *last_modified, *etag; /* stored as given ("" = none) */
+	uint64_t simhash;         /* stored when has_simhash (a page parsed now) */
+	bool has_simhash;
 	long last_index_time, next_index_time;
 	unsigned redir;
 	int origin;
@@ -391,6 +393,13 @@ int db_wordurl_each(struct db *db,
 			      uint32_t urlcount, uint32_t totalcount),
 		    void *arg);
 
+/* The merge's near-duplicate groups (doc/SEARCH.md, "Near-duplicates"):
+ * fn(arg, url_id, simhash) for every live fetched origin with a simhash,
+ * streamed; fn returns 0 to go on, else that value is returned.  Returns
+ * 0, fn's value, or -1. */
+int db_simhashes(struct db *db, int (*fn)(void *arg, uint32_t url_id, uint64_t simhash),
+		 void *arg);
+
 /* --- pagerank: the link graph (pagerank.c, doc/PAGERANK.md) --------------
  *
  * Each streams rows to a callback (unbuffered: nothing is held twice); the
@@ -459,6 +468,12 @@ void db_hit_doc_free(struct db_hit_doc *d); /* accepts a zeroed struct */
 #define DB_MAX_HIT_DOCS 512
 int db_hit_docs(struct db *db, const uint32_t *ids, size_t n, bool with_text,
 		struct db_hit_doc *out);
+
+/* The URLs of the live fetched url_ids ids[0..n) (a hit's near-duplicates),
+ * ascending: cb(arg, url_id, url) for each (url borrowed).  0 or -1. */
+#define DB_MAX_HIT_URLS 65536
+int db_hit_urls(struct db *db, const uint32_t *ids, size_t n,
+		int (*cb)(void *arg, uint32_t url_id, const char *url), void *arg);
 
 /* The clones of the origins ids[0..n): live status-200 rows with origin 0,
  * the same site and MD5, ascending by url_id; cb(arg, i, clone_id, url) for

@@ -81,6 +81,9 @@ CREATE TABLE IF NOT EXISTS urlword (
 	next_index_time int unsigned NOT NULL DEFAULT 0,
 	status smallint NOT NULL DEFAULT 0,
 	crc char(32) CHARACTER SET ascii NOT NULL DEFAULT '',
+	-- The simhash of the body's words (version 4; doc/CRAWL.md,
+	-- "Near-duplicates"), 0 = none.
+	simhash bigint unsigned NOT NULL DEFAULT 0,
 	last_modified varbinary(64) NOT NULL DEFAULT '',
 	etag varbinary(128) NOT NULL DEFAULT '',
 	last_index_time int unsigned NOT NULL DEFAULT 0,
@@ -270,5 +273,5 @@ CREATE TABLE IF NOT EXISTS wordsite (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 
 -- Last: the version row marks the schema as complete.
-INSERT INTO mpseek_meta (name, value) VALUES ('schema_version', '3')
+INSERT INTO mpseek_meta (name, value) VALUES ('schema_version', '4')
 	ON DUPLICATE KEY UPDATE name = name;

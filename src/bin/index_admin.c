@@ -21,6 +21,7 @@
 #include "db.h"
 #include "delta.h"
 #include "log.h"
+#include "neardup.h"
 #include "rt.h"
 #include "status.h"
 #include "storage.h"
@@ -210,6 +211,30 @@ int admin_expire(struct db *db, const struct url_list *l, bool force)
 	return 0;
 }
 
+/* The generation's near-duplicate groups (doc/SEARCH.md, "Near-duplicates"). */
+static int print_neardups(const char *dir, FILE *out)
+{
+	struct buf err = BUF_INIT(1024);
+	struct neardup *nd = NULL;
+	uint64_t groups, docs;
+	unsigned bits;
+	int k = neardup_open(dir, &nd, &err);
+
+	if (k < 0) {
+		error("-S: %s", buf_str(&err));
+	} else if (k == 0) {
+		fprintf(out, "    Near-duplicates: not grouped (NearDupBits 0, or merged before)\n");
+	} else {
+		neardup_counts(nd, &groups, &docs, &bits);
+		fprintf(out, "    Near-duplicates: %" PRIu64 " group(s) of %" PRIu64
+			" document(s) (%" PRIu64 " shown, %" PRIu64 " folded; NearDupBits %u)\n",
+			groups, docs, groups, docs - groups, bits);
+	}
+	neardup_close(nd);
+	buf_free(&err);
+	return k < 0 ? -1 : 0;
+}
+
 int admin_print_index(const struct conf *c, FILE *out)
 {
 	struct buf err = BUF_INIT(1024);
@@ -241,7 +266,7 @@ int admin_print_index(const struct conf *c, FILE *out)
 	fprintf(out, "\n    Index: generation %" PRIu64 ", %" PRIu64 " document(s), %" PRIu64
 		" word(s), %" PRIu64 " posting(s), %" PRIu64 " bytes, written %s\n",
 		gen, f.n_docs, f.live_words, f.postings, bytes, date);
-	rc = 0;
+	rc = print_neardups(dir, out);
 out:
 	free(dir);
 	buf_free(&err);

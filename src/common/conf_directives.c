@@ -131,6 +131,7 @@ const struct directive conf_directives[] = {
 	     MAX_CLONE_TABLE_ENTRIES),
 	LONG("SeenCacheEntries", IDX, C(seen_cache_entries), SEEN_CACHE_ENTRIES, 1,
 	     MAX_SEEN_CACHE_ENTRIES),
+	LONG("NearDupBits", IDX, C(near_dup_bits), 3, 0, MAX_NEAR_DUP_BITS),
 	LONG("SeenBloomURLs", IDX, C(seen_bloom_urls), SEEN_BLOOM_URLS, 0, MAX_SEEN_BLOOM_URLS),
 	FNW("SeenBloomFPRate", IDX, NOWHERE, 0, d_seen_fp, NULL),
 	FN("EmbeddedDBListen", IDX, 1, 1, d_dblisten),

@@ -20,6 +20,7 @@
 #include "docblob.h"
 #include "html.h"
 #include "log.h"
+#include "simhash.h"
 #include "tokenize.h"
 #include "url.h"
 #include "util.h"
@@ -236,6 +237,7 @@ struct text_ctx {
 	const struct tokenizer *tok;
 	struct word_tab *words;
 	struct tok_doc td;
+	struct simhash sh;           /* the page's signature, from the same text */
 };
 
 static void text_cb(enum section sec, const char *utf8, size_t len, void *arg)
@@ -243,6 +245,7 @@ static void text_cb(enum section sec, const char *utf8, size_t len, void *arg)
 	struct text_ctx *x = arg;
 
 	tok_run(x->tok, &x->td, (int)sec, utf8, len, word_emit, x->words);
+	simhash_feed(&x->sh, utf8, len);
 }
 
 static int cmp_u16(const void *a, const void *b)
@@ -567,6 +570,7 @@ void analysis_clear(struct analysis *a)
 	a->noindex = a->nofollow = a->ref_meta = a->words_bad = false;
 	a->nwords = 0;
 	a->total = 0;
+	a->simhash = 0;
 	memset(&a->lcount, 0, sizeof(a->lcount));
 	/* A slot keeps a page's tables for the next, unless a huge page grew
 	 * them: slots are many (8 per thread), huge pages few. */
@@ -739,7 +743,9 @@ static void collect_words(const struct tokenizer *tok, const struct html_doc *do
 	struct text_ctx x = { .tok = tok, .words = w };
 
 	tok_doc_reset(&x.td);
+	simhash_init(&x.sh);
 	html_foreach_text(doc, text_cb, &x);
+	a->simhash = simhash_final(&x.sh);
 	words_finish(w);
 	for (size_t i = 0; i < w->n && !a->words_bad; i++) {
 		const struct word_ent *e = w->sorted[i];

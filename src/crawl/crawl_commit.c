@@ -92,6 +92,8 @@ static struct pending *commit_doc_row(struct crawl *cr, struct job *j,
 	p->d.status = 200;
 	p->d.redir = redir;
 	p->d.origin = origin ? 0 : 1;
+	p->d.simhash = a->simhash;
+	p->d.has_simhash = true;
 	p->cols = a->cols;
 	memset(&a->cols, 0, sizeof(a->cols));
 	p->doc.content_type = p->cols.content_type;

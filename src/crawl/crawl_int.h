@@ -235,6 +235,7 @@ struct analysis {
 	struct delta_words dw;       /* the DOC record's words, encoded */
 	size_t nwords;               /* distinct words */
 	uint64_t total;              /* words with repeats */
+	uint64_t simhash;            /* of the words' text (simhash.h), 0 = none */
 	bool words_bad;              /* delta_words_add() refused one: dw.err */
 	void *z;                     /* docblob_compress() of the UTF-8 text */
 	size_t zlen;

@@ -1339,6 +1339,8 @@ static int write_generation(struct merge *m)
 			rc = merge_write_stems(m->c, m->dir);
 		if (!rc)
 			merge_write_boiler(m->c, m->dir, m->cap);
+		if (!rc)
+			rc = merge_write_neardup(m->c, m->db, m->dir);
 		if (!rc && m->db)
 			rc = update_wordurl(m->db, m->old, m->dir, m->gen, m->cur);
 		merge_crash_point("after-wordurl");

@@ -1,19 +1,22 @@
 /* merge_files.c - the files of a new generation besides the partitions and
  * docinfo, made by rank 0 in the merge's step 5 (doc/MERGE.md): the
- * docstore's builder, the stem map, and whether the live generation's ranks
- * and citations may be kept.  The steps themselves are in merge.c.
+ * docstore's builder, the stem map, the near-duplicate groups, and whether
+ * the live generation's ranks and citations may be kept.  The steps themselves are in merge.c.
  */
 #include "config.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "buf.h"
 #include "citations.h"
 #include "conf.h"
 #include "docstore.h"
+#include "db.h"
 #include "log.h"
+#include "neardup.h"
 #include "ranks.h"
 #include "stems.h"
 #include "storage.h"
@@ -38,6 +41,54 @@ int merge_write_stems(const struct conf *c, const char *dir)
 		info("merge: stem map written (%.2f s)", now_monotonic() - t);
 	storage_close(st);
 	buf_free(&err);
+	return rc;
+}
+
+struct simhash_rows {
+	struct neardup_doc *v;
+	size_t n, cap;
+};
+
+static int simhash_row(void *arg, uint32_t url_id, uint64_t simhash)
+{
+	struct simhash_rows *r = arg;
+
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 4096;
+		r->v = xrealloc(r->v, r->cap * sizeof(*r->v));
+	}
+	r->v[r->n].url_id = url_id;
+	r->v[r->n].simhash = simhash;
+	r->n++;
+	return 0;
+}
+
+/* The near-duplicate groups of every live page (neardup.h), found anew at
+ * each merge from urlword.simhash: a page's near-duplicates may be on any
+ * rank and in any partition, and 12 bytes a page fit in memory (doc/SEARCH.md,
+ * "Near-duplicates").  NearDupBits 0: none (the generation has no file). */
+int merge_write_neardup(const struct conf *c, struct db *db, const char *dir)
+{
+	struct simhash_rows r = { NULL, 0, 0 };
+	struct neardup_member *m = NULL;
+	double t = now_monotonic();
+	size_t n = 0, groups;
+	int rc;
+
+	if (!c->near_dup_bits || !db)
+		return 0;
+	rc = db_simhashes(db, simhash_row, &r);
+	if (!rc) {
+		groups = neardup_group(r.v, r.n, (unsigned)c->near_dup_bits, &m, &n);
+		rc = neardup_write(dir, m, n, (unsigned)c->near_dup_bits);
+		if (!rc)
+			info("merge: near-duplicates: %zu groups of %zu pages among %zu (%.2f s)",
+			     groups, n, r.n, now_monotonic() - t);
+	}
+	if (rc)
+		rc = error("merge: near-duplicate groups not written");
+	free(m);
+	free(r.v);
 	return rc;
 }
 

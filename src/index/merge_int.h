@@ -237,6 +237,8 @@ struct buf;
 /* The stem map of the generation in dir, rebuilt whole from its dictionary
  * (nothing with Stemming no).  Returns 0 or -1 (logged). */
 int merge_write_stems(const struct conf *c, const char *dir);
+/* The generation's near-duplicate groups from the pages' simhashes. */
+int merge_write_neardup(const struct conf *c, struct db *db, const char *dir);
 /* Whether the live generation's ranks and citations (in old_dir) open, so
  * that the new generation may hard-link them (logged when not). */
 bool merge_keep_pagerank(const char *old_dir);

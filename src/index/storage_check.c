@@ -19,6 +19,7 @@
 #include "charset.h"
 #include "citations.h"
 #include "le.h"
+#include "neardup.h"
 #include "ranks.h"
 #include "storage.h"
 #include "storage_int.h"
@@ -348,6 +349,7 @@ static const struct {
 	{ BOILER_FILE, boiler_verify },
 	{ CITATIONS_DIR "/direct", verify_direct },
 	{ CITATIONS_DIR "/reverse", verify_reverse },
+	{ NEARDUP_FILE, neardup_verify },
 };
 
 static void check_gen_files(struct checker *k, const char *gen_dir)

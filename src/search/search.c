@@ -22,6 +22,7 @@
 #include "docstore.h"
 #include "excerpt.h"
 #include "log.h"
+#include "neardup.h"
 #include "query.h"
 #include "ranks.h"
 #include "search.h"
@@ -49,6 +50,7 @@ static void index_close(struct search_index *ix)
 	stems_close(ix->stems);
 	docstore_close(ix->ds);
 	boiler_close(ix->bp);
+	neardup_close(ix->nd);
 	free(ix->dir);
 	free(ix);
 }
@@ -130,6 +132,10 @@ int search_index_open(const struct conf *c, const char *data_dir, const char *ge
 	buf_reset(&report);
 	if (boiler_open(ix->dir, &ix->bp, &report) < 0)
 		warning("%s (no boilerplate is known)", buf_str(&report));
+	/* So are the near-duplicate groups: without them every page shows. */
+	buf_reset(&report);
+	if (neardup_open(ix->dir, &ix->nd, &report) < 0)
+		warning("%s (near-duplicates are not grouped)", buf_str(&report));
 	ix->gen = storage_generation(ix->st);
 	for (int s = 0; s < STORAGE_SECTIONS; s++)
 		ix->avg_len[s] = storage_avg_len(ix->st, s);
@@ -324,6 +330,8 @@ static int make_page(struct run *r, const struct search_doc *docs, size_t n_docs
 	res->total_urls = n_docs;
 	res->first = req->page * ps;
 	rc = run_fill_hits(r, docs, picks, n_picks);
+	if (!rc)
+		rc = run_list_neardups(r);
 	free(picks);
 	return rc;
 }
@@ -339,6 +347,7 @@ int search_run(struct search_index *ix, const struct search_env *env,
 	double t0 = now_monotonic();
 	uint32_t ps = req->page_size ? req->page_size : 10;
 	int rc = 0, scored;
+	bool pruned = false;
 
 	memset(res, 0, sizeof(*res));
 	memset(&r, 0, sizeof(r));
@@ -370,6 +379,7 @@ int search_run(struct search_index *ix, const struct search_env *env,
 	/* Pruning reads the generation's postings alone: not with a
 	 * real-time index to merge in. */
 	if (!r.rt && run_prune_eligible(&r)) {
+		pruned = true;
 		run_title_prepare(&r);
 		scored = run_prune(&r, ps, &docs, &n_docs);
 		word_stats(&r);
@@ -384,6 +394,26 @@ int search_run(struct search_index *ix, const struct search_env *env,
 		run_title_prepare(&r);
 		set = run_eval(&r, r.q.root);
 		scored = run_score(&r, &set, &docs, &n_docs);
+	}
+	if (!scored) {
+		bool refold;
+
+		n_docs = run_fold_neardups(&r, docs, n_docs, &refold);
+		/* A pruned list lost a scored document: what would follow it on
+		 * the page was never scored; the query is evaluated in full. */
+		if (refold && pruned) {
+			free(docs);
+			docs = NULL;
+			n_docs = 0;
+			if (load_leaves(&r))
+				rc = -1;
+			if (r.err_token)
+				goto done;
+			set = run_eval(&r, r.q.root);
+			scored = run_score(&r, &set, &docs, &n_docs);
+			if (!scored)
+				n_docs = run_fold_neardups(&r, docs, n_docs, &refold);
+		}
 	}
 	r.work.matched = n_docs;
 	if (scored) {

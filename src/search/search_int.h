@@ -24,6 +24,7 @@
 /* ---- the generation --------------------------------------------------------- */
 
 struct hit_row;
+struct neardup;
 
 struct search_index {
 	int refs;                  /* __atomic */
@@ -33,6 +34,7 @@ struct search_index {
 	struct stems *stems;       /* NULL: no stem map, or Stemming no */
 	struct docstore *ds;       /* NULL: no docstore, texts from the database */
 	struct boiler *bp;         /* NULL: no boilerplate known */
+	struct neardup *nd;        /* NULL: no near-duplicate groups */
 	char *dir;
 	uint64_t gen;
 	int damaged;               /* __atomic: re-validation failed */
@@ -275,6 +277,14 @@ bool run_prune_eligible(const struct run *r);
  * order, the same counts), the ones that cannot reach the page with score
  * -HUGE_VAL; 0, -1 (damage, run_fail() done) or 1 past the deadline. */
 int run_prune(struct run *r, uint32_t page_size, struct search_doc **docs, size_t *n_docs);
+/* search_dup.c: the documents of one near-duplicate group but the best
+ * ranked leave docs[0..n) (order kept); the new count.  *scored: a document
+ * that left had an exact score (a pruned list must then be evaluated in
+ * full: what follows it on the page was not scored). */
+size_t run_fold_neardups(struct run *r, struct search_doc *docs, size_t n, bool *scored);
+/* ... and each hit lists its group's other pages after its clones (one
+ * SELECT for the page).  0, or -1 when the database failed. */
+int run_list_neardups(struct run *r);
 /* search_hits.c: the hits of picks pk[0..n) into r->res, with the rows from
  * the database (and the generation's cache) and their snippets; -1 when the
  * database failed. */

@@ -276,6 +276,27 @@ int db_site_lookup(struct db *db, const char *site, uint32_t *site_id)
 	return *site_id ? 1 : 0;
 }
 
+int db_hit_urls(struct db *db, const uint32_t *ids, size_t n,
+		int (*cb)(void *arg, uint32_t url_id, const char *url), void *arg)
+{
+	struct buf sql = BUF_INIT(1 << 20);
+	struct id_str_ctx c = { cb, NULL, arg };
+	int rc;
+
+	if (n == 0)
+		return 0;
+	if (n > DB_MAX_HIT_URLS)
+		return error("db_hit_urls: %zu URLs asked for, at most %d", n, DB_MAX_HIT_URLS);
+	buf_adds(&sql, "SELECT url_id, url FROM urlword WHERE deleted = 0 AND status = 200"
+		 " AND url_id IN (");
+	for (size_t i = 0; i < n; i++)
+		buf_printf(&sql, "%s%u", i ? "," : "", ids[i]);
+	buf_adds(&sql, ") ORDER BY url_id");
+	rc = rows_each(db, buf_str(&sql), id_str_row, &c);
+	buf_free(&sql);
+	return rc < 0 ? -1 : 0;
+}
+
 int db_url_ids_prefix(struct db *db, uint32_t site_id, const char *prefix,
 		      int (*cb)(void *arg, uint32_t url_id), void *arg)
 {

@@ -7,6 +7,7 @@
 
 #include <mysql.h>
 #include <pthread.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,6 +235,25 @@ static int add_case_str(struct db *db, struct buf *b, unsigned url_id, const cha
 	return buf_printf(b, " WHEN %u THEN ", url_id) || add_quoted(db, b, s, strlen(s));
 }
 
+/* The simhash column of the outcomes that parsed a page now (doc/CRAWL.md,
+ * "Near-duplicates"); the others keep theirs (an unchanged page is not
+ * parsed again).  Nothing when none did.  0, or -1 when b is full. */
+static int add_simhashes(struct buf *b, const struct db_done *d, size_t n, const bool *owned)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!owned[i] || !d[i].has_simhash)
+			continue;
+		if (!any && buf_adds(b, ", simhash = CASE url_id"))
+			return -1;
+		any = true;
+		if (buf_printf(b, " WHEN %u THEN %" PRIu64, d[i].url_id, d[i].simhash))
+			return -1;
+	}
+	return any ? buf_adds(b, " ELSE simhash END") : 0;
+}
+
 /* The URL rows of a batch in two statements instead of one UPDATE each
  * (the store thread's round trips were half of its time): a SELECT ... FOR
  * UPDATE finds and locks the rows the rank still holds (only the holder of
@@ -314,6 +334,10 @@ static int done_urls(struct db *db, int rank, const struct db_done *d, size_t n,
 			}
 		}
 		buf_adds(&sql, " END");
+	}
+	if (add_simhashes(&sql, d, n, owned)) {
+		rc = error("a batch of %zu URLs does not fit one statement", n);
+		goto out;
 	}
 	buf_adds(&sql, ", index_status = 1, claim_rank = -1, lease_until = 0 WHERE url_id IN (");
 	for (size_t i = 0, k = 0; i < n; i++)

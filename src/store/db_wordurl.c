@@ -1,6 +1,7 @@
 /* db_wordurl.c - the merge's mirror of the index dictionary in table wordurl
  * (include/db.h, "merge"): the generation it describes, bringing it up to
- * date in one transaction, and reading it back for merge --check.  The
+ * date in one transaction, and reading it back for merge --check; the pages'
+ * simhashes for the merge's near-duplicate groups.  The
  * dictionary itself is the index's (src/index/merge.c), not this file's.
  */
 #include "config.h"
@@ -147,6 +148,34 @@ int db_wordurl_each(struct db *db,
 	}
 	if (!rc && mysql_errno(db->my))
 		rc = error("wordurl: %s", mysql_error(db->my));
+	while (row && mysql_fetch_row(res))
+		; /* drain after an early stop */
+	mysql_free_result(res);
+	return rc;
+}
+
+int db_simhashes(struct db *db, int (*fn)(void *arg, uint32_t url_id, uint64_t simhash),
+		 void *arg)
+{
+	MYSQL_RES *res = NULL;
+	MYSQL_ROW row = NULL;
+	/* Clones (origin 0) are shown through their origin already. */
+	static const char sql[] = "SELECT url_id, simhash FROM urlword WHERE simhash <> 0"
+				  " AND deleted = 0 AND status = 200 AND origin <> 0";
+	int rc = 0;
+
+	if (ensure_connected(db))
+		return -1;
+	/* Streamed (mysql_use_result): one row per page of the index. */
+	if (mysql_real_query(db->my, sql, sizeof(sql) - 1) ||
+	    !(res = mysql_use_result(db->my)))
+		return error("simhashes: %s", mysql_error(db->my));
+	while (!rc && (row = mysql_fetch_row(res)))
+		if (row[0] && row[1])
+			rc = fn(arg, (uint32_t)strtoul(row[0], NULL, 10),
+				(uint64_t)strtoull(row[1], NULL, 10));
+	if (!rc && mysql_errno(db->my))
+		rc = error("simhashes: %s", mysql_error(db->my));
 	while (row && mysql_fetch_row(res))
 		; /* drain after an early stop */
 	mysql_free_result(res);

@@ -113,14 +113,17 @@ write_conf "$T/c.conf" scopec "${common[@]}" "ServerScope path" "Server $base/su
 crawl c1 "$T/c.conf"
 tap_is "$(pages scopec)" "sub/b.html sub/deep/c.html" "a crawl scoped as before version 3"
 mdb_sql "ALTER TABLE sites DROP COLUMN scope" scopec
+mdb_sql "ALTER TABLE urlword DROP COLUMN simhash" scopec
 mdb_sql "UPDATE mpseek_meta SET value = '2' WHERE name = 'schema_version'" scopec
 out=$(timeout 120 "$idx" -S "$T/c.conf" 2>&1); rc=$?
-tap_ok "$([ "$rc" = 1 ] && grep -q 'schema version 2, this mpseek needs 3: run the upgrade scripts' <<<"$out" && echo 1)" \
+tap_ok "$([ "$rc" = 1 ] && grep -q 'schema version 2, this mpseek needs 4: run the upgrade scripts' <<<"$out" && echo 1)" \
 	"a version 2 database is refused, with what to do"
 "$MARIADB" --no-defaults -S "$MDB_SOCKET" -uroot scopec <"$srcdir/sql/upgrade-2-to-3.sql" 2>"$T/up.err"
 tap_is "$?" 0 "sql/upgrade-2-to-3.sql applies $(head -c 200 "$T/up.err")"
 "$MARIADB" --no-defaults -S "$MDB_SOCKET" -uroot scopec <"$srcdir/sql/upgrade-2-to-3.sql" 2>"$T/up.err"
 tap_is "$?" 0 "... and can be run again"
+"$MARIADB" --no-defaults -S "$MDB_SOCKET" -uroot scopec <"$srcdir/sql/upgrade-3-to-4.sql" 2>"$T/up.err"
+tap_is "$?" 0 "then sql/upgrade-3-to-4.sql $(head -c 200 "$T/up.err")"
 tap_is "$(mdb_sql "SELECT COUNT(*) FROM sites WHERE scope = ''" scopec)" 1 "sites.scope starts empty"
 write_conf "$T/c.conf" scopec "${common[@]}" "Server $base/sub/b.html"
 crawl c2 "$T/c.conf"

@@ -50,10 +50,10 @@ write_conf "$T/a.conf" mpa \
 	"Server http://127.0.0.1:18092/"
 run "$T/a.conf"
 tap_is "$rc" 0 "first run exits 0"
-tap_ok "$(has 'created the mpseek schema \(version 3\) in database mpa')" "first run creates the schema"
+tap_ok "$(has 'created the mpseek schema \(version 4\) in database mpa')" "first run creates the schema"
 tap_ok "$(has 'inserted 5 new URL')" "first run inserts 3 Server URLs + 2 robots.txt (Robots no for the last)"
-tap_is "$(mdb_sql "SELECT value FROM mpseek_meta WHERE name = 'schema_version'" mpa)" 3 \
-	"mpseek_meta holds schema_version 3"
+tap_is "$(mdb_sql "SELECT value FROM mpseek_meta WHERE name = 'schema_version'" mpa)" 4 \
+	"mpseek_meta holds schema_version 4"
 tap_is "$(mdb_sql "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'mpa'")" 28 \
 	"28 tables (urlword, urlwords00..15, anchors, wordurl, sites, robots, stat, spaces, subsets, wordsite, recrawl, recrawl_limits, mpseek_meta)"
 tap_is "$(mdb_sql "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'mpa' AND engine <> 'InnoDB'")" 0 \
@@ -435,12 +435,12 @@ tap_is "$(mdb_sql "SELECT CONCAT(index_status, ' ', etag) FROM urlword WHERE url
 mdb_sql "UPDATE mpseek_meta SET value = '0' WHERE name = 'schema_version'" mpa
 run -S "$T/a.conf"
 tap_is "$rc" 1 "-S on a wrong schema version exits 1"
-tap_ok "$(has 'database mpa has schema version 0, this mpseek needs 3: run the upgrade scripts in sql/ \(see sql/README\)')" \
+tap_ok "$(has 'database mpa has schema version 0, this mpseek needs 4: run the upgrade scripts in sql/ \(see sql/README\)')" \
 	"the wrong version is named with what to do: $(tail -1 <<<"$out")"
 tap_is "$(errors)" 1 "... in one message"
 run "$T/a.conf"
 tap_is "$rc" 1 "a crawl run refuses the wrong version too"
-mdb_sql "UPDATE mpseek_meta SET value = '4' WHERE name = 'schema_version'" mpa
+mdb_sql "UPDATE mpseek_meta SET value = '5' WHERE name = 'schema_version'" mpa
 run -S "$T/a.conf"
 tap_ok "$([ "$rc" = 1 ] && has 'newer mpseek')" "a newer schema version is refused as newer"
 

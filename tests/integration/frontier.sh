@@ -128,14 +128,17 @@ tap_is "$(mdb_sql "SELECT COUNT(*) FROM information_schema.triggers WHERE trigge
 mdb_sql "DROP TRIGGER urlword_due_insert" mpf
 mdb_sql "DROP TRIGGER urlword_due_update" mpf
 mdb_sql "ALTER TABLE sites DROP KEY due, DROP COLUMN next_due, DROP COLUMN scope" mpf
+mdb_sql "ALTER TABLE urlword DROP COLUMN simhash" mpf
 mdb_sql "UPDATE mpseek_meta SET value = '1' WHERE name = 'schema_version'" mpf
 out=$(timeout 120 "$idx" -S "$T/f.conf" 2>&1); rc=$?
-tap_ok "$([ "$rc" = 1 ] && grep -q 'schema version 1, this mpseek needs 3: run the upgrade scripts' <<<"$out" && echo 1)" \
+tap_ok "$([ "$rc" = 1 ] && grep -q 'schema version 1, this mpseek needs 4: run the upgrade scripts' <<<"$out" && echo 1)" \
 	"a version 1 database is refused, with what to do"
 mariadb --socket="$MDB_SOCKET" -u root mpf < "$srcdir/sql/upgrade-1-to-2.sql" 2>"$T/up.err"
 tap_is "$?" 0 "sql/upgrade-1-to-2.sql applies $(head -c 200 "$T/up.err")"
 mariadb --socket="$MDB_SOCKET" -u root mpf < "$srcdir/sql/upgrade-2-to-3.sql" 2>"$T/up.err"
 tap_is "$?" 0 "then sql/upgrade-2-to-3.sql $(head -c 200 "$T/up.err")"
+mariadb --socket="$MDB_SOCKET" -u root mpf < "$srcdir/sql/upgrade-3-to-4.sql" 2>"$T/up.err"
+tap_is "$?" 0 "then sql/upgrade-3-to-4.sql $(head -c 200 "$T/up.err")"
 out=$(timeout 120 "$idx" -S "$T/f.conf" 2>&1)
 tap_is "$?" 0 "-S accepts the converted database"
 tap_is "$(mdb_sql "SELECT COUNT(*) FROM sites s WHERE s.next_due <> COALESCE((SELECT MIN(next_index_time)
@@ -143,4 +146,6 @@ tap_is "$(mdb_sql "SELECT COUNT(*) FROM sites s WHERE s.next_due <> COALESCE((SE
 	"the upgrade fills next_due from urlword"
 mariadb --socket="$MDB_SOCKET" -u root mpf < "$srcdir/sql/upgrade-1-to-2.sql" 2>"$T/up.err"
 tap_is "$?" 0 "the upgrade script can be run again"
+mariadb --socket="$MDB_SOCKET" -u root mpf < "$srcdir/sql/upgrade-3-to-4.sql" 2>"$T/up.err"
+tap_is "$?" 0 "sql/upgrade-3-to-4.sql can be run again $(head -c 200 "$T/up.err")"
 tap_done

@@ -133,13 +133,16 @@ tap_is "$(awk -F'\t' '$3 == "sites" && $4 == "range" && $6 == "tag_due" && $10 !
 
 # ---- a version 2 database: refused, then converted by the upgrade script
 mdb_sql "ALTER TABLE sites DROP KEY tag_due, DROP COLUMN tag" tg3
+mdb_sql "ALTER TABLE urlword DROP COLUMN simhash" tg3
 mdb_sql "UPDATE mpseek_meta SET value = '2' WHERE name = 'schema_version'" tg3
 mdb_sql "UPDATE urlword SET tag = 5 WHERE url LIKE '%/mix/%'" tg3
 out=$(timeout 120 "$idx" -S "$T/tg3.conf" 2>&1); rc=$?
-tap_ok "$([ "$rc" = 1 ] && grep -q 'schema version 2, this mpseek needs 3: run the upgrade scripts' <<<"$out" && echo 1)" \
+tap_ok "$([ "$rc" = 1 ] && grep -q 'schema version 2, this mpseek needs 4: run the upgrade scripts' <<<"$out" && echo 1)" \
 	"a version 2 database is refused, with what to do"
 mariadb --socket="$MDB_SOCKET" -u root tg3 < "$srcdir/sql/upgrade-2-to-3.sql" 2>"$T/up.err"
 tap_is "$?" 0 "sql/upgrade-2-to-3.sql applies $(head -c 200 "$T/up.err")"
+mariadb --socket="$MDB_SOCKET" -u root tg3 < "$srcdir/sql/upgrade-3-to-4.sql" 2>"$T/up.err"
+tap_is "$?" 0 "then sql/upgrade-3-to-4.sql $(head -c 200 "$T/up.err")"
 out=$(timeout 120 "$idx" -S "$T/tg3.conf" 2>&1)
 tap_is "$?" 0 "-S accepts the converted database"
 tap_is "$(sitetag tg3 one) $(sitetag tg3 two)" "1 -1" \
