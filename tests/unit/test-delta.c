@@ -594,7 +594,8 @@ static void bad_payload_case(char **f, size_t *len, int n, int lineno, void *arg
 		ok(0, "bad-payloads.txt:%d: malformed", lineno);
 		return;
 	}
-	make_header(h, 1, 1, 2);
+	/* a 4th column "v2": the file is of format version 2 (positions LEB128) */
+	make_header(h, n > 3 && !strcmp(f[3], "v2") ? 2 : 1, 1, 2);
 	for (const char *p = f[1]; *p && k < sizeof(payload) - 4;) {
 		if (*p == ' ') {
 			p++;
