@@ -131,7 +131,7 @@ static size_t word_of(uint32_t k, char *out)
 
 struct tok {
 	uint32_t word;
-	uint16_t pos;
+	uint32_t pos;
 };
 
 static int cmp_tok(const void *a, const void *b)
@@ -158,7 +158,7 @@ int main(int argc, char **argv)
 	struct buf err = BUF_INIT(4096), line = BUF_INIT(1u << 20);
 	struct alias a = { 0 };
 	struct tok *t = NULL;
-	uint16_t *pos = NULL;
+	uint32_t *pos = NULL;
 	FILE *text = NULL;
 	uint64_t tokens = 0, postings = 0;
 	char word[16];
@@ -219,7 +219,7 @@ int main(int argc, char **argv)
 		}
 		for (size_t k = 0; k < n; k++) {
 			t[k].word = alias_draw(&a);
-			t[k].pos = (uint16_t)k; /* section 0 (body) */
+			t[k].pos = (uint32_t)k; /* section 0 (body) */
 			if (text && !rc) {
 				size_t len = word_of(t[k].word, word);
 

@@ -76,7 +76,7 @@ struct tok_ctx {
 	bool digest;
 };
 
-static int word_cb(const char *word, size_t len, uint16_t pos, bool stop, void *arg)
+static int word_cb(const char *word, size_t len, tok_pos_t pos, bool stop, void *arg)
 {
 	struct tok_ctx *x = arg;
 

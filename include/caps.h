@@ -20,7 +20,7 @@
 #define MAX_DESCRIPTION_LEN 100       /* urlwordsNN.description (ASPseek width) */
 #define MAX_HTTP_HEADER     16384     /* one response header line */
 #define MAX_REDIRECTS       32        /* hard cap for RedirectLoopLimit */
-#define MAX_POSITION        16383     /* 14 position bits per section, as ASPseek */
+#define MAX_POSITION        16777215  /* 24 position bits per section (words of one page) */
 #define MAX_LOG_LINE        4096
 #define MAX_CHARSET_PRESCAN 4096      /* bytes searched for <meta charset> (WHATWG says 1024) */
 #define MAX_CHARSET_DETECT  65536     /* bytes fed to libuchardet / checked for UTF-8 */

@@ -17,12 +17,14 @@
 #include "buf.h"
 
 /* Caps the writer refuses to exceed and the reader refuses to believe.  A
- * page's postings are bounded long before these: at most 4 sections of
- * 16384 positions (caps.h MAX_POSITION), and MAX_WORD_LEN bytes per word. */
+ * page's postings are bounded by its size (caps.h MAX_DOC_BYTES) and these:
+ * a position is tokenize.h's 32-bit value (MAX_POSITION words per section),
+ * and a word keeps its first DELTA_MAX_WORD_POSITIONS positions (the count
+ * is a u16 whose top bit the index keeps for its record width: storage.h). */
 #define DELTA_MAX_PAYLOAD       (64u << 20) /* bytes of one record */
 #define DELTA_MAX_DOC_WORDS     (1u << 18)  /* distinct words of one DOC */
 #define DELTA_MAX_DOC_POSITIONS (1u << 22)  /* positions of one DOC, all words */
-#define DELTA_MAX_WORD_POSITIONS 65535u     /* positions of one word (u16 count) */
+#define DELTA_MAX_WORD_POSITIONS 32767u     /* positions of one word (u16 count) */
 #define DELTA_MAX_HREFS         ((DELTA_MAX_PAYLOAD - 8) / 4) /* targets of one HREFS */
 
 /* ---- writing ------------------------------------------------------------ */
@@ -52,12 +54,12 @@ const char *delta_writer_path(const struct delta_writer *w);
  * nothing reaches the log until delta_doc_end().  url_id must not be 0. */
 int delta_doc_begin(struct delta_writer *w, uint32_t url_id, uint32_t site_id, uint64_t time);
 /* Add a word (UTF-8 without NUL, 1..MAX_WORD_LEN bytes; `word` need not be
- * NUL-terminated) with its n positions (2 section bits + 14 position bits,
+ * NUL-terminated) with its n positions (tokenize.h's encoded values,
  * strictly ascending, 1 <= n <= DELTA_MAX_WORD_POSITIONS).  Both are copied.
  * On -1 (bad argument, document too big) the word is not added and the
  * document stays open. */
 int delta_doc_word(struct delta_writer *w, const char *word, size_t len,
-		   const uint16_t *pos, size_t n);
+		   const uint32_t *pos, size_t n);
 /* Sort the words, check that none repeats, and append the record.  On -1
  * the document is discarded.  Either way no document is open afterwards. */
 int delta_doc_end(struct delta_writer *w);
@@ -85,7 +87,7 @@ void delta_words_reset(struct delta_words *d);
 void delta_words_free(struct delta_words *d);
 /* delta_doc_word()'s checks and encoding: 0, or -1 with the reason in
  * d->err (the word is not added). */
-int delta_words_add(struct delta_words *d, const char *word, size_t len, const uint16_t *pos,
+int delta_words_add(struct delta_words *d, const char *word, size_t len, const uint32_t *pos,
 		    size_t n);
 /* Append the DOC record of url_id with the words of d, as delta_doc_begin()
  * + delta_doc_word() for each + delta_doc_end() would (sorting them if they
@@ -127,7 +129,7 @@ enum delta_type {
 struct delta_word {
 	const char *word;      /* NUL-terminated UTF-8 */
 	size_t len;            /* bytes, 1..MAX_WORD_LEN */
-	const uint16_t *pos;   /* n_pos positions, strictly ascending */
+	const uint32_t *pos;   /* n_pos positions (tokenize.h), strictly ascending */
 	uint32_t n_pos;
 };
 

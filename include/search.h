@@ -116,18 +116,18 @@ double search_bm25f(const struct search_rank_params *p, double idf, const uint32
 		    const uint16_t len[4], const double avg_len[4]);
 /* Occurrences of a phrase: word i must be at offs[i] positions after word
  * 0, in the same section (pos[i] are a document's sorted positions of word
- * i, n[i] of them).  Counts per section into per_section[4] (if not NULL).
+ * i, n[i] of them, tokenize.h's values).  Counts per section into per_section[4] (if not NULL).
  * Returns the total. */
-uint32_t search_phrase_count(const uint16_t *const *pos, const uint32_t *n, const uint32_t *offs,
+uint32_t search_phrase_count(const uint32_t *const *pos, const uint32_t *n, const uint32_t *offs,
 			     size_t k, uint32_t per_section[4]);
 /* Do the query's words follow each other in the title?  masks[i] has bit p
  * set when word i (in query order) is at title position p (< 64).  True
  * when some position of each word comes 1 to max_gap positions after one
  * of the word before it. */
 bool search_title_chain(const uint64_t *masks, size_t k, unsigned max_gap);
-/* The smallest distance between a position of a and one of b in the same
- * section (UINT32_MAX when none). */
-uint32_t search_min_distance(const uint16_t *a, uint32_t na, const uint16_t *b, uint32_t nb);
+/* The smallest distance between a position of a and one of b (sorted,
+ * tokenize.h's values) in the same section (UINT32_MAX when none). */
+uint32_t search_min_distance(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb);
 
 /* Does site key "scheme://host[:port]/" match a site: pattern (lower case)?
  * The pattern's labels end the host ("example.org" matches

@@ -19,7 +19,7 @@
  *   NNw/ind       per word of the partition: end offset into sites (u64), site
  *                 count, URL count, total count (u64) (entry k: word_id NN+100k)
  *   NNw/sites     per word: (site_id, end offset into urls (u64)), by site_id
- *   NNw/urls      per site: (url_id, count, count x 16-bit position), by url_id
+ *   NNw/urls      per site: (url_id, count, count x position), by url_id
  *   docinfo       per url_id: site_id, words per section, last-modified
  *   ranks         PageRank (pagerank.c; read through ranks.h)
  *   citations/    the link graph for link: queries (pagerank.c)
@@ -40,13 +40,27 @@
 struct buf;
 
 /* Version 2 widened version 1's 32-bit offsets into sites and urls and a
- * word's total to 64 bits (doc/FORMATS.md, "Format versions"). */
-#define STORAGE_FORMAT_VERSION 2
+ * word's total to 64 bits; version 3 gives a URL record 32-bit positions
+ * when it needs them (doc/FORMATS.md, "Format versions"). */
+#define STORAGE_FORMAT_VERSION 3
+#define STORAGE_FORMAT_WIDE_POS 3
 /* Words are spread over this many partitions (ASPseek's 00w..99w). */
 #define STORAGE_PARTITIONS 100
 
-/* Sections of a position (2 top bits), as tokenize.h. */
+/* Sections of a position, as tokenize.h (docinfo keeps a length for each). */
 #define STORAGE_SECTIONS 4
+
+/* URL records (version 3): url_id u32, a u16 count field, then the
+ * positions.  Bit 15 of the count field says how they are written:
+ *  - clear: u16 each, (section << 14 | position), when every position of
+ *    the record has section < 4 and position < 16384 (what nearly every
+ *    page has: the same bytes as versions 1 and 2);
+ *  - set: u32 each, tokenize.h's value (section << 24 | position).
+ * So a URL record holds at most STORAGE_MAX_URL_POSITIONS positions; the
+ * merge keeps a word's first ones in a page that has more. */
+#define STORAGE_URL_WIDE 0x8000u
+#define STORAGE_MAX_URL_POSITIONS 32767u
+#define STORAGE_POS_SHIFT 24 /* tokenize.h's TOK_POSITION_BITS (storage.c asserts) */
 
 /* The partition of a word: FNV-1a-32 of its bytes mod STORAGE_PARTITIONS.
  * Fixed forever: every generation on disk was laid out with it, and the
@@ -170,7 +184,7 @@ struct storage_cursor {
 	const uint8_t *urls_base;           /* the partition's urls file */
 	uint64_t urls_size;
 	uint32_t site_id;
-	uint16_t pos[16384 * STORAGE_SECTIONS]; /* decoded positions of the current URL */
+	uint32_t pos[65535];    /* decoded positions of the current URL (tokenize.h) */
 	int err;                            /* set when a bound check failed */
 };
 /* 1 when the word has postings (cursor set before its first site), 0 when
@@ -187,15 +201,24 @@ int storage_seek_url(struct storage_cursor *c, uint32_t target, uint32_t *url_id
 		     uint32_t *n_pos);
 
 /* As storage_seek_url(), without decoding the positions: *pos points at the
- * record's *n_pos little-endian 16-bit positions in the mapping (bounds
- * checked; valid while the storage is open), read with storage_rec_pos().
- * Top-k pruning (search_prune.c) bounds a document's score from the count
- * and the first and last position before it decodes them. */
+ * record's *n_pos positions in the mapping (bounds checked; valid while the
+ * storage is open), read with storage_rec_pos().  Top-k pruning
+ * (search_prune.c) bounds a document's score from the count and the first
+ * and last position before it decodes them.  The current format version
+ * only (what storage_open_dir() opens); -1 on an older one. */
 int storage_skip_url(struct storage_cursor *c, uint32_t target, uint32_t *url_id,
 		     uint32_t *n_pos, const uint8_t **pos);
-static inline uint16_t storage_rec_pos(const uint8_t *pos, uint32_t i)
+/* Position i of a record storage_skip_url() found, as tokenize.h encodes
+ * it: the width is bit 15 of the count field just before the positions. */
+static inline uint32_t storage_rec_pos(const uint8_t *pos, uint32_t i)
 {
-	return (uint16_t)(pos[2 * i] | pos[2 * i + 1] << 8);
+	uint32_t v;
+
+	if (pos[-1] & (STORAGE_URL_WIDE >> 8))
+		return (uint32_t)pos[4 * i] | (uint32_t)pos[4 * i + 1] << 8 |
+		       (uint32_t)pos[4 * i + 2] << 16 | (uint32_t)pos[4 * i + 3] << 24;
+	v = (uint32_t)(pos[2 * i] | pos[2 * i + 1] << 8);
+	return (v >> 14) << STORAGE_POS_SHIFT | (v & 0x3fffu);
 }
 
 /* Per-document facts the merge knows, for ranking and filters. */
@@ -246,9 +269,10 @@ int storage_part_begin(const char *gen_dir, unsigned part, struct storage_part_w
 int storage_part_word(struct storage_part_writer *w, const char *word, size_t len);
 /* The next site of the current word: site_ids strictly ascending. */
 int storage_part_site(struct storage_part_writer *w, uint32_t site_id);
-/* The next URL of the current site: url_ids strictly ascending, 1..65535
- * positions strictly ascending (copied).  A site gets at least one URL. */
-int storage_part_url(struct storage_part_writer *w, uint32_t url_id, const uint16_t *pos,
+/* The next URL of the current site: url_ids strictly ascending, 1 to
+ * STORAGE_MAX_URL_POSITIONS positions (tokenize.h's values) strictly
+ * ascending (copied).  A site gets at least one URL. */
+int storage_part_url(struct storage_part_writer *w, uint32_t url_id, const uint32_t *pos,
 		     uint32_t n);
 /* Write the dictionary and the headers, fsync, close, free.  On -1 the files
  * are incomplete (the generation must not be published) and w is freed. */

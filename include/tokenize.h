@@ -40,9 +40,12 @@
  *
  * Positions (as ASPseek 1.2's): each section has its own counter starting at 0,
  * and every word advances it, including stopwords and too-short words, so
- * phrase distances survive their removal ("many * ago").  The 16-bit value
- * is (section << 14) | position; positions past MAX_POSITION (16383, the 14
- * bits ASPseek has) saturate at MAX_POSITION while the counters keep counting.
+ * phrase distances survive their removal ("many * ago").  The 32-bit value
+ * (tok_pos_t) is (section << 24) | position; positions past MAX_POSITION
+ * (16,777,215; ASPseek had 14 bits, 16,383) saturate at MAX_POSITION while
+ * the counters keep counting.  Three section bits hold 8 section values (4
+ * used); the top 5 bits are zero.  Code outside this header and the storage
+ * codecs uses tok_pos_section()/tok_pos_position(), never the bit layout.
  */
 #ifndef MPSEEK_TOKENIZE_H
 #define MPSEEK_TOKENIZE_H
@@ -54,7 +57,7 @@
 #include "buf.h"
 #include "caps.h"
 
-/* Sections, in the order of enum section in html.h (top two bits). */
+/* Sections, in the order of enum section in html.h (bits 24..26). */
 enum {
 	TOK_SECTION_BODY = 0,
 	TOK_SECTION_DESCRIPTION = 1,
@@ -63,9 +66,15 @@ enum {
 	TOK_SECTIONS = 4
 };
 
-#define TOK_POSITION_BITS 14
-_Static_assert(MAX_POSITION == (1 << TOK_POSITION_BITS) - 1,
-	       "MAX_POSITION must fill the 14 position bits");
+/* An encoded position: section and position within it (doc/INDEX.md). */
+typedef uint32_t tok_pos_t;
+
+#define TOK_POSITION_BITS 24
+#define TOK_SECTION_BITS  3
+_Static_assert(MAX_POSITION == (1ul << TOK_POSITION_BITS) - 1,
+	       "MAX_POSITION must fill the position bits");
+_Static_assert(TOK_SECTIONS <= 1 << TOK_SECTION_BITS, "every section fits the section bits");
+_Static_assert(TOK_POSITION_BITS + TOK_SECTION_BITS <= 32, "a position fits tok_pos_t");
 
 /* Bounds on stopword files (loaded from config, but still bounded). */
 #define TOK_MAX_STOPWORDS      65536
@@ -77,20 +86,21 @@ _Static_assert(MAX_POSITION == (1 << TOK_POSITION_BITS) - 1,
 #define TOK_MAX_RAW     (4 * MAX_WORD_LEN)
 #define TOK_SCRATCH     (4 * TOK_MAX_RAW)
 
-/* Encode a section (0..3) and a position into the 16-bit posting value. */
-static inline uint16_t tok_pos_encode(int section, unsigned long position)
+/* Encode a section and a position into the posting value. */
+static inline tok_pos_t tok_pos_encode(int section, unsigned long position)
 {
 	if (position > MAX_POSITION)
 		position = MAX_POSITION;
-	return (uint16_t)((((unsigned)section & 3u) << TOK_POSITION_BITS) | position);
+	return (tok_pos_t)(((unsigned)section & ((1u << TOK_SECTION_BITS) - 1))
+			   << TOK_POSITION_BITS) | (tok_pos_t)position;
 }
 
-static inline int tok_pos_section(uint16_t pos)
+static inline int tok_pos_section(tok_pos_t pos)
 {
-	return pos >> TOK_POSITION_BITS;
+	return (int)(pos >> TOK_POSITION_BITS);
 }
 
-static inline unsigned tok_pos_position(uint16_t pos)
+static inline unsigned tok_pos_position(tok_pos_t pos)
 {
 	return pos & MAX_POSITION;
 }
@@ -135,11 +145,11 @@ size_t tok_stopword_count(const struct tokenizer *t);
 
 /* Called once per word, in order.  word is folded, NUL-terminated, valid
  * UTF-8, 1..MAX_WORD_LEN bytes, borrowed until the callback returns.  pos is
- * the encoded 16-bit position.  stop is true for words that must not be
+ * the encoded position.  stop is true for words that must not be
  * indexed (stopwords and words shorter than min_len); they still took a
  * position.  Return 0 to go on; any other value stops tok_run(), which
  * returns it. */
-typedef int (*tok_emit_fn)(const char *word, size_t len, uint16_t pos, bool stop, void *arg);
+typedef int (*tok_emit_fn)(const char *word, size_t len, tok_pos_t pos, bool stop, void *arg);
 
 /* Split len bytes of UTF-8 text of one section (0..3) into words, continuing
  * that section's position counter in d.  A call boundary is a word boundary:

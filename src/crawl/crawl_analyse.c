@@ -184,7 +184,7 @@ static inline bool word_eq(const char *a, const char *b, size_t n)
 	return a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1];
 }
 
-static int word_emit(const char *word, size_t len, uint16_t pos, bool stop, void *arg)
+static int word_emit(const char *word, size_t len, tok_pos_t pos, bool stop, void *arg)
 {
 	struct word_tab *w = arg;
 	struct word_ent *e;
@@ -248,9 +248,9 @@ static void text_cb(enum section sec, const char *utf8, size_t len, void *arg)
 	simhash_feed(&x->sh, utf8, len);
 }
 
-static int cmp_u16(const void *a, const void *b)
+static int cmp_pos(const void *a, const void *b)
 {
-	uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
+	tok_pos_t x = *(const tok_pos_t *)a, y = *(const tok_pos_t *)b;
 
 	return x < y ? -1 : x > y;
 }
@@ -312,10 +312,10 @@ static void word_sort(const struct word_ent **v, size_t n)
 }
 
 /* Reverse v[0..n) in place. */
-static void reverse_u16(uint16_t *v, size_t n)
+static void reverse_pos(tok_pos_t *v, size_t n)
 {
 	for (size_t i = 0, j = n; i + 1 < j; i++, j--) {
-		uint16_t t = v[i];
+		tok_pos_t t = v[i];
 
 		v[i] = v[j - 1];
 		v[j - 1] = t;
@@ -328,7 +328,7 @@ static void reverse_u16(uint16_t *v, size_t n)
  * wholly above the next, the runs in reverse order are sorted: reverse the
  * whole, then each run back (no comparison sort).  Else qsort().  Most
  * words are in order already (in one section): one pass, nothing moved. */
-static void positions_sort(uint16_t *pos, size_t n)
+static void positions_sort(tok_pos_t *pos, size_t n)
 {
 	size_t cut[SECTION_COUNT + 1], ncut = 0;
 
@@ -351,18 +351,18 @@ static void positions_sort(uint16_t *pos, size_t n)
 		if (pos[cut[k + 1] - 1] > pos[from])
 			goto fallback;
 	}
-	reverse_u16(pos, n);
+	reverse_pos(pos, n);
 	/* The runs now stand in reverse order, each reversed. */
 	for (size_t k = 0; k <= ncut; k++) {
 		size_t from = k ? cut[k - 1] : 0;
 
 		/* Run k of the input, pos[from, cut[k]), sits reversed at
 		 * pos[n - cut[k], n - from). */
-		reverse_u16(pos + (n - cut[k]), cut[k] - from);
+		reverse_pos(pos + (n - cut[k]), cut[k] - from);
 	}
 	return;
 fallback:
-	qsort(pos, n, sizeof(*pos), cmp_u16);
+	qsort(pos, n, sizeof(*pos), cmp_pos);
 }
 
 /* Sort the positions of every word and make them unique (saturated

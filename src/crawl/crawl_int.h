@@ -36,6 +36,7 @@
 #include "db.h"
 #include "delta.h"
 #include "fetch.h"
+#include "tokenize.h"
 #include "util.h"
 
 /* Outcomes stored per transaction, and how long one may wait. */
@@ -133,7 +134,7 @@ struct word_ent {
 	uint32_t n, cap;
 	uint32_t slot;               /* its index in word_tab.slots */
 	uint64_t key;                /* the first 8 bytes, big-endian, 0-padded */
-	uint16_t *pos;
+	tok_pos_t *pos;
 };
 
 struct word_tab {

@@ -38,6 +38,7 @@
 #include "ranks.h"
 #include "stems.h"
 #include "storage.h"
+#include "tokenize.h"
 #include "util.h"
 
 #define MIN_SORT_BUFFER (64u << 10) /* DeltaBufferSize below this is raised */
@@ -246,6 +247,9 @@ struct ust {
 	uint64_t lastmod;
 };
 
+_Static_assert(DELTA_MAX_WORD_POSITIONS <= STORAGE_MAX_URL_POSITIONS,
+	       "a page's positions of one word fit a URL record");
+
 static void urec_pack(unsigned char *p, const struct urec *u)
 {
 	memset(p, 0, UREC_SIZE);
@@ -326,9 +330,14 @@ static int read_urecs(struct seg *s, size_t n, struct sorter *so, uint64_t *max_
 				u.site = rec.site_id;
 				for (uint32_t w = 0; w < rec.n_words; w++)
 					for (uint32_t j = 0; j < rec.words[w].n_pos; j++) {
-						uint16_t q = rec.words[w].pos[j];
-						unsigned sec = q >> 14, at = (q & 0x3fffu) + 1;
-						if (u.len[sec] < at)
+						uint32_t q = rec.words[w].pos[j];
+						unsigned sec = (unsigned)tok_pos_section(q);
+						uint32_t at = tok_pos_position(q) + 1;
+
+						/* docinfo's lengths saturate at 65535 */
+						if (at > UINT16_MAX)
+							at = UINT16_MAX;
+						if (sec < STORAGE_SECTIONS && u.len[sec] < at)
 							u.len[sec] = (uint16_t)at;
 					}
 			} else if (rec.type == DELTA_DEL) {
@@ -461,7 +470,7 @@ static int read_postings(struct seg *segs, size_t n, struct merger *win, struct 
 			}
 			for (uint32_t k = 0; k < rec.n_words && !rc; k++) {
 				const struct delta_word *dw = &rec.words[k];
-				size_t len = POST_FIXED + dw->len + 2 * (size_t)dw->n_pos;
+				size_t len = POST_FIXED + dw->len + 4 * (size_t)dw->n_pos;
 				unsigned char *p = sorter_room(s, len);
 
 				if (!p) {
@@ -475,7 +484,7 @@ static int read_postings(struct seg *segs, size_t n, struct merger *win, struct 
 				le_put16(p + 10, (uint16_t)dw->n_pos);
 				memcpy(p + POST_FIXED, dw->word, dw->len);
 				for (uint32_t j = 0; j < dw->n_pos; j++)
-					le_put16(p + POST_FIXED + dw->len + 2 * j, dw->pos[j]);
+					le_put32(p + POST_FIXED + dw->len + 4 * j, dw->pos[j]);
 			}
 			hw = merger_next(win, &w);
 		}
@@ -505,7 +514,7 @@ struct new_word {
 
 struct part_build {
 	unsigned part;
-	FILE *tmp;              /* (site u32, url u32, npos u16, pos...) per posting */
+	FILE *tmp;              /* (site u32, url u32, npos u16, pos u32...) per posting */
 	char *tmp_path;
 	struct new_word *w;
 	size_t n, cap;
@@ -535,9 +544,9 @@ static int collect(struct part_build *b, const unsigned char *rec)
 	w = &b->w[b->n - 1];
 	w->n++;
 	if (fwrite(rec + 2, 1, 10, b->tmp) != 10 ||
-	    fwrite(rec + POST_FIXED + wl, 1, 2 * np, b->tmp) != 2 * np)
+	    fwrite(rec + POST_FIXED + wl, 1, 4 * np, b->tmp) != 4 * np)
 		return error_errno("merge: cannot write %s", b->tmp_path);
-	b->off += 10 + 2 * np;
+	b->off += 10 + 4 * np;
 	return 0;
 }
 
@@ -546,7 +555,7 @@ static int collect(struct part_build *b, const unsigned char *rec)
 static int write_word(struct storage_part_writer *pw, const struct storage *old, uint32_t old_id,
 		      bool has_old, const struct new_word *nw, FILE *tmp, off_t *tmp_at,
 		      const uint8_t *touched, uint32_t touched_max, struct storage_cursor *c,
-		      uint16_t *npos_buf, uint32_t *urls, uint64_t *total)
+		      uint32_t *npos_buf, uint32_t *urls, uint64_t *total)
 {
 	uint32_t o_site = 0, o_url = 0, o_n = 0, cur_site = 0;
 	int o_has = 0, rc = 0;
@@ -605,11 +614,13 @@ static int write_word(struct storage_part_writer *pw, const struct storage *old,
 		n_site = le_get32(h);                                                          \
 		n_url = le_get32(h + 4);                                                       \
 		n_n = le_get16(h + 8);                                                         \
-		if (fread(npos_buf, 2, n_n, tmp) != n_n)                                    \
+		if (fread(npos_buf, 4, n_n, tmp) != n_n)                                    \
 			return error("merge: temp file short");                             \
 		for (uint32_t i_ = 0; i_ < n_n; i_++)                                       \
-			npos_buf[i_] = le_get16((const unsigned char *)&npos_buf[i_]);         \
-		*tmp_at += 10 + 2 * (off_t)n_n;                                             \
+			npos_buf[i_] = le_get32((const unsigned char *)&npos_buf[i_]);         \
+		*tmp_at += 10 + 4 * (off_t)n_n;                                             \
+		if (n_n > STORAGE_MAX_URL_POSITIONS)                                        \
+			n_n = STORAGE_MAX_URL_POSITIONS;                                    \
 		left--;                                                                     \
 		n_has = 1;                                                                  \
 	} while (0)
@@ -635,6 +646,9 @@ static int write_word(struct storage_part_writer *pw, const struct storage *old,
 			*total += n_n;
 			NEW_NEXT();
 		} else {
+			/* an older generation's record may hold more */
+			if (o_n > STORAGE_MAX_URL_POSITIONS)
+				o_n = STORAGE_MAX_URL_POSITIONS;
 			rc = storage_part_url(pw, o_url, c->pos, o_n);
 			*total += o_n;
 			OLD_NEXT();
@@ -653,7 +667,7 @@ struct build_ctx {
 	const uint8_t *touched;
 	uint32_t touched_max;
 	struct storage_cursor *cursor;
-	uint16_t *pos;
+	uint32_t *pos;
 	int me;
 	const int *owner;          /* per partition */
 	struct part_build b;

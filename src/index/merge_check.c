@@ -211,7 +211,7 @@ int merge_dump(const struct conf *c, FILE *out)
 	struct dump_word *w = NULL;
 	struct storage_cursor *cur = xmalloc(sizeof(*cur));
 	struct dump_post *p = NULL;
-	uint16_t *pos = NULL;
+	uint32_t *pos = NULL;
 	size_t nw = 0, pcap = 0, poscap = 0;
 	int rc = 0;
 

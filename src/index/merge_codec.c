@@ -304,7 +304,7 @@ static long post_extra(const unsigned char *p)
 {
 	if (p[0] >= STORAGE_PARTITIONS || p[1] < 1 || p[1] > MAX_WORD_LEN || le_get16(p + 10) == 0)
 		return -1;
-	return p[1] + 2 * (long)le_get16(p + 10);
+	return p[1] + 4 * (long)le_get16(p + 10);
 }
 
 /* A posting in a file, after the previous one P of the same file (zeroes
@@ -313,8 +313,9 @@ static long post_extra(const unsigned char *p)
  *   the suffix (the word's bytes after the first `shared`, which it has in
  *   common with P's word); then, when the word is P's, site - P.site and,
  *   if that is 0, url - P.url, else url; for another word site and url;
- *   then npos, the first position rotated ((p & 0x3fff) << 2 | section) and
- *   the gaps to the next ones (mod 2^16).
+ *   then npos, the first position (tokenize.h's 32-bit value) and the gaps
+ *   to the next ones (mod 2^32): a body word's gaps take one or two bytes
+ *   as they did when positions had 16 bits.
  * Sorted files make the differences small; any order round-trips (the
  * differences wrap), so the encoding never depends on the input being
  * sorted or the positions ascending. */
@@ -325,7 +326,7 @@ static size_t post_encode(const unsigned char *prev, const unsigned char *rec, u
 	const unsigned char *word = rec + POST_FIXED, *pos = word + wlen;
 	uint32_t site = le_get32(rec + 2), url = le_get32(rec + 6);
 	size_t n;
-	uint16_t last;
+	uint32_t last;
 
 	if (!newpart)
 		while (shared < wlen && shared < plen && word[shared] == prev[POST_FIXED + shared])
@@ -347,12 +348,12 @@ static size_t post_encode(const unsigned char *prev, const unsigned char *rec, u
 		n += put_varint(out + n, url);
 	}
 	n += put_varint(out + n, npos);
-	last = le_get16(pos);
-	n += put_varint(out + n, (uint32_t)(last & 0x3fff) << 2 | last >> 14);
+	last = le_get32(pos);
+	n += put_varint(out + n, last);
 	for (unsigned j = 1; j < npos; j++) {
-		uint16_t p = le_get16(pos + 2 * j);
+		uint32_t p = le_get32(pos + 4 * j);
 
-		n += put_varint(out + n, (uint16_t)(p - last));
+		n += put_varint(out + n, p - last);
 		last = p;
 	}
 	return n;
@@ -367,7 +368,7 @@ static int post_decode(struct rd *r, unsigned char *rec)
 	int c = rd_byte(r);
 	bool newpart, same;
 	unsigned char *pos;
-	uint16_t last;
+	uint32_t last;
 
 	if (c < 0)
 		return r->err ? -1 : 0;
@@ -401,15 +402,15 @@ static int post_decode(struct rd *r, unsigned char *rec)
 	if (post_extra(rec) < 0)
 		return -1;
 	pos = rec + POST_FIXED + rec[1];
-	if (rd_varint(r, &v) < 0 || v > 0xffff)
+	if (rd_varint(r, &v) < 0)
 		return -1;
-	last = (uint16_t)(v >> 2 | (v & 3) << 14);
-	le_put16(pos, last);
+	last = v;
+	le_put32(pos, last);
 	for (uint32_t j = 1; j < npos; j++) {
-		if (rd_varint(r, &v) < 0 || v > 0xffff)
+		if (rd_varint(r, &v) < 0)
 			return -1;
-		last = (uint16_t)(last + v);
-		le_put16(pos + 2 * j, last);
+		last += v;
+		le_put32(pos + 4 * j, last);
 	}
 	return 1;
 }
@@ -419,7 +420,7 @@ const struct kind merge_k_post = {
 	.max = POST_MAX,
 	.extra = post_extra,
 	.cmp = post_cmp,
-	.enc_max = 16 + 5 + MAX_WORD_LEN + 3 * 65535,
+	.enc_max = 16 + 5 + MAX_WORD_LEN + 5 * 65535,
 	.encode = post_encode,
 	.decode = post_decode,
 	.key = post_key,

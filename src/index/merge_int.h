@@ -103,10 +103,10 @@ int wr_put(struct wr *w, const unsigned char *rec);
 int wr_close(struct wr *w);
 
 /* Postings: part u8, wlen u8, site u32, url u32, npos u16, the word's
- * bytes, npos positions u16; sorted by (partition, word bytes, site, url);
+ * bytes, npos positions u32 (tokenize.h's values); sorted by (partition, word bytes, site, url);
  * encoded in files (merge_codec.c). */
 #define POST_FIXED 12
-#define POST_MAX (POST_FIXED + MAX_WORD_LEN + 2 * 65535)
+#define POST_MAX (POST_FIXED + MAX_WORD_LEN + 4 * 65535)
 extern const struct kind merge_k_post;
 
 /* ---- the k-way merge of sorted files ------------------------------------ */

@@ -26,6 +26,7 @@
 #include "log.h"
 #include "storage.h"
 #include "storage_int.h"
+#include "tokenize.h"
 #include "util.h"
 
 #define FORMAT_MAGIC "mpseek-compactstorage"
@@ -44,8 +45,12 @@ _Static_assert(URL_FIXED == 4 + 2, "urls record layout");
 _Static_assert(DOC_ENTRY == 4 + 2 * STORAGE_SECTIONS + 8, "docinfo entry layout");
 _Static_assert(STORAGE_PARTITIONS == 100, "ASPseek's 00w..99w");
 _Static_assert(MAX_WORD_LEN <= 255, "word lengths fit the dictionary checks");
-_Static_assert(sizeof(((struct storage_cursor *)0)->pos) / sizeof(uint16_t) >= 65535,
-	       "a cursor holds the most positions a URL record can have");
+_Static_assert(sizeof(((struct storage_cursor *)0)->pos) / sizeof(uint32_t) >= 65535,
+	       "a cursor holds the most positions a URL record can have (version 1 and 2)");
+_Static_assert(STORAGE_POS_SHIFT == TOK_POSITION_BITS && TOK_SECTIONS == STORAGE_SECTIONS,
+	       "storage_rec_pos() widens narrow positions to tokenize.h's layout");
+_Static_assert(STORAGE_MAX_URL_POSITIONS == STORAGE_URL_WIDE - 1,
+	       "a URL record's count fits below the width bit");
 
 const char *const storage_fname[F_TYPES] = { "ind", "sites", "urls", "words", "docinfo" };
 static const char MAGIC[F_TYPES][9] = { "MPSIND\0\1", "MPSSIT\0\1", "MPSURL\0\1", "MPSWRD\0\1",
@@ -322,11 +327,21 @@ int storage_part_site(struct storage_part_writer *w, uint32_t site_id)
 	return 0;
 }
 
-int storage_part_url(struct storage_part_writer *w, uint32_t url_id, const uint16_t *pos,
+/* Whether every position fits the narrow u16 form (storage.h). */
+static bool url_narrow(const uint32_t *pos, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (tok_pos_section(pos[i]) >= 4 || tok_pos_position(pos[i]) > 0x3fffu)
+			return false;
+	return true;
+}
+
+int storage_part_url(struct storage_part_writer *w, uint32_t url_id, const uint32_t *pos,
 		     uint32_t n)
 {
 	unsigned char f[URL_FIXED];
-	unsigned char pb[2 * 256];
+	unsigned char pb[4 * 256];
+	bool narrow;
 
 	if (w->failed)
 		return -1;
@@ -334,19 +349,25 @@ int storage_part_url(struct storage_part_writer *w, uint32_t url_id, const uint1
 		return pw_fail(w, "URL before any site");
 	if (url_id == 0 || url_id <= w->url_id)
 		return pw_fail(w, "url %u after url %u", url_id, w->url_id);
-	if (n < 1 || n > 65535)
+	if (n < 1 || n > STORAGE_MAX_URL_POSITIONS)
 		return pw_fail(w, "url %u with %u positions", url_id, n);
 	for (uint32_t i = 1; i < n; i++)
 		if (pos[i] <= pos[i - 1])
 			return pw_fail(w, "url %u: positions not ascending", url_id);
+	narrow = url_narrow(pos, n);
 	le_put32(f, url_id);
-	le_put16(f + 4, (uint16_t)n);
+	le_put16(f + 4, (uint16_t)(n | (narrow ? 0 : STORAGE_URL_WIDE)));
 	out_add(&w->urls, f, sizeof(f));
 	for (uint32_t i = 0; i < n; ) {
 		uint32_t k = 0;
-		while (k < 256 && i < n)
-			le_put16(pb + 2 * k++, pos[i++]);
-		out_add(&w->urls, pb, 2 * k);
+
+		for (; k < 256 && i < n; i++, k++)
+			if (narrow)
+				le_put16(pb + 2 * k, (uint16_t)(tok_pos_section(pos[i]) << 14 |
+								tok_pos_position(pos[i])));
+			else
+				le_put32(pb + 4 * k, pos[i]);
+		out_add(&w->urls, pb, (narrow ? 2 : 4) * k);
 	}
 	w->urls.count++;
 	w->url_id = url_id;
@@ -1218,24 +1239,47 @@ int storage_next_site(struct storage_cursor *c, uint32_t *site_id)
 	return 1;
 }
 
+/* The size of the URL record at c->urls and its count and width, or 0 when
+ * it does not fit the site's range. */
+static size_t url_rec_size(const struct storage_cursor *c, uint32_t *n, unsigned *width)
+{
+	size_t left = (size_t)(c->urls_end - c->urls);
+
+	if (left < URL_FIXED)
+		return 0;
+	*n = url_rec_count(le_get16(c->urls + 4), c->version, width);
+	if (*n == 0 || left - URL_FIXED < (size_t)*width * *n)
+		return 0;
+	return URL_FIXED + (size_t)*width * *n;
+}
+
 int storage_next_url(struct storage_cursor *c, uint32_t *url_id, uint32_t *n_pos)
 {
+	const uint8_t *p;
 	uint32_t n;
+	unsigned width;
+	size_t size;
 
 	if (c->err)
 		return -1;
 	if (!c->urls || c->urls >= c->urls_end)
 		return 0;
-	if ((size_t)(c->urls_end - c->urls) < URL_FIXED)
-		goto bad;
-	n = le_get16(c->urls + 4);
-	if (n == 0 || (size_t)(c->urls_end - c->urls - URL_FIXED) < 2 * (size_t)n)
+	if (!(size = url_rec_size(c, &n, &width)))
 		goto bad;
 	*url_id = le_get32(c->urls);
-	for (uint32_t i = 0; i < n; i++)
-		c->pos[i] = le_get16(c->urls + URL_FIXED + 2 * i);
+	p = c->urls + URL_FIXED;
+	if (width == 4) {
+		for (uint32_t i = 0; i < n; i++)
+			c->pos[i] = le_get32(p + 4 * i);
+	} else {
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t v = le_get16(p + 2 * i);
+
+			c->pos[i] = tok_pos_encode((int)(v >> 14), v & 0x3fffu);
+		}
+	}
 	*n_pos = n;
-	c->urls += URL_FIXED + 2 * (size_t)n;
+	c->urls += size;
 	return 1;
 bad:
 	fault(c->s, c->urls, "a URL record overruns its site");
@@ -1251,19 +1295,17 @@ int storage_seek_url(struct storage_cursor *c, uint32_t target, uint32_t *url_id
 	/* Skip records by their headers without decoding positions. */
 	while (c->urls && c->urls < c->urls_end) {
 		uint32_t n;
+		unsigned width;
+		size_t size = url_rec_size(c, &n, &width);
 
-		if ((size_t)(c->urls_end - c->urls) < URL_FIXED ||
-		    (le_get32(c->urls) < target &&
-		     (le_get16(c->urls + 4) == 0 ||
-		      (size_t)(c->urls_end - c->urls - URL_FIXED) < 2 * (size_t)le_get16(c->urls + 4)))) {
+		if (!size) {
 			fault(c->s, c->urls, "a URL record overruns its site");
 			c->err = 1;
 			return -1;
 		}
 		if (le_get32(c->urls) >= target)
 			break;
-		n = le_get16(c->urls + 4);
-		c->urls += URL_FIXED + 2 * (size_t)n;
+		c->urls += size;
 	}
 	r = storage_next_url(c, url_id, n_pos);
 	return r;
@@ -1272,20 +1314,23 @@ int storage_seek_url(struct storage_cursor *c, uint32_t target, uint32_t *url_id
 int storage_skip_url(struct storage_cursor *c, uint32_t target, uint32_t *url_id,
 		     uint32_t *n_pos, const uint8_t **pos)
 {
+	if (c->version != STORAGE_FORMAT_VERSION && !c->err) {
+		fault(c->s, c->urls, "raw URL records of an older format version");
+		c->err = 1;
+	}
 	while (c->urls && c->urls < c->urls_end && !c->err) {
 		uint32_t id, n;
+		unsigned width;
+		size_t size = url_rec_size(c, &n, &width);
 
-		if ((size_t)(c->urls_end - c->urls) < URL_FIXED)
+		if (!size)
 			break;
 		id = le_get32(c->urls);
-		n = le_get16(c->urls + 4);
-		if (n == 0 || (size_t)(c->urls_end - c->urls - URL_FIXED) < 2 * (size_t)n)
-			break;
-		c->urls += URL_FIXED + 2 * (size_t)n;
+		c->urls += size;
 		if (id >= target) {
 			*url_id = id;
 			*n_pos = n;
-			*pos = c->urls - 2 * (size_t)n;
+			*pos = c->urls - (size_t)width * n;
 			return 1;
 		}
 	}

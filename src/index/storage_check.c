@@ -183,6 +183,7 @@ static void check_site_urls(struct checker *k, struct post_walk *pw, uint32_t w,
 	while (u < ue) {
 		uint64_t uo = HDR + (uint64_t)(u - p->urls.data);
 		uint32_t id, n;
+		unsigned wd;
 
 		if (ue - u < URL_FIXED) {
 			bad(k, uo, "word_id %u site %u: record cut short by the site end", word_id,
@@ -190,8 +191,8 @@ static void check_site_urls(struct checker *k, struct post_walk *pw, uint32_t w,
 			break;
 		}
 		id = le_get32(u);
-		n = le_get16(u + 4);
-		if (n == 0 || (size_t)(ue - u - URL_FIXED) < 2 * (size_t)n) {
+		n = url_rec_count(le_get16(u + 4), STORAGE_FORMAT_VERSION, &wd);
+		if (n == 0 || (size_t)(ue - u - URL_FIXED) < wd * (size_t)n) {
 			bad(k, uo + 4, "word_id %u url %u: %u positions do not fit the site", word_id,
 			    id, n);
 			break;
@@ -200,13 +201,17 @@ static void check_site_urls(struct checker *k, struct post_walk *pw, uint32_t w,
 			bad(k, uo, "word_id %u site %u: url_id %u after %u", word_id, site, id,
 			    url_prev);
 		url_prev = id;
-		for (uint32_t i = 1; i < n; i++)
-			if (le_get16(u + URL_FIXED + 2 * i) <= le_get16(u + URL_FIXED + 2 * i - 2)) {
-				bad(k, uo + URL_FIXED + 2 * i, "word_id %u url %u: position %u not after %u",
-				    word_id, id, le_get16(u + URL_FIXED + 2 * i),
-				    le_get16(u + URL_FIXED + 2 * i - 2));
+		for (uint32_t i = 1; i < n; i++) {
+			const unsigned char *q = u + URL_FIXED + wd * i;
+			uint32_t a = wd == 4 ? le_get32(q - 4) : le_get16(q - 2),
+				 b = wd == 4 ? le_get32(q) : le_get16(q);
+
+			if (b <= a) {
+				bad(k, uo + URL_FIXED + wd * i,
+				    "word_id %u url %u: position %u not after %u", word_id, id, b, a);
 				break;
 			}
+		}
 		if (pw->doc_ok) {
 			uint32_t ds = (uint64_t)id < pw->doc->count ?
 				le_get32(pw->doc->data + (size_t)id * DOC_ENTRY) : 0;
@@ -217,7 +222,7 @@ static void check_site_urls(struct checker *k, struct post_walk *pw, uint32_t w,
 		ws->urls++;
 		ws->tot += n;
 		pw->url_records++;
-		u += URL_FIXED + 2 * (size_t)n;
+		u += URL_FIXED + wd * (size_t)n;
 	}
 }
 

@@ -21,9 +21,21 @@
  * each at a multiple of 8 in the file (the header is 32 bytes). */
 #define IND_ENTRY 24  /* sites end u64, site count u32, URL count u32, total u64 */
 #define SITE_ENTRY 16 /* site_id u32, 0 u32, urls end u64 */
-#define URL_FIXED 6   /* url_id u32, count u16, then count x position u16 */
+#define URL_FIXED 6   /* url_id u32, count u16, then count positions (storage.h) */
 #define DOC_ENTRY 20  /* site_id u32, len[4] u16, last_modified u64 */
 #define NO_PART 0xffffffffu
+
+/* A URL record's count field (storage.h, "URL records"): its positions and
+ * their width in bytes (2 or 4) in a generation of format version ver. */
+static inline uint32_t url_rec_count(uint16_t field, uint32_t ver, unsigned *width)
+{
+	if (ver >= STORAGE_FORMAT_WIDE_POS && (field & STORAGE_URL_WIDE)) {
+		*width = 4;
+		return field & ~STORAGE_URL_WIDE;
+	}
+	*width = 2;
+	return ver >= STORAGE_FORMAT_WIDE_POS ? field & ~STORAGE_URL_WIDE : field;
+}
 /* Version 1 (ASPseek's widths), read only to convert it: storage_open_old(). */
 #define STORAGE_FORMAT_OLDEST 1
 #define IND_ENTRY_V1 16  /* sites end u32, site count u32, URL count u32, total u32 */

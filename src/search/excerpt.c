@@ -159,7 +159,7 @@ struct run_ctx {
 	int hit;                   /* term index + 1, 0 = none */
 };
 
-static int run_word(const char *word, size_t len, uint16_t pos, bool stop, void *arg)
+static int run_word(const char *word, size_t len, tok_pos_t pos, bool stop, void *arg)
 {
 	struct run_ctx *x = arg;
 

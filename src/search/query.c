@@ -126,7 +126,7 @@ struct collect {
 	size_t n;
 };
 
-static int collect_word(const char *word, size_t len, uint16_t pos, bool stop, void *arg)
+static int collect_word(const char *word, size_t len, tok_pos_t pos, bool stop, void *arg)
 {
 	struct collect *c = arg;
 	struct qnode *t;

@@ -19,6 +19,7 @@
 #include "query.h"
 #include "search.h"
 #include "storage.h"
+#include "tokenize.h"
 #include "util.h"
 
 /* ---- the generation --------------------------------------------------------- */
@@ -53,13 +54,13 @@ struct search_index {
 struct plist {
 	uint64_t *key;
 	uint32_t *end;
-	uint16_t *pos;
+	tok_pos_t *pos;
 	size_t n, cap, npos, poscap;
 };
 
 void plist_free(struct plist *p);
 
-static inline const uint16_t *plist_pos(const struct plist *p, size_t i, uint32_t *n)
+static inline const tok_pos_t *plist_pos(const struct plist *p, size_t i, uint32_t *n)
 {
 	uint32_t start = i ? p->end[i - 1] : 0;
 	*n = p->end[i] - start;

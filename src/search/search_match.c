@@ -21,12 +21,12 @@
 #include "tokenize.h"
 #include "util.h"
 
-#define SEARCH_MAX_POSITIONS (1u << 26) /* positions one query may load (128 MiB) */
+#define SEARCH_MAX_POSITIONS (1u << 26) /* positions one query may load (256 MiB) */
 #define SEARCH_MAX_SCANNED   100000     /* dictionary words looked at per wildcard */
 
 /* ---- phrases -------------------------------------------------------------------- */
 
-static bool has_pos(const uint16_t *v, uint32_t n, uint16_t x)
+static bool has_pos(const tok_pos_t *v, uint32_t n, tok_pos_t x)
 {
 	uint32_t lo = 0, hi = n;
 
@@ -40,7 +40,7 @@ static bool has_pos(const uint16_t *v, uint32_t n, uint16_t x)
 	return lo < n && v[lo] == x;
 }
 
-uint32_t search_phrase_count(const uint16_t *const *pos, const uint32_t *n, const uint32_t *offs,
+uint32_t search_phrase_count(const tok_pos_t *const *pos, const uint32_t *n, const uint32_t *offs,
 			     size_t k, uint32_t per_section[4])
 {
 	uint32_t total = 0;
@@ -60,7 +60,7 @@ uint32_t search_phrase_count(const uint16_t *const *pos, const uint32_t *n, cons
 			unsigned want = at + offs[i] - offs[0];
 
 			if (want > MAX_POSITION ||
-			    !has_pos(pos[i], n[i], (uint16_t)((sec << TOK_POSITION_BITS) | want)))
+			    !has_pos(pos[i], n[i], tok_pos_encode((int)sec, want)))
 				break;
 		}
 		if (i == k) {
@@ -139,7 +139,7 @@ static void plist_push_doc(struct run *r, struct plist *p, uint64_t key)
 	UNUSED(r);
 }
 
-static int plist_push_pos(struct run *r, struct plist *p, uint16_t v)
+static int plist_push_pos(struct run *r, struct plist *p, tok_pos_t v)
 {
 	if (p->npos == p->poscap) {
 		if (r->positions + p->poscap >= SEARCH_MAX_POSITIONS) {
@@ -157,7 +157,7 @@ static int plist_push_pos(struct run *r, struct plist *p, uint16_t v)
 
 /* One document's positions pos[0..np) that are in a section of mask, and
  * the document itself when any is: 0, or -2 past the position cap. */
-static int push_doc(struct run *r, struct plist *p, const uint16_t *pos, uint32_t np,
+static int push_doc(struct run *r, struct plist *p, const tok_pos_t *pos, uint32_t np,
 		    uint8_t mask, uint32_t site, uint32_t url)
 {
 	size_t start = p->npos;
@@ -338,7 +338,7 @@ static int plist_union(struct run *r, struct plist *a, struct plist *b)
 
 	while (i < a->n || j < b->n) {
 		uint64_t k;
-		const uint16_t *pa = NULL, *pb = NULL;
+		const tok_pos_t *pa = NULL, *pb = NULL;
 		uint32_t na = 0, nb = 0, x = 0, y = 0;
 
 		if (j >= b->n || (i < a->n && a->key[i] < b->key[j])) {
@@ -354,7 +354,7 @@ static int plist_union(struct run *r, struct plist *a, struct plist *b)
 		}
 		plist_push_doc(r, &m, k);
 		while (x < na || y < nb) {
-			uint16_t v;
+			tok_pos_t v;
 
 			if (y >= nb || (x < na && pa[x] < pb[y]))
 				v = pa[x++];
@@ -654,7 +654,7 @@ static struct kset keys_of(const struct plist *p)
 static struct kset eval_phrase(struct run *r, const struct qnode *n)
 {
 	struct phrase *ph = &r->phrases[n->id];
-	const uint16_t *pos[QUERY_MAX_PHRASE];
+	const tok_pos_t *pos[QUERY_MAX_PHRASE];
 	uint32_t np[QUERY_MAX_PHRASE], offs[QUERY_MAX_PHRASE];
 	struct kset s = { NULL, 0 };
 	size_t k = n->n_kids < QUERY_MAX_PHRASE ? n->n_kids : QUERY_MAX_PHRASE;

@@ -42,7 +42,7 @@ struct search_rt {
 	struct rt_post *posts;       /* by word bytes, then key */
 	size_t n_posts;
 	char *pool;
-	uint16_t *pos;
+	tok_pos_t *pos;
 };
 
 static int cmp_doc(const void *a, const void *b)
@@ -99,10 +99,13 @@ static void add_doc(struct rt_load *L, const struct delta_rec *rec)
 
 		for (uint32_t k = 0; k < w->n_pos; k++) {
 			int s = tok_pos_section(w->pos[k]);
-			uint16_t at = (uint16_t)((w->pos[k] & 0x3fff) + 1);
+			uint32_t at = tok_pos_position(w->pos[k]) + 1;
 
-			if (at > d->d.len[s])
-				d->d.len[s] = at;
+			/* docinfo's lengths saturate at 65535, as the merge's */
+			if (at > UINT16_MAX)
+				at = UINT16_MAX;
+			if (s < STORAGE_SECTIONS && at > d->d.len[s])
+				d->d.len[s] = (uint16_t)at;
 		}
 		if (rt->n_posts == L->posts_cap) {
 			L->posts_cap = L->posts_cap ? 2 * L->posts_cap : 256;
@@ -251,7 +254,7 @@ static void out_doc(struct plist *m, uint64_t key)
 	m->key[m->n++] = key;
 }
 
-static void out_pos(struct plist *m, uint16_t v)
+static void out_pos(struct plist *m, tok_pos_t v)
 {
 	if (m->npos == m->poscap) {
 		m->poscap = m->poscap ? 2 * m->poscap : 256;
@@ -280,7 +283,7 @@ static void rt_plist(const struct search_rt *rt, const struct leaf *l, struct pl
 			/* Merged with the documents of the previous words. */
 			while (i < acc.n && acc.key[i] < p->key) {
 				uint32_t n;
-				const uint16_t *v = plist_pos(&acc, i, &n);
+				const tok_pos_t *v = plist_pos(&acc, i, &n);
 
 				out_doc(&m, acc.key[i++]);
 				for (uint32_t x = 0; x < n; x++)
@@ -294,17 +297,17 @@ static void rt_plist(const struct search_rt *rt, const struct leaf *l, struct pl
 				/* Two words of a wildcard in one document: positions
 				 * merged in order. */
 				uint32_t n;
-				const uint16_t *v = plist_pos(&acc, i++, &n);
+				const tok_pos_t *v = plist_pos(&acc, i++, &n);
 
 				for (uint32_t x = 0; x < n; x++)
 					out_pos(&m, v[x]);
 				if (m.npos > start) {
-					uint16_t *s = m.pos + start;
+					tok_pos_t *s = m.pos + start;
 					size_t c = m.npos - start, u = 0;
 
 					for (size_t a = 1; a < c; a++)
 						for (size_t b = a; b > 0 && s[b] < s[b - 1]; b--) {
-							uint16_t t = s[b];
+							tok_pos_t t = s[b];
 							s[b] = s[b - 1];
 							s[b - 1] = t;
 						}
@@ -321,7 +324,7 @@ static void rt_plist(const struct search_rt *rt, const struct leaf *l, struct pl
 		}
 		while (i < acc.n) {
 			uint32_t n;
-			const uint16_t *v = plist_pos(&acc, i, &n);
+			const tok_pos_t *v = plist_pos(&acc, i, &n);
 
 			out_doc(&m, acc.key[i++]);
 			for (uint32_t x = 0; x < n; x++)
@@ -345,7 +348,7 @@ void run_rt_overlay(struct run *r, struct leaf *l)
 		const struct plist *from;
 		size_t at;
 		uint32_t n;
-		const uint16_t *v;
+		const tok_pos_t *v;
 
 		if (j >= add.n || (i < l->pl.n && l->pl.key[i] < add.key[j])) {
 			/* The live generation's copy of a URL the real-time

@@ -135,12 +135,12 @@ bool search_title_chain(const uint64_t *masks, size_t k, unsigned max_gap)
 	return reach != 0;
 }
 
-uint32_t search_min_distance(const uint16_t *a, uint32_t na, const uint16_t *b, uint32_t nb)
+uint32_t search_min_distance(const tok_pos_t *a, uint32_t na, const tok_pos_t *b, uint32_t nb)
 {
 	uint32_t best = UINT32_MAX, i = 0, j = 0;
 
 	while (i < na && j < nb) {
-		uint16_t x = a[i], y = b[j];
+		tok_pos_t x = a[i], y = b[j];
 
 		if (tok_pos_section(x) == tok_pos_section(y)) {
 			uint32_t d = x > y ? (uint32_t)(x - y) : (uint32_t)(y - x);
@@ -329,7 +329,7 @@ static bool title_eligible(const struct qnode *n)
 	}
 }
 
-static int count_token(const char *word, size_t len, uint16_t pos, bool stop, void *arg)
+static int count_token(const char *word, size_t len, tok_pos_t pos, bool stop, void *arg)
 {
 	UNUSED(word);
 	UNUSED(len);
@@ -355,7 +355,7 @@ void run_title_prepare(struct run *r)
 struct doc_score {
 	double wn[4];              /* section_factors() of the document */
 	/* the words not in a phrase, for the proximity boost */
-	const uint16_t *ppos[64];
+	const tok_pos_t *ppos[64];
 	uint32_t pn[64];
 	double idfs[64];
 	size_t nprox;
@@ -396,7 +396,7 @@ bool run_request_keeps(const struct run *r, uint32_t site, uint32_t url)
 /* The positions of leaf l in document key and their weight: the word's
  * own (1) or, in a document without it, its other forms' (StemWeight).
  * False when the document has none. */
-static inline bool leaf_doc(struct run *r, struct leaf *l, uint64_t key, const uint16_t **p,
+static inline bool leaf_doc(struct run *r, struct leaf *l, uint64_t key, const tok_pos_t **p,
 			    uint32_t *n, double *w)
 {
 	size_t at;
@@ -423,7 +423,7 @@ static inline bool leaf_doc(struct run *r, struct leaf *l, uint64_t key, const u
 }
 
 /* How many of a word's n positions p are body positions in boilerplate. */
-static uint32_t boiler_count(const struct doc_score *ds, const uint16_t *p, uint32_t n)
+static uint32_t boiler_count(const struct doc_score *ds, const tok_pos_t *p, uint32_t n)
 {
 	uint32_t nb = 0;
 
@@ -454,7 +454,7 @@ static double score_words(struct run *r, uint64_t key, struct doc_score *ds, dou
 	for (size_t i = 0; i < r->n_leaves; i++) {
 		struct leaf *l = &r->leaves[i];
 		uint32_t tf[4] = { 0 }, n, a, nb;
-		const uint16_t *p;
+		const tok_pos_t *p;
 		double w;
 
 		if (!l->positive)

@@ -32,9 +32,15 @@
 #include "log.h"
 #include "util.h"
 
-/* File header: magic[8] version u32, rank u32, created u64, crc u32. */
+/* File header: magic[8] version u32, rank u32, created u64, crc u32.
+ * Version 2 writes a word's positions as LEB128 numbers (the first, then
+ * the gaps) of tokenize.h's 32-bit values; version 1 wrote them as u16
+ * (section << 14 | position) and is still read, converted, so that logs a
+ * crawl left before an upgrade are merged (doc/FORMATS.md, "Delta log"). */
 #define HDR_SIZE 28
-#define FORMAT_VERSION 1
+#define FORMAT_VERSION 2
+#define FORMAT_V1_POS16 1
+#define VARINT_MAX 5 /* bytes of a LEB128 u32 */
 static const unsigned char MAGIC[8] = { 'M', 'P', 'S', 'D', 'L', 'T', 0, 1 };
 /* Record frame: payload length u32, crc32(type + payload) u32, type u8. */
 #define FRAME 9
@@ -60,9 +66,50 @@ _Static_assert(MAX_WORD_LEN <= 255, "word length is stored in one byte");
 _Static_assert(MAX_WORD_LEN < FLUSH_AT, "a word fits a flush");
 _Static_assert(DELTA_MAX_PAYLOAD <= UINT32_MAX - FRAME, "record length fits u32");
 _Static_assert((uint64_t)DOC_FIXED + (uint64_t)DELTA_MAX_DOC_WORDS * (1 + MAX_WORD_LEN + 2) +
-		       (uint64_t)DELTA_MAX_DOC_POSITIONS * 2 <= DELTA_MAX_PAYLOAD,
+		       (uint64_t)DELTA_MAX_DOC_POSITIONS * VARINT_MAX <= DELTA_MAX_PAYLOAD,
 	       "the largest DOC the caps allow fits one record");
 _Static_assert(DELTA_MAX_WORD_POSITIONS <= UINT16_MAX, "position count is a u16");
+
+static size_t put_varint(unsigned char *out, uint32_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		out[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	out[n++] = (unsigned char)v;
+	return n;
+}
+
+static size_t varint_len(uint32_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* A LEB128 u32 from p (at most left bytes): its length, or 0 when it is
+ * cut short or longer than 32 bits. */
+static size_t get_varint(const unsigned char *p, size_t left, uint32_t *v)
+{
+	uint32_t x = 0;
+
+	for (size_t i = 0; i < left && i < VARINT_MAX; i++) {
+		if (i == VARINT_MAX - 1 && p[i] > 0x0f)
+			return 0;
+		x |= (uint32_t)(p[i] & 0x7f) << (7 * i);
+		if (!(p[i] & 0x80)) {
+			*v = x;
+			return i + 1;
+		}
+	}
+	return 0;
+}
 _Static_assert(sizeof(uint16_t) == 2 && sizeof(uint32_t) == 4 && sizeof(uint64_t) == 8,
 	       "fixed widths");
 
@@ -376,7 +423,7 @@ void delta_words_free(struct delta_words *d)
 
 #define WORDS_FAIL(d, ...) (snprintf((d)->err, sizeof((d)->err), __VA_ARGS__), -1)
 
-int delta_words_add(struct delta_words *d, const char *word, size_t len, const uint16_t *pos,
+int delta_words_add(struct delta_words *d, const char *word, size_t len, const uint32_t *pos,
 		    size_t n)
 {
 	const unsigned char *wb = (const unsigned char *)word;
@@ -397,7 +444,9 @@ int delta_words_add(struct delta_words *d, const char *word, size_t len, const u
 		if (pos[i] <= pos[i - 1])
 			return WORDS_FAIL(d, "positions of \"%.*s\" not ascending (%u after %u)",
 					  (int)len, word, (unsigned)pos[i], (unsigned)pos[i - 1]);
-	size = 1 + len + 2 + 2 * n;
+	size = 1 + len + 2 + varint_len(pos[0]);
+	for (size_t i = 1; i < n; i++)
+		size += varint_len(pos[i] - pos[i - 1]);
 	if (d->n >= DELTA_MAX_DOC_WORDS || n > DELTA_MAX_DOC_POSITIONS - d->positions ||
 	    size > d->bytes.max - d->bytes.len)
 		return WORDS_FAIL(d, "document over the caps (%zu words, %zu positions)", d->n,
@@ -414,12 +463,11 @@ int delta_words_add(struct delta_words *d, const char *word, size_t len, const u
 	le_put16(tmp + k, (uint16_t)n);
 	k += 2;
 	for (size_t i = 0; i < n; i++) {
-		if (k + 2 > sizeof(tmp)) {
+		if (k + VARINT_MAX > sizeof(tmp)) {
 			buf_add(&d->bytes, tmp, k);
 			k = 0;
 		}
-		le_put16(tmp + k, pos[i]);
-		k += 2;
+		k += put_varint(tmp + k, i ? pos[i] - pos[i - 1] : pos[0]);
 	}
 	buf_add(&d->bytes, tmp, k);
 	e = &d->ents[d->n++];
@@ -431,7 +479,7 @@ int delta_words_add(struct delta_words *d, const char *word, size_t len, const u
 	return 0;
 }
 
-int delta_doc_word(struct delta_writer *w, const char *word, size_t len, const uint16_t *pos,
+int delta_doc_word(struct delta_writer *w, const char *word, size_t len, const uint32_t *pos,
 		   size_t n)
 {
 	if (!w->doc_open)
@@ -701,7 +749,8 @@ struct delta_reader {
 
 	struct delta_word *words;   /* decoded record, reused */
 	size_t words_alloc;
-	uint16_t *pos;
+	uint32_t version;           /* of the file: how DOC positions are written */
+	uint32_t *pos;
 	size_t pos_alloc;
 	char *pool;
 	size_t pool_alloc;
@@ -850,6 +899,43 @@ static int corrupt(struct delta_reader *r, uint64_t off, const char *fmt, ...)
 		}                                                            \
 	} while (0)
 
+/* np positions of one word from p (left bytes) into out, as the file's
+ * version wrote them; *used the bytes read.  0, -1 when cut short, -2 when
+ * not ascending. */
+static int decode_positions(const struct delta_reader *r, const unsigned char *p, size_t left,
+			    size_t np, uint32_t *out, size_t *used)
+{
+	size_t k = 0;
+
+	for (size_t j = 0; j < np; j++) {
+		uint32_t v;
+
+		if (r->version == FORMAT_V1_POS16) {
+			/* (section << 14 | position) to tokenize.h's layout */
+			if (left - k < 2)
+				return -1;
+			v = le_get16(p + k);
+			v = (v >> 14) << 24 | (v & 0x3fffu);
+			k += 2;
+		} else {
+			size_t m = get_varint(p + k, left - k, &v);
+
+			if (!m)
+				return -1;
+			if (j && (!v || v > UINT32_MAX - out[j - 1]))
+				return -2;
+			if (j)
+				v += out[j - 1];
+			k += m;
+		}
+		if (j && v <= out[j - 1])
+			return -2;
+		out[j] = v;
+	}
+	*used = k;
+	return 0;
+}
+
 static int decode_doc(struct delta_reader *r, uint64_t off, const unsigned char *p, size_t len,
 		      struct delta_rec *rec)
 {
@@ -867,9 +953,9 @@ static int decode_doc(struct delta_reader *r, uint64_t off, const unsigned char 
 	if (!rec->url_id)
 		return corrupt(r, off, "DOC with url_id 0");
 	/* A word takes at least 6 bytes: check before allocating for it. */
-	if (nw > DELTA_MAX_DOC_WORDS || nw > (len - DOC_FIXED) / 6)
+	if (nw > DELTA_MAX_DOC_WORDS || nw > (len - DOC_FIXED) / 5)
 		return corrupt(r, off, "DOC claims %" PRIu32 " words in %zu bytes", nw, len);
-	pos_cap = (len - DOC_FIXED) / 2;
+	pos_cap = len - DOC_FIXED; /* a position takes at least one byte */
 	if (pos_cap > DELTA_MAX_DOC_POSITIONS)
 		pos_cap = DELTA_MAX_DOC_POSITIONS;
 	GROW(r->words, r->words_alloc, (size_t)nw + 1);
@@ -879,7 +965,8 @@ static int decode_doc(struct delta_reader *r, uint64_t off, const unsigned char 
 	left = len - DOC_FIXED;
 	for (uint32_t i = 0; i < nw; i++) {
 		struct delta_word *dw = &r->words[i];
-		size_t wl, np;
+		size_t wl, np, used;
+		int rc;
 
 		if (left < 1)
 			return corrupt(r, off, "DOC word %" PRIu32 " cut short", i);
@@ -910,21 +997,20 @@ static int decode_doc(struct delta_reader *r, uint64_t off, const unsigned char 
 		if (np == 0)
 			return corrupt(r, off, "DOC word \"%.*s\" without positions", (int)wl,
 				       dw->word);
-		if (np > left / 2)
+		if (np > left / (r->version == FORMAT_V1_POS16 ? 2 : 1))
 			return corrupt(r, off, "DOC word \"%.*s\": %zu positions cut short", (int)wl,
 				       dw->word, np);
 		if (np > pos_cap - npos)
 			return corrupt(r, off, "DOC over %u positions", DELTA_MAX_DOC_POSITIONS);
 		dw->pos = r->pos + npos;
-		dw->n_pos = (uint32_t)np;
-		for (size_t j = 0; j < np; j++, q += 2) {
-			r->pos[npos + j] = le_get16(q);
-			if (j && r->pos[npos + j] <= r->pos[npos + j - 1])
-				return corrupt(r, off, "DOC word \"%.*s\": positions not ascending",
-					       (int)wl, dw->word);
-		}
+		dw->n_pos = (uint32_t)(np > DELTA_MAX_WORD_POSITIONS ? DELTA_MAX_WORD_POSITIONS : np);
+		rc = decode_positions(r, q, left, np, r->pos + npos, &used);
+		if (rc < 0)
+			return corrupt(r, off, "DOC word \"%.*s\": %s", (int)wl, dw->word,
+				       rc == -1 ? "positions cut short" : "positions not ascending");
 		npos += np;
-		left -= 2 * np;
+		q += used;
+		left -= used;
 	}
 	if (left)
 		return corrupt(r, off, "DOC has %zu bytes after its last word", left);
@@ -1091,14 +1177,15 @@ static int reader_start(struct delta_reader *r, struct buf *err)
 	if (memcmp(p, MAGIC, sizeof(MAGIC)))
 		return error_into(err, "%s: not a delta log (bad magic)", r->name);
 	version = le_get32(p + 8);
-	if (version != FORMAT_VERSION)
+	if (version != FORMAT_VERSION && version != FORMAT_V1_POS16)
 		return error_into(err,
-		                  "%s: delta log format version %" PRIu32 " (this build reads %d)",
-		                  r->name, version, FORMAT_VERSION);
+		                  "%s: delta log format version %" PRIu32 " (this build reads %d and %d)",
+		                  r->name, version, FORMAT_V1_POS16, FORMAT_VERSION);
 	if (crc(p, 24) != le_get32(p + 24))
 		return error_into(
 		    err, "%s: header crc mismatch (stored %08" PRIx32 ", computed %08" PRIx32 ")",
 		    r->name, le_get32(p + 24), crc(p, 24));
+	r->version = version;
 	r->rank = le_get32(p + 12);
 	r->created = le_get64(p + 16);
 	r->hdr_crc = le_get32(p + 24);
@@ -1224,7 +1311,8 @@ static uint64_t read_created(const char *path)
 	k = pread(fd, h, sizeof(h), 0);
 	close(fd);
 	if (k != (ssize_t)sizeof(h) || memcmp(h, MAGIC, sizeof(MAGIC)) ||
-	    le_get32(h + 8) != FORMAT_VERSION || crc(h, 24) != le_get32(h + 24))
+	    (le_get32(h + 8) != FORMAT_VERSION && le_get32(h + 8) != FORMAT_V1_POS16) ||
+	    crc(h, 24) != le_get32(h + 24))
 		return 0;
 	return le_get64(h + 16);
 }

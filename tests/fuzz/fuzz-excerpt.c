@@ -46,7 +46,7 @@ struct words {
 	size_t n;
 };
 
-static int take(const char *word, size_t len, uint16_t pos, bool stop, void *arg)
+static int take(const char *word, size_t len, tok_pos_t pos, bool stop, void *arg)
 {
 	struct words *x = arg;
 

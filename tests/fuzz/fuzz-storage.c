@@ -75,7 +75,7 @@ static void setup(void)
 		CHECK(storage_part_begin(gen, p, &w, NULL) == 0);
 		for (int i = 0; i < 400; i++) {
 			char word[16];
-			uint16_t pos[3] = { 1, (uint16_t)(5 + i), (uint16_t)(0xc000 + i) };
+			uint32_t pos[3] = { 1, 5 + i, 0x3000000u + i };
 
 			snprintf(word, sizeof(word), "a%d", i);
 			if (storage_partition(word, strlen(word)) != p)

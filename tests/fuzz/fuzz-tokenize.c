@@ -37,7 +37,7 @@ static void fail(const char *what, const char *word, size_t len)
 	abort();
 }
 
-static int check_word(const char *word, size_t len, uint16_t pos, bool stop, void *arg)
+static int check_word(const char *word, size_t len, tok_pos_t pos, bool stop, void *arg)
 {
 	struct check *c = arg;
 	size_t i = 0, nchars = 0;

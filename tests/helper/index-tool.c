@@ -26,7 +26,7 @@
 
 struct ent {
 	char word[MAX_WORD_LEN + 1];
-	uint16_t *pos;
+	tok_pos_t *pos;
 	size_t n, cap;
 };
 
@@ -35,7 +35,7 @@ struct doc_words {
 	size_t n, cap;
 };
 
-static int emit(const char *word, size_t len, uint16_t pos, bool stop, void *arg)
+static int emit(const char *word, size_t len, tok_pos_t pos, bool stop, void *arg)
 {
 	struct doc_words *d = arg;
 	struct ent *e = NULL;
@@ -79,7 +79,7 @@ static void text_cb(enum section sec, const char *utf8, size_t len, void *arg)
 
 static int cmp16(const void *a, const void *b)
 {
-	uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
+	tok_pos_t x = *(const tok_pos_t *)a, y = *(const tok_pos_t *)b;
 	return x < y ? -1 : x > y;
 }
 

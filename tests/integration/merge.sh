@@ -157,7 +157,7 @@ tap_is "$?" 0 "the live generation rewritten as format version 1"
 "$idx" --check "$conf" >"$T/v1check.out" 2>&1
 rc=$?
 tap_ok "$([ "$rc" = 1 ] && [ "$(wc -l <"$T/v1check.out")" = 1 ] &&
-	grep -q "^FORMAT: .*format version 1, this mpseek reads 2: .*mpseek-index -D" "$T/v1check.out" &&
+	grep -q "^FORMAT: .*format version 1, this mpseek reads 3: .*mpseek-index -D" "$T/v1check.out" &&
 	echo 1)" "--check refuses it in one line: $(head -1 "$T/v1check.out")"
 # searchd stays up without an index (queries get ER_NOINDEX) and says why.
 write_conf "$T/sd.conf" site "Port $((20000 + RANDOM % 12000))"
@@ -171,13 +171,13 @@ done
 kill "$sd" 2>/dev/null
 wait "$sd" 2>/dev/null
 tap_ok "$(grep "refusing the index generation" "$T/v1sd.log" | grep -v damaged |
-	grep -q "format version 1, this mpseek reads 2: .*mpseek-index -D" && echo 1)" \
+	grep -q "format version 1, this mpseek reads 3: .*mpseek-index -D" && echo 1)" \
 	"searchd refuses it: $(grep -m1 -o 'FORMAT: format.*' "$T/v1sd.log")"
 mpi_no_leak_check "$idx" -D "$conf" >/dev/null 2>"$T/v1merge.log"
 tap_is "$?" 0 "-D on the version-1 generation"
-tap_ok "$(grep -q "format version 1: generation .* converts it to version 2" "$T/v1merge.log" &&
-	head -1 "$(readlink -f "$dd/index/current")/FORMAT" | grep -qx 'mpseek-compactstorage 2' &&
-	echo 1)" "the merge converts it to version 2"
+tap_ok "$(grep -q "format version 1: generation .* converts it to version 3" "$T/v1merge.log" &&
+	head -1 "$(readlink -f "$dd/index/current")/FORMAT" | grep -qx 'mpseek-compactstorage 3' &&
+	echo 1)" "the merge converts it to version 3"
 "$idx" --check "$conf" >"$T/v2check.out" 2>&1
 tap_is "$?" 0 "--check passes the converted generation"
 "$idx" --dump-index "$conf" >"$T/v2dump2.txt" 2>/dev/null

@@ -117,7 +117,7 @@ tap_ok "$(grep -q 'PageRank needs an index' "$T/nogen.log" && echo 1)" "and says
 # Generation 1 as a merge leaves it, reduced to what -K relies on: FORMAT
 # (doc/FORMATS.md, CompactStorage) and the `current` symlink.
 mkdir -p "$data_dir/index/gen-00000001"
-printf 'mpseek-compactstorage 2\ngeneration 1\npartitions 100\nwords 0\nlive_words 0\npostings 0\ndocs 0\nmax_url_id 0\nsection_lengths 0 0 0 0\n' \
+printf 'mpseek-compactstorage 3\ngeneration 1\npartitions 100\nwords 0\nlive_words 0\npostings 0\ndocs 0\nmax_url_id 0\nsection_lengths 0 0 0 0\n' \
 	>"$data_dir/index/gen-00000001/FORMAT"
 echo keep >"$data_dir/index/gen-00000001/docinfo"
 ln -s gen-00000001 "$data_dir/index/current"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """search-oracle.py - the brute-force side of search.sh: from the postings
 `mpseek-index --dump-index` prints (word TAB url_id TAB positions, each
-position the 16-bit value: 2 section bits, 14 position bits) and a url_id
+position tokenize.h's value: section << 24 | position) and a url_id
 TAB url map, compute what AND (of two and three words), OR, NOT, two-word phrases and title: must
 select, for pairs of words chosen deterministically.  Prints one line per
 query: query TAB the expected URLs, sorted, blank-separated.  Anchor text
@@ -37,7 +37,7 @@ def phrase(a, b):
     r = set()
     for u in set(post[a]) & set(post[b]):
         pb = set(post[b][u])
-        if any((p & 16383) < 16383 and p + 1 in pb for p in post[a][u]):
+        if any((p & 0xFFFFFF) < 0xFFFFFF and p + 1 in pb for p in post[a][u]):
             r.add(u)
     return r
 
@@ -63,7 +63,7 @@ for a, b in pairs:
     print("%s %s\t%s" % (a, b, show(A & B)))
     print("%s OR %s\t%s" % (a, b, show(A | B)))
     print("%s -%s\t%s" % (a, b, show(A - set(post[b]))))
-    print("title:%s\t%s" % (a, show(u for u in post[a] if any(p >> 14 == 3 for p in post[a][u]))))
+    print("title:%s\t%s" % (a, show(u for u in post[a] if any(p >> 24 == 3 for p in post[a][u]))))
     c = words[(words.index(a) * 3 + 1) % len(words)]
     C = found(c)
     if c not in (a, b):

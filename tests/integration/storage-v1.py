@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """storage-v1.py GEN_DIR - rewrite a CompactStorage generation of format
-version 2 as format version 1 wrote it (doc/FORMATS.md, "Format versions"):
+version 3 as format version 1 wrote it (doc/FORMATS.md, "Format versions"):
 16-byte ind entries and 8-byte sites entries with 32-bit offsets and
-totals, version 1 in every header and in FORMAT.  For merge.sh, which
+totals, URL records of 16-bit positions only, version 1 in every header
+and in FORMAT.  For merge.sh, which
 checks that a version-1 generation is refused and converted by a merge.
 Each file is written beside its original and renamed over it."""
 import os
@@ -24,8 +25,8 @@ def header(h, data):
 def rewrite(path, convert):
     with open(path, 'rb') as f:
         b = f.read()
-    if struct.unpack_from('<I', b, 8)[0] != 2:
-        sys.exit('%s: not format version 2' % path)
+    if struct.unpack_from('<I', b, 8)[0] != 3:
+        sys.exit('%s: not format version 3' % path)
     data = convert(b[HDR:])
     with open(path + '.v1', 'wb') as f:
         f.write(header(b[:HDR], data) + data)
@@ -52,6 +53,18 @@ def sites(d):
     return bytes(out)
 
 
+def urls(d):
+    # version 3's narrow records are version 1's; a wide one (bit 15 of the
+    # count: 32-bit positions) has no version-1 form
+    k = 0
+    while k < len(d):
+        n = struct.unpack_from('<H', d, k + 4)[0]
+        if n & 0x8000:
+            sys.exit('a URL record with positions past 16383: none in version 1')
+        k += 6 + 2 * n
+    return d
+
+
 def main():
     gen = sys.argv[1]
     same = lambda d: d
@@ -59,16 +72,16 @@ def main():
         part = os.path.join(gen, '%02dw' % p)
         rewrite(os.path.join(part, 'ind'), ind)
         rewrite(os.path.join(part, 'sites'), sites)
-        rewrite(os.path.join(part, 'urls'), same)
+        rewrite(os.path.join(part, 'urls'), urls)
         rewrite(os.path.join(part, 'words'), same)
     rewrite(os.path.join(gen, 'docinfo'), same)
     fmt = os.path.join(gen, 'FORMAT')
     with open(fmt) as f:
         text = f.read()
-    if not text.startswith('mpseek-compactstorage 2\n'):
-        sys.exit('%s: not format version 2' % fmt)
+    if not text.startswith('mpseek-compactstorage 3\n'):
+        sys.exit('%s: not format version 3' % fmt)
     with open(fmt + '.v1', 'w') as f:
-        f.write('mpseek-compactstorage 1\n' + text[len('mpseek-compactstorage 2\n'):])
+        f.write('mpseek-compactstorage 1\n' + text[len('mpseek-compactstorage 3\n'):])
     os.rename(fmt + '.v1', fmt)
 
 

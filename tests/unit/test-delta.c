@@ -175,7 +175,7 @@ static unsigned doc_lines; /* DOC lines written by write_line() */
 
 /* A DOC line's "word:p1,p2,...": tok cut at the last colon, the positions
  * (at most 256) into pos.  Returns their number. */
-static size_t word_positions(char *tok, uint16_t *pos)
+static size_t word_positions(char *tok, uint32_t *pos)
 {
 	char *colon = strrchr(tok, ':'), *save = NULL;
 	size_t n = 0;
@@ -185,7 +185,7 @@ static size_t word_positions(char *tok, uint16_t *pos)
 		uint64_t x;
 
 		parse_u64(t, &x);
-		pos[n++] = (uint16_t)x;
+		pos[n++] = (uint32_t)x;
 	}
 	return n;
 }
@@ -235,7 +235,7 @@ static int write_line(struct delta_writer *w, const char *line)
 		if (!apart && delta_doc_begin(w, (uint32_t)v[0], (uint32_t)v[1], v[2]))
 			goto doc_out;
 		for (int i = 4; i < nt; i++) {
-			uint16_t pos[256];
+			uint32_t pos[256];
 			size_t n = word_positions(tok[i], pos);
 
 			if (apart ? delta_words_add(&d, tok[i], strlen(tok[i]), pos, n)
@@ -400,7 +400,52 @@ static void compare_dump(const char *got, const char *want, const char *what)
 	ok(1, "%s: %d lines equal", what, line - 1);
 }
 
-static char *golden_path;
+static char *golden_path, *golden_v1_path;
+
+/* want as a version-1 log reads: its 16-bit positions (section << 14 |
+ * position) widened to tokenize.h's (section << 24 | position).  Malloc'd. */
+static char *want_v1(const char *want)
+{
+	struct buf b = BUF_INIT(1 << 20);
+	char *out;
+
+	for (const char *p = want; *p; p++) {
+		bool doc = !strncmp(p, "DOC ", 4);
+
+		if (!doc) {
+			const char *nl = strchr(p, '\n');
+			size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+
+			buf_add(&b, p, n);
+			p += n - 1;
+			continue;
+		}
+		/* one DOC line: each number after ':' or ',' */
+		for (; *p && *p != '\n'; p++) {
+			buf_addc(&b, *p);
+			if (*p != ':' && *p != ',')
+				continue;
+		if (*p == ':' && (p[1] < '0' || p[1] > '9'))
+			continue;
+		{
+			char *end;
+			unsigned long v = strtoul(p + 1, &end, 10);
+
+			if (end == p + 1)
+				continue;
+			buf_printf(&b, "%lu", (v >> 14) << 24 | (v & 0x3fff));
+			p = end - 1;
+		}
+		}
+		if (*p)
+			buf_addc(&b, '\n');
+		else
+			break;
+	}
+	out = xstrdup(buf_str(&b));
+	buf_free(&b);
+	return out;
+}
 
 /* Write records.txt, read it back, and compare with the golden file. */
 static char *round_trip(const struct records *rs, size_t *out_len)
@@ -455,14 +500,28 @@ static char *round_trip(const struct records *rs, size_t *out_len)
 	{
 		struct delta_reader *r = delta_reader_open(golden_path, &err);
 		struct readout o;
-		if (ok(r != NULL, "reader opens golden-v1.dlt: %s", buf_str(&err))) {
+		if (ok(r != NULL, "reader opens golden-v2.dlt: %s", buf_str(&err))) {
 			is_int(delta_reader_rank(r), 7, "golden rank");
 			is_int(delta_reader_created(r), 1700000000, "golden created");
 			o = read_all(r);
 			is_int(o.rc, 0, "golden read to the end");
-			compare_dump(o.text, want, "golden-v1.dlt dump");
+			compare_dump(o.text, want, "golden-v2.dlt dump");
 			readout_free(&o);
 		}
+	}
+	{
+		/* A log an older build left: read, its positions converted. */
+		struct delta_reader *r = delta_reader_open(golden_v1_path, &err);
+		struct readout o;
+		char *w1 = want_v1(want);
+
+		if (ok(r != NULL, "reader opens golden-v1.dlt: %s", buf_str(&err))) {
+			o = read_all(r);
+			is_int(o.rc, 0, "golden-v1 read to the end");
+			compare_dump(o.text, w1, "golden-v1.dlt dump, positions widened");
+			readout_free(&o);
+		}
+		free(w1);
 	}
 
 	/* Same frames as the independent encoder; commit records may differ
@@ -482,7 +541,7 @@ static char *round_trip(const struct records *rs, size_t *out_len)
 			if (!same)
 				diag("frame %zu at offset %zu differs", i, a[i].off);
 		}
-		ok(same, "writer output equals golden-v1.dlt frame by frame (%zu frames)", na);
+		ok(same, "writer output equals golden-v2.dlt frame by frame (%zu frames)", na);
 	}
 	free(gold);
 	free(want);
@@ -535,7 +594,8 @@ static void bad_payload_case(char **f, size_t *len, int n, int lineno, void *arg
 		ok(0, "bad-payloads.txt:%d: malformed", lineno);
 		return;
 	}
-	make_header(h, 1, 1, 2);
+	/* a 4th column "v2": the file is of format version 2 (positions LEB128) */
+	make_header(h, n > 3 && !strcmp(f[3], "v2") ? 2 : 1, 1, 2);
 	for (const char *p = f[1]; *p && k < sizeof(payload) - 4;) {
 		if (*p == ' ') {
 			p++;
@@ -833,10 +893,10 @@ static void edge_files(void)
 	ok(o.rc == 0 && o.count == 0 && o.torn == -1 && !*o.msg,
 	   "header-only file: a valid empty log");
 	readout_free(&o);
-	make_header(z, 2, 3, 4);
+	make_header(z, 3, 3, 4);
 	o = read_mem(z, HDR);
-	ok(o.rc == -2 && strstr(o.msg, "format version 2 (this build reads 1)"),
-	   "version 2: %s", o.msg);
+	ok(o.rc == -2 && strstr(o.msg, "format version 3 (this build reads 1 and 2)"),
+	   "version 3: %s", o.msg);
 	readout_free(&o);
 
 	/* a commit-only log, and a record just over / at the cap */
@@ -892,7 +952,7 @@ static void edge_files(void)
  * order, saying why, and adds nothing then. */
 static void words_refused(struct delta_words *d)
 {
-	uint16_t pos[2] = { 1, 2 }, bad[2] = { 5, 5 };
+	uint32_t pos[2] = { 1, 2 }, bad[2] = { 5, 5 };
 
 	is_int(delta_words_add(d, "", 0, pos, 1), -1, "words: empty word refused");
 	ok(strstr(d->err, "word of 0 bytes") != NULL, "  ... %s", d->err);
@@ -929,7 +989,7 @@ static void words_apart(const char *dir, struct buf *err)
 {
 	struct delta_writer *w2;
 	struct delta_words d;
-	uint16_t pos[2] = { 1, 2 }, p3[3] = { 1, 2, 3 };
+	uint32_t pos[2] = { 1, 2 }, p3[3] = { 1, 2, 3 };
 	struct delta_seg *segs;
 	size_t n;
 	struct readout o;
@@ -993,7 +1053,7 @@ static void writer_misuse(void)
 	const char *dir = fresh_dir("misuse");
 	struct buf err = BUF_INIT(4096);
 	struct delta_writer *w = delta_open(dir, 2, &err);
-	uint16_t pos[2] = { 1, 2 };
+	uint32_t pos[2] = { 1, 2 };
 	struct delta_stats st;
 	char *log;
 
@@ -1038,13 +1098,14 @@ static void writer_misuse(void)
 	buf_free(&err);
 }
 
-/* Pages at the caps: a word with 65535 positions, many words, many links. */
+/* Pages at the caps: a word with DELTA_MAX_WORD_POSITIONS positions, many
+ * words, many links. */
 static void caps_test(void)
 {
 	const char *dir = fresh_dir("caps");
 	struct buf err = BUF_INIT(4096);
 	struct delta_writer *w = delta_open(dir, 3, &err);
-	uint16_t *pos = xmalloc(65536 * sizeof(*pos));
+	uint32_t *pos = xmalloc(65536 * sizeof(*pos));
 	uint32_t *ids = xmalloc(200000 * sizeof(*ids));
 	unsigned char *d;
 	size_t len;
@@ -1055,10 +1116,12 @@ static void caps_test(void)
 		return;
 	path = xstrdup(delta_writer_path(w));
 	for (size_t i = 0; i < 65536; i++)
-		pos[i] = (uint16_t)i;
+		pos[i] = (uint32_t)i * 300; /* up to 19,660,500: past MAX_POSITION too */
 	delta_doc_begin(w, 1, 1, 1);
-	is_int(delta_doc_word(w, "all", 3, pos, 65535), 0, "a word with 65535 positions");
-	is_int(delta_doc_word(w, "toomany", 7, pos, 65536), -1, "65536 positions refused");
+	is_int(delta_doc_word(w, "all", 3, pos, DELTA_MAX_WORD_POSITIONS), 0,
+	       "a word with 32767 positions");
+	is_int(delta_doc_word(w, "toomany", 7, pos, DELTA_MAX_WORD_POSITIONS + 1), -1,
+	       "32768 positions refused");
 	/* the writer sorts: add 20000 words in reverse order */
 	for (int i = 19999; i >= 0 && words_ok; i--) {
 		char word[16];
@@ -1090,10 +1153,11 @@ static void caps_test(void)
 		struct delta_rec rec;
 		int good = r && delta_next(r, &rec) == 1 && rec.type == DELTA_DOC &&
 			   rec.n_words == 20001 && !strcmp(rec.words[0].word, "all") &&
-			   rec.words[0].n_pos == 65535 && rec.words[0].pos[65534] == 65534 &&
+			   rec.words[0].n_pos == DELTA_MAX_WORD_POSITIONS &&
+			   rec.words[0].pos[32766] == 32766u * 300 &&
 			   !strcmp(rec.words[1].word, "w00000") &&
 			   !strcmp(rec.words[20000].word, "w19999") &&
-			   rec.words[20000].pos[0] == 99;
+			   rec.words[20000].pos[0] == 99 * 300;
 		ok(good, "big DOC reads back sorted");
 		good = r && delta_next(r, &rec) == 1 && rec.type == DELTA_HREFS &&
 		       rec.n_hrefs == 200000 && rec.hrefs[0] == 1 && rec.hrefs[199999] == 200000;
@@ -1178,7 +1242,7 @@ static void write_failure_test(void)
 	struct rlimit old, lim;
 	struct stat st;
 	struct delta_stats ds;
-	uint16_t pos[1000];
+	uint32_t pos[1000];
 	char *path, *log;
 	int rc;
 
@@ -1186,7 +1250,7 @@ static void write_failure_test(void)
 		return;
 	path = xstrdup(delta_writer_path(w));
 	for (int i = 0; i < 1000; i++)
-		pos[i] = (uint16_t)i;
+		pos[i] = (uint32_t)i;
 	delta_add_del(w, 1);
 	delta_add_redir(w, 2, 3);
 	is_int(delta_sync(w), 0, "efbig: first batch durable");
@@ -1251,7 +1315,8 @@ int main(void)
 	is_int(storage_partition("", 0), 2166136261u % 100, "partition of the empty string");
 
 	tap_lines("delta/records.txt", record_case, &rs);
-	golden_path = xstrdup(tap_data("delta/golden-v1.dlt"));
+	golden_path = xstrdup(tap_data("delta/golden-v2.dlt"));
+	golden_v1_path = xstrdup(tap_data("delta/golden-v1.dlt"));
 	log_data = (unsigned char *)round_trip(&rs, &log_len);
 	{
 		char *want = join_want(&rs);
@@ -1283,6 +1348,7 @@ int main(void)
 
 	free(log_data);
 	free(golden_path);
+	free(golden_v1_path);
 	for (int i = 0; i < rs.n_in; i++)
 		free(rs.in[i]);
 	for (int i = 0; i < rs.n_want; i++)

@@ -50,7 +50,7 @@ static void recs_clear(struct recs *c)
 }
 
 /* positions: p1,p2,... or @START+STEP*COUNT; n of them into pos. */
-static size_t parse_pos(const char *s, uint16_t *pos, size_t max)
+static size_t parse_pos(const char *s, uint32_t *pos, size_t max)
 {
 	size_t n = 0;
 
@@ -60,11 +60,11 @@ static size_t parse_pos(const char *s, uint16_t *pos, size_t max)
 		if (sscanf(s, "@%lu+%lu*%lu", &start, &step, &count) != 3 || count > max)
 			return 0;
 		for (unsigned long i = 0; i < count; i++)
-			pos[n++] = (uint16_t)(start + i * step);
+			pos[n++] = (uint32_t)(start + i * step);
 		return n;
 	}
 	for (char *e; *s && n < max; s = *e ? e + 1 : e)
-		pos[n++] = (uint16_t)strtoul(s, &e, 10);
+		pos[n++] = (uint32_t)strtoul(s, &e, 10);
 	return n;
 }
 
@@ -97,7 +97,7 @@ static uint64_t round_trip(const struct recs *c, const char *path)
 static void case_line(char **f, size_t *len, int n, int lineno, void *arg)
 {
 	struct recs *c = arg;
-	uint16_t pos[65536];
+	static uint32_t pos[65536];
 	unsigned char *p;
 	size_t np;
 
@@ -113,7 +113,7 @@ static void case_line(char **f, size_t *len, int n, int lineno, void *arg)
 		return;
 	}
 	snprintf(c->name, sizeof(c->name), "%s", f[0]);
-	c->len[c->n] = POST_FIXED + len[2] + 2 * np;
+	c->len[c->n] = POST_FIXED + len[2] + 4 * np;
 	p = c->r[c->n] = xmalloc(c->len[c->n]);
 	c->n++;
 	p[0] = (unsigned char)strtoul(f[1], NULL, 10);
@@ -123,7 +123,7 @@ static void case_line(char **f, size_t *len, int n, int lineno, void *arg)
 	le_put16(p + 10, (uint16_t)np);
 	memcpy(p + POST_FIXED, f[2], len[2]);
 	for (size_t j = 0; j < np; j++)
-		le_put16(p + POST_FIXED + len[2] + 2 * j, pos[j]);
+		le_put32(p + POST_FIXED + len[2] + 4 * j, pos[j]);
 }
 
 /* A file of n sorted postings with some shared words; the offset where
@@ -131,7 +131,7 @@ static void case_line(char **f, size_t *len, int n, int lineno, void *arg)
 static void write_sample(const char *path, int n, uint64_t *ends)
 {
 	struct wr w;
-	unsigned char p[POST_FIXED + 8 + 2 * 3];
+	unsigned char p[POST_FIXED + 8 + 4 * 3];
 
 	wr_open(&w, &merge_k_post, path);
 	for (int i = 0; i < n; i++) {
@@ -142,7 +142,7 @@ static void write_sample(const char *path, int n, uint64_t *ends)
 		le_put16(p + 10, 3);
 		memcpy(p + POST_FIXED, i % 2 ? "wxyz" : "wxya", 4);
 		for (int j = 0; j < 3; j++)
-			le_put16(p + POST_FIXED + 4 + 2 * j, (uint16_t)(i + 100 * j));
+			le_put32(p + POST_FIXED + 4 + 4 * j, (uint32_t)(i + 100 * j));
 		wr_put(&w, p);
 		ends[i] = w.bytes;
 	}
@@ -235,7 +235,8 @@ static void bad_files(void)
 		{ "a word of 65 bytes", { 0x00, 65 }, 2, 0 },
 		{ "no position", { 0x00, 0x01, 'a', 1, 1, 0 }, 6, 0 },
 		{ "65536 positions", { 0x00, 0x01, 'a', 1, 1, 0x80, 0x80, 0x04 }, 8, 0 },
-		{ "a position past 16 bits", { 0x00, 0x01, 'a', 1, 1, 1, 0x80, 0x80, 0x04 }, 9, 0 },
+		{ "a position past 32 bits",
+		  { 0x00, 0x01, 'a', 1, 1, 1, 0xff, 0xff, 0xff, 0xff, 0x1f }, 11, 0 },
 		{ "a cut second record", { 0x00, 0x01, 'a', 1, 1, 1, 0, 0x02, 0x00, 0x00 }, 10, 1 },
 	};
 

@@ -80,7 +80,7 @@ static void bm25_case(char **f, size_t *len, int n, int lineno, void *arg)
 }
 
 /* "s:p,s:p" into encoded positions (at most max). */
-static uint32_t positions(const char *s, uint16_t *out, uint32_t max)
+static uint32_t positions(const char *s, uint32_t *out, uint32_t max)
 {
 	uint32_t n = 0;
 
@@ -104,8 +104,8 @@ static uint32_t positions(const char *s, uint16_t *out, uint32_t max)
 
 static void phrase_case(char **f, size_t *len, int n, int lineno, void *arg)
 {
-	uint16_t pos[8][64];
-	const uint16_t *pp[8];
+	uint32_t pos[8][64];
+	const uint32_t *pp[8];
 	uint32_t np[8], offs[8], per[4], total;
 	size_t k = 0;
 	char *w = f[0], *bar;
@@ -144,7 +144,7 @@ static void phrase_case(char **f, size_t *len, int n, int lineno, void *arg)
 
 static void distance_case(char **f, size_t *len, int n, int lineno, void *arg)
 {
-	uint16_t a[64], b[64];
+	uint32_t a[64], b[64];
 	uint32_t na, nb, d;
 	char got[32];
 

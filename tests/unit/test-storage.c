@@ -41,7 +41,7 @@
 struct posting {
 	uint32_t url, site;
 	uint32_t n;
-	uint16_t pos[8];
+	uint32_t pos[8];
 };
 
 struct mword {
@@ -90,7 +90,8 @@ static void make_model(void)
 			continue;
 		w->p = xcalloc(N_URLS, sizeof(*w->p));
 		for (uint32_t u = 1; u <= N_URLS; u++) {
-			uint16_t at = (uint16_t)rnd(50);
+			/* every fifth posting past position 16383 (32-bit positions) */
+			uint32_t at = rnd(50) + (u % 5 ? 0 : 30000 + 70000 * (u % 3));
 
 			if (!url_site[u] || rnd(4))
 				continue;
@@ -99,7 +100,7 @@ static void make_model(void)
 			p->site = url_site[u];
 			p->n = 1 + rnd(8);
 			for (uint32_t j = 0; j < p->n; j++) {
-				at = (uint16_t)(at + 1 + rnd(300));
+				at = at + 1 + rnd(300);
 				p->pos[j] = at;
 			}
 		}
@@ -194,7 +195,7 @@ static int compare(const struct storage *s)
 		while (storage_next_site(c, &site) == 1) {
 			while (storage_next_url(c, &url, &n) == 1) {
 				if (j >= w->n || w->p[j].site != site || w->p[j].url != url ||
-				    w->p[j].n != n || memcmp(w->p[j].pos, c->pos, n * 2))
+				    w->p[j].n != n || memcmp(w->p[j].pos, c->pos, n * sizeof(*c->pos)))
 					diffs++;
 				j++;
 			}
@@ -782,7 +783,7 @@ static int downgrade(const char *gen)
 	free(path);
 	path = xasprintf("%s/FORMAT", gen);
 	f = slurp_file(path, &len);
-	if (f && len > 24 && !memcmp(f, "mpseek-compactstorage 2\n", 24)) {
+	if (f && len > 24 && !memcmp(f, "mpseek-compactstorage 3\n", 24)) {
 		f[22] = '1';
 		spill(path, f, len);
 	} else {
@@ -791,6 +792,21 @@ static int downgrade(const char *gen)
 	free(f);
 	free(path);
 	return rc;
+}
+
+/* Versions 1 and 2 had 16-bit positions (< 16384 per section): move the
+ * model's postings past 16383 down to fit them. */
+static void narrow_model(void)
+{
+	for (int i = 0; i < N_WORDS; i++)
+		for (size_t j = 0; j < words[i].n; j++) {
+			struct posting *p = &words[i].p[j];
+			uint32_t base = p->pos[0];
+
+			if (p->pos[p->n - 1] > 0x3fff)
+				for (uint32_t k = 0; k < p->n; k++)
+					p->pos[k] -= base;
+		}
 }
 
 static void old_version(const char *root)
@@ -802,6 +818,7 @@ static void old_version(const char *root)
 	size_t len;
 	int k;
 
+	narrow_model();
 	if (!ok(write_gen(gen, 1) == 0 && downgrade(gen) == 0, "a version-1 generation"))
 		goto out;
 	k = storage_open_dir(gen, &s, &err);
@@ -833,8 +850,8 @@ static void old_version(const char *root)
 	buf_reset(&err);
 	k = f ? storage_open_old(gen, &s, &err) : 0;
 	ok(k == -1 &&
-	   strstr(buf_str(&err), "offset 8: format version 2, the generation's is 1"),
-	   "a version-2 file in a version-1 generation is refused: %s", buf_str(&err));
+	   strstr(buf_str(&err), "offset 8: format version 3, the generation's is 1"),
+	   "a version-3 file in a version-1 generation is refused: %s", buf_str(&err));
 	free(f);
 	free(path);
 out:

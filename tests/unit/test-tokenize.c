@@ -31,7 +31,7 @@ struct collect {
 	bool bad; /* a word broke an invariant */
 };
 
-static int collect_word(const char *word, size_t len, uint16_t pos, bool stop, void *arg)
+static int collect_word(const char *word, size_t len, tok_pos_t pos, bool stop, void *arg)
 {
 	static const char letters[] = "\0DKT";
 	struct collect *c = arg;
@@ -245,10 +245,10 @@ static void test_stopword_limits(void)
 
 struct counter {
 	long n, stops;
-	uint16_t last;
+	tok_pos_t last;
 };
 
-static int count_word(const char *word, size_t len, uint16_t pos, bool stop, void *arg)
+static int count_word(const char *word, size_t len, tok_pos_t pos, bool stop, void *arg)
 {
 	struct counter *c = arg;
 
@@ -260,7 +260,7 @@ static int count_word(const char *word, size_t len, uint16_t pos, bool stop, voi
 	return 0;
 }
 
-static int stop_at_two(const char *word, size_t len, uint16_t pos, bool stop, void *arg)
+static int stop_at_two(const char *word, size_t len, tok_pos_t pos, bool stop, void *arg)
 {
 	int *seen = arg;
 
@@ -274,13 +274,17 @@ static int stop_at_two(const char *word, size_t len, uint16_t pos, bool stop, vo
 static void test_positions(void)
 {
 	is_int(tok_pos_encode(TOK_SECTION_BODY, 0), 0, "encode body 0");
-	is_int(tok_pos_encode(TOK_SECTION_TITLE, 5), 0xC005, "encode title 5");
-	is_int(tok_pos_encode(TOK_SECTION_DESCRIPTION, 16383), 0x7FFF, "encode description 16383");
-	is_int(tok_pos_encode(TOK_SECTION_KEYWORDS, 16384), 0xBFFF, "positions saturate");
-	is_int(tok_pos_encode(TOK_SECTION_BODY, 4000000000UL), 0x3FFF, "huge positions saturate");
-	is_int(tok_pos_section(0xC005), TOK_SECTION_TITLE, "decode section");
-	is_int(tok_pos_position(0xC005), 5, "decode position");
-	is_int(tok_pos_position(0xBFFF), MAX_POSITION, "decode saturated");
+	is_int(tok_pos_encode(TOK_SECTION_TITLE, 5), 0x3000005, "encode title 5");
+	is_int(tok_pos_encode(TOK_SECTION_DESCRIPTION, 16383), 0x1003FFF, "encode description 16383");
+	is_int(tok_pos_encode(TOK_SECTION_BODY, 16384), 0x4000, "16384 keeps its own position");
+	is_int(tok_pos_encode(TOK_SECTION_BODY, 34000), 34000, "34000 keeps its own position");
+	is_int(tok_pos_encode(TOK_SECTION_KEYWORDS, 16777215), 0x2FFFFFF, "encode keywords 2^24-1");
+	is_int(tok_pos_encode(TOK_SECTION_KEYWORDS, 16777216), 0x2FFFFFF, "positions saturate");
+	is_int(tok_pos_encode(TOK_SECTION_BODY, 4000000000UL), 0xFFFFFF, "huge positions saturate");
+	is_int(tok_pos_encode(4, 7), 0x4000007, "a fifth section value has room");
+	is_int(tok_pos_section(0x3000005), TOK_SECTION_TITLE, "decode section");
+	is_int(tok_pos_position(0x3000005), 5, "decode position");
+	is_int(tok_pos_position(0x2FFFFFF), MAX_POSITION, "decode saturated");
 }
 
 static void test_api(void)
@@ -361,7 +365,7 @@ static void test_bulk(void)
 	is_int(c.n, expect, "every word of 1 MB reported");
 	is_int(c.stops, expect / 12 * 3 + (expect % 12 > 0) + (expect % 12 > 6) + (expect % 12 > 10),
 	       "stopwords of 1 MB");
-	is_int(tok_pos_position(c.last), MAX_POSITION, "positions saturated");
+	is_int(tok_pos_position(c.last), expect - 1, "positions past 16383 stay distinct");
 	is_int(d->next[0], expect, "the counter keeps counting past 16383");
 	free(d);
 	tok_free(t);

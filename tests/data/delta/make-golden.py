@@ -1,23 +1,35 @@
 #!/usr/bin/env python3
-"""make-golden.py - encode records.txt as a version 1 delta log, following
-doc/FORMATS.md ("Delta log") and nothing else, into golden-v1.dlt.
+"""make-golden.py - encode records.txt as a delta log of format version 1 or
+2, following doc/FORMATS.md ("Delta log") and nothing else, into
+golden-v1.dlt or golden-v2.dlt.
 
 An independent implementation of the format: test-delta reads the result
 with src/store/delta.c and compares the writer's own output with it record by
-record.  Rerun only when the format version changes:
-    python3 make-golden.py records.txt golden-v1.dlt
+record (version 2, what the writer writes), and checks that version 1 reads
+back converted.  Rerun only when the format version changes:
+    python3 make-golden.py records.txt golden-v2.dlt 2
 """
 import struct
 import sys
 import zlib
 
 RANK, CREATED = 7, 1700000000
+VERSION = 2
 T = {"DOC": 1, "DEL": 2, "HREFS": 3, "REDIR": 4, "LASTMOD": 5, "COMMIT": 6}
 
 
 def frame(rtype, payload):
     body = bytes([rtype]) + payload
     return struct.pack("<II", len(payload), zlib.crc32(body)) + body
+
+
+def leb128(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append(v & 0x7F | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
 
 
 def encode(line):
@@ -32,7 +44,11 @@ def encode(line):
         words.sort()
         p = struct.pack("<IIQI", url, int(f[2]), int(f[3]), len(words))
         for word, pos in words:
-            p += bytes([len(word)]) + word + struct.pack("<H%dH" % len(pos), len(pos), *pos)
+            p += bytes([len(word)]) + word + struct.pack("<H", len(pos))
+            if VERSION == 1:
+                p += struct.pack("<%dH" % len(pos), *pos)
+            else:
+                p += b"".join(leb128(x - y) for x, y in zip(pos, [0] + pos[:-1]))
         return frame(T[kind], p)
     if kind == "DEL":
         return frame(T[kind], struct.pack("<I", url))
@@ -47,7 +63,7 @@ def encode(line):
 
 
 def main(src, dst):
-    head = b"MPSDLT\0\1" + struct.pack("<IIQ", 1, RANK, CREATED)
+    head = b"MPSDLT\0\1" + struct.pack("<IIQ", VERSION, RANK, CREATED)
     head += struct.pack("<I", zlib.crc32(head))
     out = bytearray(head)
     synced = committed = len(out)
@@ -74,4 +90,6 @@ def main(src, dst):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 3:
+        VERSION = int(sys.argv[3])
     main(sys.argv[1], sys.argv[2])
