@@ -27,6 +27,9 @@
 /* Positions left free between two anchors of a page: a phrase never joins
  * the end of one anchor to the start of the next. */
 #define ANCHOR_GAP 4
+/* Positions of anchor text a page takes at most (doc/SEARCH.md, "Anchor
+ * text"): also bounds one word's positions, below what a posting holds. */
+#define ANCHOR_MAX_POSITIONS 16383
 
 /* One anchor: target u32, target site u32, source site u32, source u32,
  * text length u16, then the text. */
@@ -68,7 +71,7 @@ static const struct kind K_ANC = { .head = ANC_HEAD, .max = ANC_HEAD + 0xffff, .
 				   .cmp = anc_cmp, .key = anc_key };
 
 struct aword {
-	uint16_t pos;
+	tok_pos_t pos;
 	uint8_t len;
 	char key[MAX_WORD_LEN];
 };
@@ -144,7 +147,7 @@ static int on_row(void *arg, uint32_t src, uint32_t ssite, const unsigned char *
 	return 0;
 }
 
-static int emit_word(const char *word, size_t len, uint16_t pos, bool stop, void *arg)
+static int emit_word(const char *word, size_t len, tok_pos_t pos, bool stop, void *arg)
 {
 	struct anc *a = arg;
 	struct aword *w;
@@ -152,7 +155,7 @@ static int emit_word(const char *word, size_t len, uint16_t pos, bool stop, void
 	if (stop)
 		return 0;
 	if (a->site_words >= a->c->max_anchor_words ||
-	    a->d.next[TOK_SECTION_BODY] > MAX_POSITION)
+	    a->d.next[TOK_SECTION_BODY] > ANCHOR_MAX_POSITIONS)
 		return 1;
 	if (a->n == a->cap) {
 		a->cap = a->cap ? 2 * a->cap : 256;
@@ -190,7 +193,7 @@ static int flush_target(struct anc *a)
 		       !memcmp(a->w[j].key, a->w[i].key, a->w[i].len))
 			j++;
 		np = j - i;
-		p = sorter_room(a->post, POST_FIXED + a->w[i].len + 2 * np);
+		p = sorter_room(a->post, POST_FIXED + a->w[i].len + 4 * np);
 		if (!p)
 			return -1;
 		p[0] = (unsigned char)storage_partition(a->w[i].key, a->w[i].len);
@@ -200,7 +203,7 @@ static int flush_target(struct anc *a)
 		le_put16(p + 10, (uint16_t)np);
 		memcpy(p + POST_FIXED, a->w[i].key, a->w[i].len);
 		for (size_t k = 0; k < np; k++)
-			le_put16(p + POST_FIXED + a->w[i].len + 2 * k, a->w[i + k].pos);
+			le_put32(p + POST_FIXED + a->w[i].len + 4 * k, a->w[i + k].pos);
 		a->postings++;
 		i = j;
 	}

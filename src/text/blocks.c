@@ -47,7 +47,7 @@ int blocks_body_text(const char *utf8, size_t len, const char *content_type, str
 	return rc;
 }
 
-static int hash_word(const char *word, size_t len, uint16_t pos, bool stop, void *arg)
+static int hash_word(const char *word, size_t len, tok_pos_t pos, bool stop, void *arg)
 {
 	uint64_t *h = arg;
 
