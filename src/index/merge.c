@@ -43,7 +43,6 @@
 
 #define MIN_SORT_BUFFER (64u << 10) /* DeltaBufferSize below this is raised */
 #define ORD_SEG_SHIFT 40            /* ord = segment index << 40 | offset */
-#define UREC_SIZE 36                /* url u32, type u8, pad 3, ord u64, val u64, site u32, len 4 x u16 */
 #define WIN_SIZE 12                 /* ord u64, url u32 */
 
 _Static_assert(UREC_SIZE == 4 + 1 + 3 + 8 + 8 + 4 + 8, "url record layout");
@@ -214,7 +213,7 @@ static bool key_win(const unsigned char *p, uint64_t k[2])
 	return true;
 }
 
-static const struct kind K_UREC = { .head = UREC_SIZE, .max = UREC_SIZE, .extra = no_extra,
+const struct kind merge_k_urec = { .head = UREC_SIZE, .max = UREC_SIZE, .extra = no_extra,
 				    .cmp = cmp_urec, .key = key_urec };
 static const struct kind K_WIN = { .head = WIN_SIZE, .max = WIN_SIZE, .extra = no_extra,
 				   .cmp = cmp_win, .key = key_win };
@@ -224,19 +223,7 @@ static const struct kind K_WIN = { .head = WIN_SIZE, .max = WIN_SIZE, .extra = n
 
 enum { U_DOC = 1, U_DEL = 2, U_LASTMOD = 3 };
 
-struct urec {
-	uint32_t url;
-	uint8_t type;           /* U_*; in a state record the ST_* flags */
-	uint64_t ord;           /* in a state record the winner's */
-	uint64_t val;           /* DOC: time; LASTMOD: last-modified; state: last-modified */
-	uint32_t site;
-	uint16_t len[STORAGE_SECTIONS];
-};
 
-/* The outcome for one URL the deltas speak of. */
-#define ST_TOUCHED 1    /* a DOC or DEL: every old posting of the URL goes */
-#define ST_INDEXED 2    /* a DOC won: its postings are the URL's postings */
-#define ST_LASTMOD 4    /* last-modified set by the deltas */
 struct ust {
 	uint32_t url;
 	uint8_t flags;
@@ -262,7 +249,7 @@ static void urec_pack(unsigned char *p, const struct urec *u)
 		le_put16(p + 28 + 2 * s, u->len[s]);
 }
 
-static void urec_unpack(const unsigned char *p, struct urec *u)
+void merge_urec_unpack(const unsigned char *p, struct urec *u)
 {
 	u->url = le_get32(p);
 	u->type = p[4];
@@ -419,7 +406,7 @@ static int fold_rec(void *arg, const unsigned char *rec)
 	struct fold_ctx *x = arg;
 	struct urec u;
 
-	urec_unpack(rec, &u);
+	merge_urec_unpack(rec, &u);
 	if (u.url == 0 || u.url > x->max_url || u.type < U_DOC || u.type > U_LASTMOD)
 		return error("merge: a URL record file is damaged (url %u, type %u)", u.url, u.type);
 	if (!x->has || x->cur.url != u.url) {
@@ -819,84 +806,6 @@ static int on_rec(void *arg, const unsigned char *rec)
 /* The next document of the docstore being built; a failure drops the
  * docstore (the generation is served from the database without it) and
  * never the merge. */
-static void docstore_add(struct docstore_builder **ds, uint32_t url, bool fresh, struct buf *err)
-{
-	buf_reset(err);
-	if (docstore_build_add(*ds, url, fresh, err)) {
-		warning("merge: no docstore for this generation: %s", buf_str(err));
-		docstore_build_abort(*ds);
-		*ds = NULL;
-	}
-}
-
-/* docinfo: the old entries merged with the URL states (files from every
- * rank, each in url order); the docstore's documents are the same. */
-static int write_docinfo(const char *gen_dir, const struct storage *old, char **st_files,
-			 size_t n_files, struct storage_format *f, struct docstore_builder **ds)
-{
-	struct storage_docinfo_writer *w = NULL;
-	struct buf err = BUF_INIT(4096);
-	uint32_t old_max = old ? storage_max_url_id(old) : 0;
-	struct merger m;
-	const unsigned char *rec;
-	struct urec u = { 0 };
-	int rc = merger_open(&m, &K_UREC, st_files, n_files), h = 0;
-
-	if (!rc && storage_docinfo_begin(gen_dir, &w, &err))
-		rc = error("%s", buf_str(&err));
-	if (!rc && (h = merger_next(&m, &rec)) > 0)
-		urec_unpack(rec, &u);
-	for (uint64_t url = 1; !rc && h >= 0; url++) {
-		struct storage_doc d = { 0 };
-		bool fresh = false;
-		int have;
-
-		if (url > old_max) {
-			if (h == 0)
-				break;
-			url = u.url; /* nothing old in between */
-		}
-		if (h == 1 && u.url < url) {
-			rc = error("merge: the URL states are out of order at url %u", u.url);
-			break;
-		}
-		have = old && url <= old_max ? storage_doc(old, (uint32_t)url, &d) : 0;
-		if (h == 1 && u.url == url) {
-			if (u.type & ST_INDEXED) {
-				d.site_id = u.site;
-				memcpy(d.len, u.len, sizeof(d.len));
-				d.last_modified = u.val;
-				have = 1;
-				fresh = true;
-			} else if (u.type & ST_TOUCHED) {
-				have = 0;
-			} else if (have) {
-				d.last_modified = u.val;
-			}
-			if ((h = merger_next(&m, &rec)) > 0)
-				urec_unpack(rec, &u);
-		}
-		if (have > 0 && d.site_id)
-			rc = storage_docinfo_put(w, (uint32_t)url, &d);
-		if (!rc && have > 0 && d.site_id && *ds)
-			docstore_add(ds, (uint32_t)url, fresh, &err);
-		if ((url & 0xffff) == 0)
-			storage_release_docinfo(old); /* read once: not kept resident */
-	}
-	if (!rc && h < 0)
-		rc = -1;
-	merger_close(&m);
-	if (rc) {
-		storage_docinfo_abort(w);
-		goto out;
-	}
-	if (storage_docinfo_finish(w, &f->n_docs, f->sum_len, &f->max_url_id, &err))
-		rc = error("%s", buf_str(&err));
-out:
-	buf_free(&err);
-	return rc;
-}
-
 /* The rows of wordurl, produced for db_wordurl_apply() partition by
  * partition: a diff against the old generation when wordurl describes it,
  * else the whole table. */
@@ -1078,6 +987,7 @@ struct merge {
 	size_t n_ufrom, n_pfrom;    /* files in ufrom, pfrom */
 	uint64_t stats[3];          /* words, live words, postings (all ranks after step 5) */
 	int anchors_rebuilt;        /* the old anchor postings go (merge_anchors()) */
+	struct merge_docinfo di;    /* rank 0: docinfo and the docstore, beside step 5 */
 };
 
 /* Rank 0 decides the generation (the next after `current`) and creates its
@@ -1155,7 +1065,7 @@ static int sort_url_records(struct merge *m)
 {
 	int rc = list_segments(m->c, &m->segs, &m->n_segs, &m->reader, &m->n_all);
 
-	sorter_init(&m->sorter, &K_UREC, m->scratch, "u", m->cap);
+	sorter_init(&m->sorter, &merge_k_urec, m->scratch, "u", m->cap);
 	if (!rc)
 		rc = read_urecs(m->segs, m->n_segs, &m->sorter, &m->max_url);
 	if (!rc)
@@ -1185,7 +1095,7 @@ static int fold_url_states(struct merge *m)
 		rc = -1;
 	if (!rc) {
 		fx.st = sf[0];
-		rc = merge_files(&K_UREC, m->ufrom, m->n_ufrom, fold_rec, &fx);
+		rc = merge_files(&merge_k_urec, m->ufrom, m->n_ufrom, fold_rec, &fx);
 		if (!rc && fx.has)
 			rc = fold_emit(&fx);
 	}
@@ -1327,17 +1237,7 @@ static int write_generation(struct merge *m)
 		struct storage_format f = { .generation = m->gen, .words = m->stats[0],
 					    .live_words = m->stats[1], .postings = m->stats[2] };
 
-		struct docstore *old_ds;
-		struct docstore_builder *ds = merge_docstore_start(m->dir, m->old, m->db, m->cap, &old_ds);
-
-		rc = write_docinfo(m->dir, m->old, m->sfrom, (size_t)m->size, &f, &ds);
-		info("merge: docinfo written (%.2f s)", now_monotonic() - m->t0);
-		if (rc)
-			docstore_build_abort(ds);
-		else
-			merge_docstore_end(ds, old_ds, m->t0);
-		if (rc)
-			docstore_close(old_ds);
+		rc = merge_docinfo_join(&m->di, &f);
 		merge_crash_point("after-docinfo");
 		if (!rc && m->old && merge_keep_pagerank(storage_dir(m->old))) {
 			const char *keep[] = { "ranks", "citations" };
@@ -1425,6 +1325,12 @@ int merge_run(const struct conf *c, struct db *db, struct merge **out, uint64_t 
 		rc = fold_url_states(m);
 	if (!rc)
 		rc = sort_winners(m);
+	if (!rc && m->me == 0) {
+		m->di = (struct merge_docinfo){ .c = c, .use_db = db != NULL, .gen_dir = m->dir,
+						.old = m->old, .st_files = m->sfrom,
+						.n_files = (size_t)m->size, .cap = m->cap, .t0 = m->t0 };
+		rc = merge_docinfo_start(&m->di);
+	}
 	if (!rc)
 		rc = sort_postings(m);
 	if (!rc)
@@ -1432,6 +1338,9 @@ int merge_run(const struct conf *c, struct db *db, struct merge **out, uint64_t 
 	if (!rc)
 		rc = write_generation(m);
 	if (rc) {
+		struct storage_format f;
+
+		merge_docinfo_join(&m->di, &f); /* before its inputs go */
 		merge_free(m);
 		return -1;
 	}

@@ -9,7 +9,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <stdio.h>
+
+#include "storage.h"
 
 /* wordurl.totalcount of a word: the index keeps a word's total in 64 bits
  * (doc/FORMATS.md, "Format versions"), the table's column (ASPseek's) is 32:
@@ -223,6 +226,59 @@ struct db;
  * Returns 0 or -1 (logged). */
 int merge_anchors(const struct conf *c, struct db *db, const char *scratch, size_t cap,
 		  struct sorter *post, int *rebuilt);
+
+/* ---- URL records and states (merge.c), read by merge_docinfo.c ------------ */
+
+#define UREC_SIZE 36                /* url u32, type u8, pad 3, ord u64, val u64, site u32, len 4 x u16 */
+
+/* A URL record (a DOC, DEL or LASTMOD of the deltas) or, after the fold, a
+ * URL's state: in files as UREC_SIZE bytes of merge_k_urec. */
+struct urec {
+	uint32_t url;
+	uint8_t type;           /* U_*; in a state record the ST_* flags */
+	uint64_t ord;           /* in a state record the winner's */
+	uint64_t val;           /* DOC: time; LASTMOD: last-modified; state: last-modified */
+	uint32_t site;
+	uint16_t len[STORAGE_SECTIONS];
+};
+
+/* The outcome for one URL the deltas speak of. */
+#define ST_TOUCHED 1    /* a DOC or DEL: every old posting of the URL goes */
+#define ST_INDEXED 2    /* a DOC won: its postings are the URL's postings */
+#define ST_LASTMOD 4    /* last-modified set by the deltas */
+
+extern const struct kind merge_k_urec;
+void merge_urec_unpack(const unsigned char *p, struct urec *u);
+
+/* ---- docinfo and the docstore, beside the partitions (merge_docinfo.c) ---- */
+
+struct storage_format;
+
+/* Rank 0 writes docinfo and the docstore in a thread of its own, with its
+ * own database connection, while the postings are sorted and the
+ * partitions written: they share nothing but read-only mappings of the
+ * live generation. */
+struct merge_docinfo {
+	const struct conf *c;
+	bool use_db;               /* the merge has a database (docstore texts) */
+	const char *gen_dir;       /* borrowed until the join */
+	const struct storage *old;
+	char **st_files;           /* the URL states of all ranks, borrowed */
+	size_t n_files;
+	size_t cap;                /* the docstore's buffer */
+	double t0;
+	/* the thread's */
+	int rc;
+	uint64_t n_docs, sum_len[STORAGE_SECTIONS];
+	uint32_t max_url_id;
+	bool started;
+	pthread_t th;
+};
+/* Start j (its inputs filled in); without a thread (it could not start)
+ * the work is done at once.  Returns 0, or -1 (logged). */
+int merge_docinfo_start(struct merge_docinfo *j);
+/* Wait for j and fill f's document counts.  Returns its result (0 or -1). */
+int merge_docinfo_join(struct merge_docinfo *j, struct storage_format *f);
 
 /* ---- the files of a new generation besides the partitions (merge_files.c) */
 
