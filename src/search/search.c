@@ -41,8 +41,7 @@ static void index_close(struct search_index *ix)
 {
 	if (!ix)
 		return;
-	hit_cache_clear_locked(ix);
-	free(ix->cache);
+	hit_cache_free(ix);
 	pthread_mutex_destroy(&ix->cache_mu);
 	storage_close(ix->st);
 	ranks_close(ix->rk);

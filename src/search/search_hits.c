@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "blocks.h"
 #include "boiler.h"
@@ -156,6 +157,29 @@ void hit_cache_clear_locked(struct search_index *ix)
 	ix->cache_bytes = 0;
 }
 
+/* The slots are mapped, not malloc'd.  From malloc, a generation's 1 MB
+ * table came from the arena of the worker that first cached a row, and each
+ * worker's arena kept the high-water mark of the tables it had held: as
+ * generations turned over, searchd's RSS grew by up to 2 MB a worker
+ * (tests/integration/soak.sh showed the steps).  A mapping goes back to
+ * the system with its generation, and only the slots used are touched.
+ * NULL when the mapping fails: the generation then caches nothing. */
+static struct hit_row **cache_slots_new(void)
+{
+	void *p = mmap(NULL, SEARCH_CACHE_SLOTS * sizeof(struct hit_row *), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void hit_cache_free(struct search_index *ix)
+{
+	hit_cache_clear_locked(ix);
+	if (ix->cache)
+		munmap(ix->cache, SEARCH_CACHE_SLOTS * sizeof(*ix->cache));
+	ix->cache = NULL;
+}
+
 /* Keep a copy of row (nothing when url_id is there already).  A full cache
  * is emptied first: rows are cheap to read again, and nothing is evicted
  * one by one. */
@@ -164,8 +188,8 @@ static void cache_put(struct search_index *ix, const struct hit_row *row)
 	size_t i;
 
 	pthread_mutex_lock(&ix->cache_mu);
-	if (!ix->cache)
-		ix->cache = xcalloc(SEARCH_CACHE_SLOTS, sizeof(*ix->cache));
+	if (!ix->cache && !(ix->cache = cache_slots_new()))
+		goto out;
 	if (ix->cache_rows >= SEARCH_CACHE_ROWS || ix->cache_bytes + row->bytes > SEARCH_CACHE_BYTES)
 		hit_cache_clear_locked(ix);
 	for (i = slot_of(row->url_id, SEARCH_CACHE_SLOTS); ix->cache[i];

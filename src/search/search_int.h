@@ -299,5 +299,8 @@ char *valid_dup(const char *s);
 /* search_hits.c: empty the generation's row cache (cache_mu held, or the
  * last reference gone). */
 void hit_cache_clear_locked(struct search_index *ix);
+/* search_hits.c: empty the row cache and unmap its slots (the last
+ * reference gone). */
+void hit_cache_free(struct search_index *ix);
 
 #endif

@@ -58,7 +58,8 @@
 #                                 host, DELAY s a response) on a free port
 #                                 (or PORT: the same site, served faster or
 #                                 slower), its request log DIR/tw.log made
-#                                 anew; exports PORT
+#                                 anew; exports PORT; it ends by itself
+#                                 after $TREEWEB_LIFETIME s (default 900)
 #           treeweb_stop          stops it (also done on exit)
 #           treeweb_conf FILE DB "HOSTS" [LINE...]
 #                                 write_conf with a Server line for each
@@ -367,7 +368,7 @@ treeweb_start() {
 	rm -f "$dir/tw.port"
 	: >"$dir/tw.log"
 	python3 "$srcdir/tests/servers/treeweb.py" --pages "$pages" --delay "$delay" --port "$port" \
-		--port-file "$dir/tw.port" --log "$dir/tw.log" --lifetime 900 >/dev/null 2>"$dir/tw.err" &
+		--port-file "$dir/tw.port" --log "$dir/tw.log" --lifetime "${TREEWEB_LIFETIME:-900}" >/dev/null 2>"$dir/tw.err" &
 	_lib_tw_pid=$!
 	for _ in $(seq 100); do [ -s "$dir/tw.port" ] && break; sleep 0.05; done
 	[ -s "$dir/tw.port" ] || { echo "Bail out! treeweb.py did not start"; exit 1; }
