@@ -9,22 +9,11 @@
 # next crawl's merge has dropped their old anchors and kept the others.
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
-idx="$builddir/mpseek-index"
-tool="$builddir/tests/helper/search-tool"
-[ -x "$idx" ] || tap_skip_all "$idx not built"
-[ -x "$tool" ] || tap_skip_all "$tool not built"
-[ -x "$NGINX" ] || tap_skip_all "nginx not found (Debian package nginx)"
+search_tools
 
 T=$(tmp_dir)
 cp -r "$srcdir/tests/data/anchors/site" "$T/site"
-web_start "$T/site"
-mdb_start
-conf=$T/mpseek.conf
-write_conf "$conf" anchors "MinDelay 0" "ReadTimeOut 5" "MaxAnchorWords 3" "Server $WEB_URL"
-mpi_no_leak_check timeout 300 "$idx" "$conf" >"$T/crawl.out" 2>"$T/crawl.log"
-rc=$?
-tap_is "$rc" 0 "crawl, merge and PageRank of the test site"
-[ "$rc" = 0 ] || { tail -15 "$T/crawl.log" | sed 's/^/#   /'; tap_done; }
+site_crawl "$T/site" anchors "MaxAnchorWords 3"
 tap_ok "$(grep -q 'merge: anchor text of [1-9][0-9]* link(s)' "$T/crawl.log" && echo 1)" \
 	"the merge read the anchor text"
 

@@ -74,6 +74,16 @@
 #                                 request log: start end port host method
 #                                 path status bytes)
 #           hostile_stop          stops it (also done on exit)
+#           search_tools          sets idx and tool (mpseek-index,
+#                                 tests/helper/search-tool); skips the script
+#                                 when they or nginx are missing
+#           site_crawl DOCROOT DB [LINE...]
+#                                 web_start DOCROOT, mdb_start, conf=$T/mpseek.conf
+#                                 (write_conf DB, MinDelay 0, ReadTimeOut 5, the
+#                                 LINEs, Server $WEB_URL) and one crawl of it
+#                                 into $T/crawl.log: one point for its exit
+#                                 status (on failure the log's end, and the
+#                                 script ends); T must be set
 #           urlwords_table ID     the urlwordsNN table of url_id ID
 #           log_mentions FILE URL lines of FILE naming URL as a whole token
 #           num_below X LIMIT     1 when the number X < LIMIT
@@ -379,6 +389,27 @@ treeweb_start() {
 treeweb_stop() {
 	[ -n "$_lib_tw_pid" ] && kill "$_lib_tw_pid" 2>/dev/null && wait "$_lib_tw_pid" 2>/dev/null
 	_lib_tw_pid=""
+}
+
+search_tools() {
+	idx="$builddir/mpseek-index"
+	tool="$builddir/tests/helper/search-tool"
+	[ -x "$idx" ] || tap_skip_all "$idx not built"
+	[ -x "$tool" ] || tap_skip_all "$tool not built"
+	[ -x "$NGINX" ] || tap_skip_all "nginx not found (Debian package nginx)"
+}
+
+site_crawl() {
+	local root=$1 db=$2 rc
+	shift 2
+	web_start "$root"
+	mdb_start
+	conf=$T/mpseek.conf
+	write_conf "$conf" "$db" "MinDelay 0" "ReadTimeOut 5" "$@" "Server $WEB_URL"
+	mpi_no_leak_check timeout 300 "$builddir/mpseek-index" "$conf" >"$T/crawl.out" 2>"$T/crawl.log"
+	rc=$?
+	tap_is "$rc" 0 "crawl, merge and PageRank of the test site"
+	[ "$rc" = 0 ] || { tail -15 "$T/crawl.log" | sed 's/^/#   /'; tap_done; }
 }
 
 treeweb_conf() {

@@ -11,11 +11,7 @@
 # shown.
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
-idx="$builddir/mpseek-index"
-tool="$builddir/tests/helper/search-tool"
-[ -x "$idx" ] || tap_skip_all "$idx not built"
-[ -x "$tool" ] || tap_skip_all "$tool not built"
-[ -x "$NGINX" ] || tap_skip_all "nginx not found (Debian package nginx)"
+search_tools
 
 T=$(tmp_dir)
 mkdir -p "$T/site"

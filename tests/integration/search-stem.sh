@@ -9,21 +9,10 @@
 # with `Stemming no` has no map (the query finds exact words only).
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
-idx="$builddir/mpseek-index"
-tool="$builddir/tests/helper/search-tool"
-[ -x "$idx" ] || tap_skip_all "$idx not built"
-[ -x "$tool" ] || tap_skip_all "$tool not built"
-[ -x "$NGINX" ] || tap_skip_all "nginx not found (Debian package nginx)"
+search_tools
 
 T=$(tmp_dir)
-web_start "$srcdir/tests/data/stems/site"
-mdb_start
-conf=$T/mpseek.conf
-write_conf "$conf" stem "MinDelay 0" "ReadTimeOut 5" "Server $WEB_URL"
-mpi_no_leak_check timeout 300 "$idx" "$conf" >"$T/crawl.out" 2>"$T/crawl.log"
-rc=$?
-tap_is "$rc" 0 "crawl, merge and PageRank of the test site"
-[ "$rc" = 0 ] || { tail -15 "$T/crawl.log" | sed 's/^/#   /'; tap_done; }
+site_crawl "$srcdir/tests/data/stems/site" stem
 gen=$(readlink -f "$(sed -n 's/^DataDir //p' "$conf")/index/current")
 tap_ok "$([ -s "$gen/stems" ] && echo 1)" "the merge wrote the stem map"
 
