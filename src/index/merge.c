@@ -988,10 +988,13 @@ static bool sees_rank0_dir(const char *dir, int me)
 	int seen = -1;
 	FILE *f;
 
-	if (me == 0 && (f = fopen(path, "w"))) {
-		fprintf(f, "%d\n", token);
-		if (fclose(f) != 0)
+	if (me == 0) {
+		/* A full disk fails here first: say so, not only that no rank
+		 * sees the directory. */
+		if (!(f = fopen(path, "w")) || (fprintf(f, "%d\n", token), fclose(f) != 0)) {
+			error("merge: cannot write %s: %s", path, strerror(errno));
 			token = -2;
+		}
 	}
 	cluster_bcast_int(&token);
 	if ((f = fopen(path, "r"))) {
