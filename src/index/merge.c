@@ -1406,6 +1406,19 @@ static void merge_free(struct merge *m)
 	free(m);
 }
 
+/* A merge that failed (a full disk, most often) removes its unpublished
+ * generation at once, rather than leaving the next merge to: the partial
+ * files would hold the room that ran out.  The segments stay. */
+static void merge_failed(struct merge *m)
+{
+	struct buf err = BUF_INIT(256);
+
+	if (m->me == 0 && m->dir && storage_gen_cleanup(m->c->data_dir, &err))
+		warning("merge: %s", buf_str(&err));
+	buf_free(&err);
+	merge_free(m);
+}
+
 int merge_run(const struct conf *c, struct db *db, struct merge **out, uint64_t *gen,
 	      char **gen_dir)
 {
@@ -1435,7 +1448,7 @@ int merge_run(const struct conf *c, struct db *db, struct merge **out, uint64_t 
 	if (!rc)
 		rc = write_generation(m);
 	if (rc) {
-		merge_free(m);
+		merge_failed(m);
 		return -1;
 	}
 	*gen = m->gen;
