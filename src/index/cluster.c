@@ -990,6 +990,14 @@ static void pid_write(const struct conf *c)
 		fprintf(fp, "%ld\n", (long)getpid());
 		if (fclose(fp) == 0 && rename(tmp, p) == 0)
 			debug("pid file %s", p);
+		else
+			warning("cannot write %s: %s (mpseek-index -E will not find this job)", p,
+				strerror(errno));
+		/* A full disk leaves the temp file empty: never a stale one. */
+		unlink(tmp);
+	} else {
+		warning("cannot create %s: %s (mpseek-index -E will not find this job)", tmp,
+			strerror(errno));
 	}
 	free(tmp);
 	free(p);

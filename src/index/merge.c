@@ -897,10 +897,13 @@ static bool sees_rank0_dir(const char *dir, int me)
 	int seen = -1;
 	FILE *f;
 
-	if (me == 0 && (f = fopen(path, "w"))) {
-		fprintf(f, "%d\n", token);
-		if (fclose(f) != 0)
+	if (me == 0) {
+		/* A full disk fails here first: say so, not only that no rank
+		 * sees the directory. */
+		if (!(f = fopen(path, "w")) || (fprintf(f, "%d\n", token), fclose(f) != 0)) {
+			error("merge: cannot write %s: %s", path, strerror(errno));
 			token = -2;
+		}
 	}
 	cluster_bcast_int(&token);
 	if ((f = fopen(path, "r"))) {
@@ -1303,6 +1306,21 @@ static void merge_free(struct merge *m)
 	free(m);
 }
 
+/* A merge that failed (a full disk, most often) removes its unpublished
+ * generation at once, rather than leaving the next merge to: the partial
+ * files would hold the room that ran out.  The segments stay. */
+static void merge_failed(struct merge *m)
+{
+	struct buf err = BUF_INIT(256);
+	struct storage_format f;
+
+	merge_docinfo_join(&m->di, &f); /* it writes into m->dir: first */
+	if (m->me == 0 && m->dir && storage_gen_cleanup(m->c->data_dir, &err))
+		warning("merge: %s", buf_str(&err));
+	buf_free(&err);
+	merge_free(m);
+}
+
 int merge_run(const struct conf *c, struct db *db, struct merge **out, uint64_t *gen,
 	      char **gen_dir)
 {
@@ -1338,10 +1356,7 @@ int merge_run(const struct conf *c, struct db *db, struct merge **out, uint64_t 
 	if (!rc)
 		rc = write_generation(m);
 	if (rc) {
-		struct storage_format f;
-
-		merge_docinfo_join(&m->di, &f); /* before its inputs go */
-		merge_free(m);
+		merge_failed(m);
 		return -1;
 	}
 	*gen = m->gen;

@@ -7,7 +7,9 @@
 #   * mpirun exits 1 (it reports any job it aborted so);
 #   * every line on stderr is a whole log line (or one of mpirun's own);
 #   * a rerun completes the crawl and the index equals a clean crawl's;
-# and to mpi-scripts/mpseek-run, which turns it into -E: the same, exit 0.
+# and to mpi-scripts/mpseek-run (its pid, as systemd's KillMode=mixed sends
+# it, or its whole process group), which turns it into -E: the same, exit
+# 0, every page stored before the stop in the index, no process left.
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 idx="$builddir/mpseek-index"
@@ -106,14 +108,42 @@ for kt in 1 10; do
 	after_stop "term$kt" "SIGTERM to mpirun, sigkill timeout $kt s" "$cut"
 done
 
-# ---- SIGTERM to mpseek-run: it turns the signal into mpseek-index -E
+# ---- SIGTERM to mpseek-run: it turns the signal into mpseek-index -E.
+# Sent to its pid (systemd's KillMode=mixed, etc/systemd) and to its whole
+# process group (Ctrl-C, `timeout`, `kill -- -PGID`): mpirun runs in a
+# session of its own, so the group's signal does not abort it.
 KILL_TIMEOUT=10
-tw_start 0.15
-conf run
-LSAN_OPTIONS=detect_leaks=0 MPIRUN="$MPIRUN" "$srcdir/mpi-scripts/mpseek-run" -np 3 \
-	--index "$idx" "$T/run.conf" >>"$T/run.out" 2>>"$T/run.log" &
-JOB=$!
-stop_mid 30
-tap_is "$rc" 0 "SIGTERM to mpseek-run: exit 0"
-after_stop run "SIGTERM to mpseek-run"
+# indexed_urls NAME: the URLs the index holds, one a line, sorted.
+indexed_urls() {
+	SQL "SELECT url_id, url FROM urlword" "$1" | sed "s/:$PORT//" >"$T/$1.ids"
+	"$idx" --dump-index "$T/$1.conf" 2>/dev/null |
+		awk -F'\t' 'NR == FNR { u[$1] = $2; next } { print u[$2] }' "$T/$1.ids" - | sort -u
+}
+stored_urls() {
+	SQL "SELECT url FROM urlword WHERE status = 200 AND url LIKE '%/p/%'" "$1" | sed "s/:$PORT//" | sort -u
+}
+for how in pid group; do
+	name=run$how
+	tw_start 0.15
+	conf "$name"
+	LSAN_OPTIONS=detect_leaks=0 MPIRUN="$MPIRUN" setsid "$srcdir/mpi-scripts/mpseek-run" -np 3 \
+		--index "$idx" "$T/$name.conf" >>"$T/$name.out" 2>>"$T/$name.log" &
+	JOB=$!
+	# setsid makes the script lead its own process group (pgid = pid).
+	if [ "$how" = group ]; then sig=-$JOB; else sig=$JOB; fi
+	for _ in $(seq 600); do [ "$(wc -l <"$T/tw.log")" -ge 30 ] && break; sleep 0.1; done
+	t0=$(date +%s.%N)
+	kill -TERM -- "$sig"
+	wait "$JOB"; rc=$?
+	took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	tap_is "$rc" 0 "SIGTERM to mpseek-run's $how: exit 0"
+	tap_is "$(pgrep -f -- "$T/$name.conf" | wc -l)" 0 "SIGTERM to mpseek-run's $how: no process of the job left"
+	# The stop merged what the ranks had written: every page stored
+	# before it is in the index (the deltas were flushed, not lost).
+	stored_urls "$name" >"$T/$name.stored"
+	indexed_urls "$name" | grep '/p/' >"$T/$name.indexed"
+	tap_ok "$([ -s "$T/$name.stored" ] && cmp -s "$T/$name.stored" "$T/$name.indexed" && echo 1)" \
+		"SIGTERM to mpseek-run's $how: the index holds the $(wc -l <"$T/$name.stored") pages stored before the stop"
+	after_stop "$name" "SIGTERM to mpseek-run's $how"
+done
 tap_done

@@ -102,6 +102,9 @@ Slow, silent, endless, big
                             lazily (a few kB per MB on the wire)
   /deflate-bomb             the same with Content-Encoding: deflate (zlib)
   /deflate-raw-bomb         deflate without the zlib wrapper
+  /zstd-bomb                Content-Encoding: zstd, decodes to ?bytes=
+                            (default 256 MiB) of spaces, compressed once
+                            by the zstd program (404 without it)
   /gzip/small               a small valid gzip page ("compressed hello")
   /bad-gzip                 Content-Encoding: gzip over bytes that are not
   /close-early              Content-Length: 10000, 100 bytes, then close
@@ -199,6 +202,7 @@ import re
 import select
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -751,6 +755,37 @@ def deflate_bomb(h, m):
 @route(r"/deflate-raw-bomb")
 def deflate_raw_bomb(h, m):
     bomb(h, "deflate", -15)
+
+
+ZSTD_BOMBS = {}
+
+
+@route(r"/zstd-bomb")
+def zstd_bomb(h, m):
+    total = qnum(h, "bytes", 256 << 20, 0, 4 << 30, int)
+    if total not in ZSTD_BOMBS:
+        try:
+            p = subprocess.Popen(["zstd", "-q", "-c", "-1"], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE)
+        except OSError:
+            h.reply(404, b"no zstd program here")
+            return
+        feed = threading.Thread(target=lambda: zstd_feed(p.stdin, total))
+        feed.start()
+        ZSTD_BOMBS[total] = p.stdout.read()
+        feed.join()
+        p.wait()
+    h.reply(200, ZSTD_BOMBS[total], headers=[("Content-Encoding", "zstd")])
+
+
+def zstd_feed(out, total):
+    block = b"<p>bomb</p>" + b" " * ((1 << 20) - 11)
+    sent = 0
+    while sent < total:
+        n = min(len(block), total - sent)
+        out.write(block[:n])
+        sent += n
+    out.close()
 
 
 @route(r"/gzip/small")
