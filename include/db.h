@@ -344,6 +344,11 @@ int db_recrawl_put(struct db *db, const struct db_recrawl *rows, size_t n);
  * when stored, 0 when not, -1 on error; and its update (0 or -1). */
 int db_recrawl_lambda_get(struct db *db, unsigned site_id, double *lambda);
 int db_recrawl_lambda_put(struct db *db, unsigned site_id, double lambda);
+/* A host's last Retry-After (seconds) and when it was given (unix time),
+ * which lower its rate limit k_i (recrawl_host_limit()): 1 with both when
+ * stored, 0 when not, -1 on error; and their update (0 or -1). */
+int db_recrawl_retry_get(struct db *db, unsigned site_id, double *secs, long *at);
+int db_recrawl_retry_put(struct db *db, unsigned site_id, double secs, long at);
 /* Due URLs of a site now (not deleted, next_index_time passed), counted up
  * to cap, through index site_claim.  Returns the count or -1. */
 long db_site_due(struct db *db, unsigned site_id, long cap);
