@@ -115,6 +115,9 @@ long db_expire_urls(struct db *db, const uint32_t *ids, size_t n, bool force);
 /* When the next live URL is due (unix time; 0 = now) in *when: 1, or 0 when
  * there is no live URL, or -1.  One index dive. */
 int db_next_due(struct db *db, long long *when);
+/* A URL due at `when` (db_next_due()'s answer), the lowest url_id, into url
+ * (size bytes, cut, always terminated): 1, 0 when none, -1 on error. */
+int db_next_due_url(struct db *db, long long when, char *url, size_t size);
 /* "now", or "in 3 h 20 min, at 2026-11-26 08:17:00 UTC": when `when` is
  * (unix time), for messages; into buf (size bytes, always terminated). */
 void db_due_text(long long when, char *buf, size_t size);
