@@ -7,7 +7,8 @@
 # table recrawl (changed by MD5 or not); λ_0 is read back from
 # recrawl_limits, and MaxFetchRate moves it; a 503 with Retry-After lowers
 # the host's rate limit k_i, steps its λ_i up and is stored with the site,
-# and a restart reads it back.  The arithmetic itself is
+# and a restart reads it back; without PageValue, ω is the page's PageRank in
+# the live generation.  The arithmetic itself is
 # tests/unit/test-recrawl's, the freshness it buys tests/unit/test-freshness's.
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
@@ -21,7 +22,8 @@ T=$(tmp_dir)
 # tree/ is a binary tree of 63 pages for the rate test: each fetch finds two
 # new URLs, so URLs fall due faster than a polite crawl fetches them.
 site=$T/site
-mkdir -p "$site/hi" "$site/lo/cc" "$site/lo/ex" "$site/lo/cc1" "$site/per" "$site/tree" "$site/busy"
+mkdir -p "$site/hi" "$site/lo/cc" "$site/lo/ex" "$site/lo/cc1" "$site/per" "$site/tree" "$site/busy" \
+	"$site/pr"
 page() { printf '<html><head><title>%s</title></head><body>%s</body></html>\n' "$2" "$3" >"$site/$1"; }
 page hi/index.html hi '<a href="a.html">a</a>'
 page hi/a.html hia 'hiword'
@@ -37,6 +39,12 @@ page per/index.html per '<a href="p.html">p</a>'
 # else waits behind the pause).
 page busy/index.html busy '<a href="b.html">b</a>'
 page busy/b.html b 'busyword'
+# pr/: no PageValue, so ω is the page's PageRank in the live generation;
+# every page links to hub.html, which ranks highest.
+page pr/index.html pr '<a href="x.html">x</a> <a href="y.html">y</a> <a href="hub.html">h</a>'
+page pr/x.html x '<a href="hub.html">h</a>'
+page pr/y.html y '<a href="hub.html">h</a>'
+page pr/hub.html hub '<a href="index.html">i</a>'
 page per/p.html p 'periodword'
 page tree/index.html tree '<a href="t1.html">t</a>'
 for i in $(seq 1 63); do
@@ -118,7 +126,7 @@ tap_ok "$(SQL "SELECT lambda > 0.001 FROM recrawl_limits WHERE site_id = $site_i
 # without the Retry-After its λ_i would stay at its floor and store nothing;
 # the Retry-After makes k_i one fetch per 5 s, steps λ_i up at once, and is
 # stored with the site, where a restart reads it back.
-blines=("ServerScope path" "RecrawlMode value" "MinPeriod 10" "Server $base/busy/")
+blines=("ServerScope path" "RecrawlMode value" "MinPeriod 10" "Server $base/busy/" "Server $base/pr/")
 crawl b "${blines[@]}"
 tap_is "$rc" 0 "a crawl refused with 503 and Retry-After exits 0"
 bsite=$(SQL "SELECT site_id FROM urlword WHERE url = '$base/busy/'" b)
@@ -136,4 +144,9 @@ crawl b -a "${blines[@]}"
 tap_is "$rc" 0 "the restart exits 0"
 tap_ok "$(grep -q "site $bsite: its Retry-After of 5 s, [0-9]* s ago, still limits it" "$T/b.log" && echo 1)" \
 	"the restart reads the Retry-After back: $(grep -o 'site [0-9]*: its Retry-After.*' "$T/b.log" | head -1)"
+# The first crawl had no generation (ω 1); the second took ω from the
+# PageRank of the first one's: 1 for the mean page, the hub above it.
+omega() { SQL "SELECT omega FROM recrawl r JOIN urlword u USING (url_id) WHERE u.url = '$base/pr/$1'" b; }
+tap_ok "$(awk -v h="$(omega hub.html)" -v x="$(omega x.html)" 'BEGIN { exit !(h > 1.2 && x < 1 && x > 0) }' && echo 1)" \
+	"without PageValue, omega is the page's PageRank: hub $(omega hub.html), x $(omega x.html)"
 tap_done
