@@ -115,6 +115,9 @@ long db_expire_urls(struct db *db, const uint32_t *ids, size_t n, bool force);
 /* When the next live URL is due (unix time; 0 = now) in *when: 1, or 0 when
  * there is no live URL, or -1.  One index dive. */
 int db_next_due(struct db *db, long long *when);
+/* A URL due at `when` (db_next_due()'s answer), the lowest url_id, into url
+ * (size bytes, cut, always terminated): 1, 0 when none, -1 on error. */
+int db_next_due_url(struct db *db, long long when, char *url, size_t size);
 /* "now", or "in 3 h 20 min, at 2026-11-26 08:17:00 UTC": when `when` is
  * (unix time), for messages; into buf (size bytes, always terminated). */
 void db_due_text(long long when, char *buf, size_t size);
@@ -344,6 +347,11 @@ int db_recrawl_put(struct db *db, const struct db_recrawl *rows, size_t n);
  * when stored, 0 when not, -1 on error; and its update (0 or -1). */
 int db_recrawl_lambda_get(struct db *db, unsigned site_id, double *lambda);
 int db_recrawl_lambda_put(struct db *db, unsigned site_id, double lambda);
+/* A host's last Retry-After (seconds) and when it was given (unix time),
+ * which lower its rate limit k_i (recrawl_host_limit()): 1 with both when
+ * stored, 0 when not, -1 on error; and their update (0 or -1). */
+int db_recrawl_retry_get(struct db *db, unsigned site_id, double *secs, long *at);
+int db_recrawl_retry_put(struct db *db, unsigned site_id, double secs, long at);
 /* Due URLs of a site now (not deleted, next_index_time passed), counted up
  * to cap, through index site_claim.  Returns the count or -1. */
 long db_site_due(struct db *db, unsigned site_id, long cap);

@@ -97,7 +97,26 @@ struct recrawl_limit {
 	double epoch_end;          /* when the next step is due (0: set at the first tick) */
 	long fetched;              /* fetches under the limit in this epoch */
 	long backlog;              /* due and unfetched at the last step */
+	bool refused;              /* recrawl_limit_refused() stepped in this epoch */
 };
+
+/* A host's Retry-After as a limit on its rate.  A 429 or 503 that says
+ * "Retry-After: R" tells the crawl that the host is overloaded at the rate it
+ * was fetched: its spacing becomes R (at most RECRAWL_RETRY_MAX), which then
+ * halves every RECRAWL_RETRY_HALFLIFE seconds and drops out below 1 s (the
+ * resolution of Retry-After), so that a host that recovered gets its
+ * politeness rate back within hours. */
+#define RECRAWL_RETRY_HALFLIFE 3600.0
+#define RECRAWL_RETRY_MAX 86400.0
+
+/* The spacing a Retry-After of `retry` seconds given `since` seconds ago
+ * still asks for: 0 once it has decayed below 1 s (or none was given). */
+double recrawl_retry_spacing(double retry, double since);
+
+/* k_i: the fetches per second host i allows, 1/max(delay, the Retry-After
+ * spacing) where delay is its politeness delay (MinDelay raised by
+ * Crawl-delay); 0 (no limit) when both are 0. */
+double recrawl_host_limit(double delay, double retry, double since);
 
 /* The epoch of l, seconds. */
 double recrawl_epoch(const struct recrawl_limit *l);
@@ -106,6 +125,15 @@ double recrawl_epoch(const struct recrawl_limit *l);
  * the epoch is over and starts the next.  Count fetches in l->fetched.
  * Returns true when λ stepped. */
 bool recrawl_limit_tick(struct recrawl_limit *l, double now, long backlog);
+
+/* At time now the host under l refused a fetch with Retry-After (l->limit
+ * already lowered to what it asked for): the limit binds, so λ steps up
+ * once as for the largest excess (a factor e^(2 RECRAWL_GAIN)) and a new
+ * epoch starts at the new limit from `backlog` pages due and unfetched.
+ * At most one such step an epoch: a host that keeps refusing raises λ as
+ * fast as a backlog would, not once per refusal.  Returns true when λ
+ * stepped. */
+bool recrawl_limit_refused(struct recrawl_limit *l, double now, long backlog);
 
 /* The histogram as a blob of RECRAWL_BLOB_LEN bytes, and back (a shorter
  * blob leaves the missing bins 0). */

@@ -131,10 +131,14 @@ CREATE TABLE IF NOT EXISTS recrawl (
 
 -- The multipliers of the value mode's rate limits: site_id 0 is the
 -- crawl's (MaxFetchRate), kept across runs so that a new job starts where
--- the last one settled.
+-- the last one settled.  retry_secs and retry_at (version 4): the host's
+-- last Retry-After on a 429/503 and when it came (unix time), which lower
+-- its rate limit until they decay (doc/CRAWL.md, "Recrawl by value").
 CREATE TABLE IF NOT EXISTS recrawl_limits (
 	site_id int unsigned NOT NULL,
 	lambda double NOT NULL DEFAULT 0,
+	retry_secs double NOT NULL DEFAULT 0,
+	retry_at int unsigned NOT NULL DEFAULT 0,
 	PRIMARY KEY (site_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 

@@ -8,8 +8,15 @@
 -- on fills it, and `mpseek-index -m` refetches and re-parses every page so
 -- that the next merge can group the whole index at once.
 --
+-- It also adds recrawl_limits.retry_secs and retry_at: a host's last
+-- Retry-After on a 429/503 and when it came, which lower its rate limit in
+-- RecrawlMode value until they decay (doc/CRAWL.md, "Recrawl by value").
+-- They start at 0 (no Retry-After seen).
+--
 -- Stop every mpseek program that uses the database, back it up, then:
 --     mariadb mpseek < sql/upgrade-3-to-4.sql
 ALTER TABLE urlword ADD COLUMN IF NOT EXISTS simhash bigint unsigned NOT NULL DEFAULT 0
 	AFTER crc;
+ALTER TABLE recrawl_limits ADD COLUMN IF NOT EXISTS retry_secs double NOT NULL DEFAULT 0,
+	ADD COLUMN IF NOT EXISTS retry_at int unsigned NOT NULL DEFAULT 0;
 UPDATE mpseek_meta SET value = '4' WHERE name = 'schema_version';

@@ -398,6 +398,7 @@ static void page_result(struct crawl *cr, struct job *j, struct fetch_result *r,
 
 		warning("%s: %ld %s: retried in %ld s", j->row.url, st, http_status_text((int)st),
 			next);
+		rv_refused(cr, j, sp, r->retry_after);
 		finish_status(cr, j, (int)st, next);
 		return;
 	}

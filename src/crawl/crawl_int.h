@@ -515,6 +515,11 @@ void rv_close(struct crawl *cr);
 /* Outcome p of job j (response r) is a fetch of a page: with RecrawlMode
  * value, mark it for rv_batch(), `changed` telling whether its MD5 moved. */
 void rv_note(struct pending *p, struct job *j, const struct fetch_result *r, bool changed);
+/* Job j of a Server sp was refused with 429/503 and Retry-After (seconds):
+ * with RecrawlMode value, its host's rate limit k_i comes down to one fetch
+ * per Retry-After (stored with the site, decaying), and λ_i steps up. */
+void rv_refused(struct crawl *cr, struct job *j, const struct conf_server_params *sp,
+		long retry_after);
 /* Before the batch v[0..n) is stored: the marked outcomes' fetch histories
  * updated, their next_index_time set by value, λ_0 stepped when due.  A
  * database error is logged and leaves Period's times (0 or -1). */

@@ -3,7 +3,7 @@
  * with RecrawlMode value, their fetch histories read and written around
  * each stored batch, their next_index_time from the crawl value, the
  * crawl's multiplier λ_0 held at MaxFetchRate and each host's λ_i at the
- * rate its politeness delay allows.  The arithmetic is
+ * rate its politeness delay and its last Retry-After allow.  The arithmetic is
  * recrawl.c's, the rows db_recrawl.c's; the claims are untouched: they take
  * due URLs by next_index_time, which is the order of value.
  */
@@ -26,6 +26,8 @@
 struct rv_site {
 	unsigned site_id;            /* 0: an empty slot */
 	struct recrawl_limit k;
+	double retry;                /* its last Retry-After, seconds (0: none) */
+	long retry_at;               /* when it came, unix time */
 };
 
 /* Sites of a rank's table at most: past it, the table starts afresh (the
@@ -49,9 +51,10 @@ static struct rv_site *site_slot(struct rv_site *t, size_t nslots, unsigned site
 	return &t[i];
 }
 
-/* The limit of host site_id: its λ_i read back the first time (the floor
- * when none is stored: a host does not bind until its backlog shows it). */
-static struct recrawl_limit *site_limit(struct crawl *cr, unsigned site_id)
+/* The limit of host site_id: its λ_i and Retry-After read back the first
+ * time (the floor when none is stored: a host does not bind until its
+ * backlog shows it). */
+static struct rv_site *site_limit(struct crawl *cr, unsigned site_id)
 {
 	struct rv_state *rv = cr->rv;
 	struct rv_site *s;
@@ -78,8 +81,13 @@ static struct recrawl_limit *site_limit(struct crawl *cr, unsigned site_id)
 		if (db_recrawl_lambda_get(cr->db, site_id, &lambda) < 0 || !(lambda > 0))
 			lambda = RECRAWL_LAMBDA_MIN;
 		s->k.lambda = lambda;
+		if (db_recrawl_retry_get(cr->db, site_id, &s->retry, &s->retry_at) < 1)
+			s->retry = 0;
+		else if (recrawl_retry_spacing(s->retry, (double)(time(NULL) - s->retry_at)) > 0)
+			info("recrawl by value: site %u: its Retry-After of %.0f s, %ld s ago,"
+			     " still limits it", site_id, s->retry, (long)time(NULL) - s->retry_at);
 	}
-	return &s->k;
+	return s;
 }
 
 int rv_open(struct crawl *cr)
@@ -142,17 +150,27 @@ static double page_omega(const struct crawl *cr, const struct pending *p)
 	return w > 0 ? w : 1;
 }
 
-/* λ_i of the host of outcome p: its rate is 1/(MinDelay raised by
- * Crawl-delay), as the fetcher spaces its requests; none when that is 0.
+/* The politeness delay the rank owes site_id: MinDelay raised by
+ * Crawl-delay, as the fetcher spaces its requests. */
+static double site_delay(struct crawl *cr, unsigned site_id, const struct conf_server_params *sp)
+{
+	struct held *h = held_find(cr, site_id);
+
+	return h ? h->delay : sp->min_delay;
+}
+
+/* λ_i of the host of outcome p: its rate k_i is 1/(the politeness delay or
+ * the spacing its last Retry-After still asks for); none when both are 0.
  * The backlog is the site's due URLs. */
 static struct recrawl_limit *site_tick(struct crawl *cr, const struct pending *p)
 {
-	struct recrawl_limit *k = site_limit(cr, p->site_id);
-	struct held *h = held_find(cr, p->site_id);
-	double delay = h ? h->delay : p->rv.sp->min_delay, now = (double)time(NULL);
+	struct rv_site *s = site_limit(cr, p->site_id);
+	struct recrawl_limit *k = &s->k;
+	double now = (double)time(NULL);
 	long due;
 
-	k->limit = delay > 0 ? 1 / delay : 0;
+	k->limit = recrawl_host_limit(site_delay(cr, p->site_id, p->rv.sp), s->retry,
+				      now - (double)s->retry_at);
 	k->fetched++;
 	if (k->epoch_end && now < k->epoch_end)
 		return k;
@@ -161,6 +179,36 @@ static struct recrawl_limit *site_tick(struct crawl *cr, const struct pending *p
 	    db_recrawl_lambda_put(cr->db, p->site_id, k->lambda))
 		warning("recrawl by value: lambda of site %u not stored", p->site_id);
 	return k;
+}
+
+void rv_refused(struct crawl *cr, struct job *j, const struct conf_server_params *sp,
+		long retry_after)
+{
+	struct rv_site *s;
+	long now = (long)time(NULL), due;
+	double left;
+
+	if (!cr->rv || !sp || !sp->recrawl_value || retry_after <= 0)
+		return;
+	s = site_limit(cr, j->row.site_id);
+	/* A Retry-After shorter than what the last one still asks for does not
+	 * shorten it: the host may have said so under a lighter load. */
+	left = recrawl_retry_spacing(s->retry, (double)(now - s->retry_at));
+	if ((double)retry_after > left) {
+		s->retry = (double)retry_after;
+		s->retry_at = now;
+		if (db_recrawl_retry_put(cr->db, j->row.site_id, s->retry, s->retry_at))
+			warning("recrawl by value: the Retry-After of site %u not stored",
+				j->row.site_id);
+	}
+	s->k.limit = recrawl_host_limit(site_delay(cr, j->row.site_id, sp), s->retry,
+					(double)(now - s->retry_at));
+	due = db_site_due(cr->db, j->row.site_id, 100000);
+	if (recrawl_limit_refused(&s->k, (double)now, due > 0 ? due : 0) &&
+	    db_recrawl_lambda_put(cr->db, j->row.site_id, s->k.lambda))
+		warning("recrawl by value: lambda of site %u not stored", j->row.site_id);
+	info("recrawl by value: site %u: Retry-After %ld s: its rate limit is %.3g pages/s,"
+	     " lambda %.4g", j->row.site_id, retry_after, s->k.limit, s->k.lambda);
 }
 
 /* λ_0: this rank's share of MaxFetchRate against its fetches and the due

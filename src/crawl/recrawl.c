@@ -169,6 +169,24 @@ double recrawl_delay(const struct recrawl_hist *h, double omega, double lambda,
 	return tau < min_period ? min_period : tau > period ? period : tau;
 }
 
+double recrawl_retry_spacing(double retry, double since)
+{
+	double r;
+
+	if (!(retry > 0))
+		return 0;
+	r = (retry < RECRAWL_RETRY_MAX ? retry : RECRAWL_RETRY_MAX) *
+	    exp2(-(since > 0 ? since : 0) / RECRAWL_RETRY_HALFLIFE);
+	return r >= 1 ? r : 0;
+}
+
+double recrawl_host_limit(double delay, double retry, double since)
+{
+	double r = recrawl_retry_spacing(retry, since), d = delay > r ? delay : r;
+
+	return d > 0 ? 1 / d : 0;
+}
+
 double recrawl_epoch(const struct recrawl_limit *l)
 {
 	double e = l->limit > 0 ? RECRAWL_EPOCH_FETCHES / l->limit : RECRAWL_EPOCH_MIN;
@@ -196,6 +214,24 @@ bool recrawl_limit_tick(struct recrawl_limit *l, double now, long backlog)
 	l->backlog = backlog;
 	l->fetched = 0;
 	l->epoch_end = now + e;
+	l->refused = false;
+	return true;
+}
+
+bool recrawl_limit_refused(struct recrawl_limit *l, double now, long backlog)
+{
+	double lambda = l->lambda > RECRAWL_LAMBDA_MIN ? l->lambda : RECRAWL_LAMBDA_MIN;
+
+	if (l->refused && now < l->epoch_end)
+		return false;
+	lambda *= exp(2 * RECRAWL_GAIN);
+	l->lambda = lambda < RECRAWL_LAMBDA_MAX ? lambda : RECRAWL_LAMBDA_MAX;
+	/* The epoch restarts: its length follows the new limit, and the
+	 * fetches counted under the old one say nothing about it. */
+	l->epoch_end = now + recrawl_epoch(l);
+	l->fetched = 0;
+	l->backlog = backlog;
+	l->refused = true;
 	return true;
 }
 

@@ -1122,12 +1122,12 @@ void cluster_job_end(const struct conf *c, struct cluster_job *j)
 
 /* Rank 0's look at the queue while the job waits: CLUSTER_WAKE_DUE when a
  * URL is due, 0 to wait on, -1 (as CLUSTER_WAKE_FAILED) on an error.  Says
- * when the next URL is due once a minute, and whenever that changes. */
+ * what is due next and when, once a minute and whenever that changes. */
 static int wait_look(struct db *db, long long *shown, double *said)
 {
 	struct db_queue q;
 	long long when = 0;
-	char due[96];
+	char due[96], url[256] = "";
 	int n;
 
 	if (db_queue_state(db, &q))
@@ -1140,10 +1140,16 @@ static int wait_look(struct db *db, long long *shown, double *said)
 	if (n == 0)
 		when = -1;
 	if (when != *shown || now_monotonic() - *said >= 60.0) {
-		if (n > 0)
+		if (n > 0) {
 			db_due_text(when, due, sizeof(due));
-		info("progress: waiting: nothing is due; %s%s",
-		     n > 0 ? "the next URL is due " : "no live URL is left", n > 0 ? due : "");
+			if (db_next_due_url(db, when, url, sizeof(url)) < 0)
+				return -1;
+		}
+		/* What is due next and when: the administrator of a crawl that
+		 * never ends sees what it waits for. */
+		info("progress: waiting: nothing is due; %s%s%s%s",
+		     n > 0 ? "the next URL is due " : "no live URL is left", n > 0 ? due : "",
+		     url[0] ? ": " : "", url);
 		*shown = when;
 		*said = now_monotonic();
 	}

@@ -343,3 +343,25 @@ int db_next_due(struct db *db, long long *when)
 	*when = v;
 	return 1;
 }
+
+int db_next_due_url(struct db *db, long long when, char *url, size_t size)
+{
+	char q[200];
+	MYSQL_RES *res = NULL;
+	MYSQL_ROW row;
+	int found = 0;
+
+	if (size)
+		url[0] = '\0';
+	/* The first row of `claim` at that time: one dive. */
+	snprintf(q, sizeof(q), "SELECT url FROM urlword FORCE INDEX (claim) WHERE deleted = 0"
+		 " AND next_index_time = %lld ORDER BY url_id LIMIT 1", when);
+	if (sql_run(db, q, &res))
+		return -1;
+	if (res && (row = mysql_fetch_row(res)) && row[0] && size) {
+		snprintf(url, size, "%s", row[0]);
+		found = 1;
+	}
+	mysql_free_result(res);
+	return found;
+}

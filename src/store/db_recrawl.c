@@ -122,6 +122,38 @@ int db_recrawl_lambda_put(struct db *db, unsigned site_id, double lambda)
 	return sql_run(db, q, NULL) ? -1 : 0;
 }
 
+int db_recrawl_retry_get(struct db *db, unsigned site_id, double *secs, long *at)
+{
+	char q[128];
+	MYSQL_RES *res = NULL;
+	MYSQL_ROW row;
+	int found = 0;
+
+	snprintf(q, sizeof(q), "SELECT retry_secs, retry_at FROM recrawl_limits WHERE site_id = %u",
+		 site_id);
+	if (sql_run(db, q, &res))
+		return -1;
+	if (res && (row = mysql_fetch_row(res)) && row[0] && row[1]) {
+		*secs = strtod(row[0], NULL);
+		*at = (long)num(row[1]);
+		found = 1;
+	}
+	mysql_free_result(res);
+	return found;
+}
+
+int db_recrawl_retry_put(struct db *db, unsigned site_id, double secs, long at)
+{
+	char q[224];
+
+	/* A new row's lambda stays 0: read back as "none", the floor. */
+	snprintf(q, sizeof(q), "INSERT INTO recrawl_limits (site_id, retry_secs, retry_at)"
+		 " VALUES (%u, %.17g, %ld) ON DUPLICATE KEY UPDATE"
+		 " retry_secs = VALUES(retry_secs), retry_at = VALUES(retry_at)",
+		 site_id, secs, at > 0 ? at : 0);
+	return sql_run(db, q, NULL) ? -1 : 0;
+}
+
 long db_site_due(struct db *db, unsigned site_id, long cap)
 {
 	char q[256];

@@ -1,8 +1,8 @@
 #!/bin/bash
 # continuous.sh - mpseek-index --continuous against a small site of its own
-# (private nginx and MariaDB) while searchd answers: a page edited on disk
-# is found by its new words after its next due fetch and publish, with no
-# command typed; -E stops the crawl cleanly (exit 0, no claim left, the
+# (private nginx and MariaDB) running for minutes while searchd answers every
+# query: a page edited on disk, again and again, is found by its new words
+# after its next due fetch and publish, with no command typed; -E stops the crawl cleanly (exit 0, no claim left, the
 # index holds every page fetched); a restart under mpseek-run -np 2 picks up
 # a new page, and SIGTERM to mpseek-run stops it cleanly; a SIGTERM in the
 # middle of a round publishes what the round fetched, and the restart
@@ -113,18 +113,29 @@ lost() {
 		<("$idx" --dump-index "$conf" 2>/dev/null | cut -f2 | sort -u) | tr '\n' ' '
 }
 
-# ---- a lone continuous crawl, searchd answering, a page edited on disk
+# ---- a lone continuous crawl for minutes, searchd answering, a page edited
+# on disk again and again
 out=$("$idx" --continuous -D "$conf" 2>&1); rc=$?
 tap_ok "$([ "$rc" = 2 ] && echo 1)" "--continuous with -D is refused (exit $rc): $out"
-cont one "$idx" --continuous -t 100
+cont one "$idx" --continuous -t 400
 for i in $(seq 100); do
 	[ -e "$dd/index/current" ] && break
 	sleep 0.2
 done
+t_start=$(date +%s)
 sd_start
 tap_is "$(wait_found alphaword "${WEB_URL}a.html " 10)" "${WEB_URL}a.html " \
 	"the first round is published and searchd finds a.html"
 gen1=$(readlink "$dd/index/current")
+# All the while a client asks searchd for b.html, which never changes, twice
+# a second: every answer must find it, across every generation switch.
+(
+	while [ ! -e "$T/asking.stop" ]; do
+		if [ "$(urls betaword)" = "${WEB_URL}b.html " ]; then echo ok; else echo miss; fi
+		sleep 0.5
+	done >"$T/asking.out"
+) &
+ask_pid=$!
 sleep 1.1   # a new mtime for nginx's validators
 page a.html A "gammaword common"
 tap_is "$(wait_found gammaword "${WEB_URL}a.html " 20)" "${WEB_URL}a.html " \
@@ -132,9 +143,27 @@ tap_is "$(wait_found gammaword "${WEB_URL}a.html " 20)" "${WEB_URL}a.html " \
 tap_is "$(urls alphaword)" "" "and no longer by its old one"
 tap_ok "$([ "$(readlink "$dd/index/current")" != "$gen1" ] && echo 1)" \
 	"a later generation is live ($gen1 -> $(readlink "$dd/index/current"))"
+# The crawl runs on for minutes (CONTINUOUS_SECONDS, 120 by default): a.html
+# edited every 15 s, each edit found by its new word after its next due
+# fetch and publish, none typed.
+edits=0 edits_found=0
+while [ $(($(date +%s) - t_start)) -lt "${CONTINUOUS_SECONDS:-120}" ]; do
+	sleep 14
+	edits=$((edits + 1))
+	page a.html A "editword$edits common"
+	[ "$(wait_found "editword$edits" "${WEB_URL}a.html " 20)" = "${WEB_URL}a.html " ] &&
+		edits_found=$((edits_found + 1))
+done
+touch "$T/asking.stop"
+wait "$ask_pid"
+tap_ok "$([ "$edits" -ge 1 ] && [ "$edits_found" = "$edits" ] && echo 1)" \
+	"for $(($(date +%s) - t_start)) s: $edits_found of $edits later edits found by their new words"
+tap_ok "$([ "$(grep -c ok "$T/asking.out")" -ge 100 ] && ! grep -q miss "$T/asking.out" && echo 1)" \
+	"searchd answered all the while: $(grep -c ok "$T/asking.out") queries found b.html, $(grep -c miss "$T/asking.out") did not"
 tap_ok "$(kill -0 "$CPID" 2>/dev/null && echo 1)" "the crawl still runs"
-tap_ok "$(grep -q 'progress: waiting: nothing is due; the next URL is due in [0-9]* s, at 20' "$T/one.log" && echo 1)" \
-	"while it waits, the progress line says when the next URL is due: $(grep -m1 -o 'progress: waiting.*' "$T/one.log")"
+kill -0 "$CPID" 2>/dev/null || tail -5 "$T/one.log" | sed 's/^/# /'
+tap_ok "$(grep -q "progress: waiting: nothing is due; the next URL is due in [0-9]* s, at 20.*UTC: ${WEB_URL}[a-z.]*\$" "$T/one.log" && echo 1)" \
+	"while it waits, the progress line says what is due next and when: $(grep -m1 -o 'progress: waiting.*' "$T/one.log")"
 tap_ok "$(grep -q 'continuous crawl: round [0-9]* fetched [1-9][0-9]* page(s); publishing' "$T/one.log" && echo 1)" \
 	"each round with pages publishes: $(grep -c 'publishing' "$T/one.log") round(s)"
 "$idx" -E "$conf" >"$T/stop1.out" 2>&1

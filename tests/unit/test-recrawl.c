@@ -2,7 +2,8 @@
  * the change-rate estimate on known sequences and on simulated Poisson
  * changes seen at irregular intervals, the prior of a new page, V and its
  * inverse, the freshness formula against V (the optimality condition), and
- * the multipliers holding a host's and the crawl's rate on a toy.
+ * the multipliers holding a host's and the crawl's rate on a toy, and a
+ * host's Retry-After as its rate limit, held and let go.
  */
 #include "config.h"
 
@@ -224,6 +225,97 @@ static void test_tick(void)
 	ok(l.lambda == RECRAWL_LAMBDA_MIN, "no limit: the floor");
 }
 
+/* The delay in value mode and the hints of a response (Expires,
+ * Cache-Control: max-age, seconds from now): a hint brings the fetch
+ * forward, never below MinPeriod (100 s here), and never pushes it back. */
+static void test_hint(void)
+{
+	struct recrawl_hist h = { 0 };
+	double tau = recrawl_delay(&h, 1, 50, 100, 1e6, 0);
+
+	ok(tau > 150 && tau < 200, "no hint: tau* %g (prior 1/MinPeriod, lambda half omega/delta)",
+	   tau);
+	ok(recrawl_delay(&h, 1, 50, 100, 1e6, 130) == 130, "a hint before tau* brings it forward");
+	ok(recrawl_delay(&h, 1, 50, 100, 1e6, 500) == tau, "a hint after tau* does not push it back");
+	ok(recrawl_delay(&h, 1, 50, 100, 1e6, 5) == 100, "a hint below MinPeriod: MinPeriod");
+	ok(recrawl_delay(&h, 1, 1000, 100, 1e6, 0) == 1e6 &&
+		   recrawl_delay(&h, 1, 1000, 100, 1e6, 2e6) == 1e6,
+	   "never worth it: Period, and a hint beyond Period keeps Period");
+	ok(recrawl_delay(&h, 1, 1000, 100, 1e6, 3600) == 3600,
+	   "a page not worth fetching before Period comes at its hint");
+}
+
+/* k_i from Retry-After: the spacing it asks for, its decay, and the limit
+ * beside the politeness delay. */
+static void test_retry(void)
+{
+	struct recrawl_limit l = { .lambda = 2, .limit = 10 };
+	double lam;
+
+	ok(recrawl_retry_spacing(120, 0) == 120 && recrawl_retry_spacing(0, 0) == 0,
+	   "a Retry-After of 120 s asks for 120 s between fetches; none asks for nothing");
+	ok(near(recrawl_retry_spacing(120, RECRAWL_RETRY_HALFLIFE), 60, 1e-12),
+	   "it halves every RECRAWL_RETRY_HALFLIFE");
+	ok(recrawl_retry_spacing(120, 7 * RECRAWL_RETRY_HALFLIFE) == 0,
+	   "below 1 s it is gone: %g", recrawl_retry_spacing(120, 7 * RECRAWL_RETRY_HALFLIFE));
+	ok(recrawl_retry_spacing(1e9, 0) == RECRAWL_RETRY_MAX, "at most RECRAWL_RETRY_MAX");
+	ok(recrawl_host_limit(0.5, 0, 0) == 2 && recrawl_host_limit(0, 0, 0) == 0,
+	   "k_i without Retry-After: 1/delay, none at 0");
+	ok(near(recrawl_host_limit(0.5, 120, 0), 1.0 / 120, 1e-12) &&
+		   near(recrawl_host_limit(0, 120, 0), 1.0 / 120, 1e-12),
+	   "a Retry-After lowers k_i to one fetch per Retry-After");
+	ok(recrawl_host_limit(0.5, 120, 12 * RECRAWL_RETRY_HALFLIFE) == 2 &&
+		   recrawl_host_limit(200, 120, 0) == 1.0 / 200,
+	   "decayed, or shorter than the delay: the delay's k_i");
+	l.limit = recrawl_host_limit(0.1, 60, 0);
+	ok(recrawl_limit_refused(&l, 1000, 3) && near(l.lambda, 2 * exp(2 * RECRAWL_GAIN), 1e-12),
+	   "a refusal steps lambda up at once: %g", l.lambda);
+	ok(l.epoch_end == 1000 + recrawl_epoch(&l) && recrawl_epoch(&l) == 1500 && l.backlog == 3,
+	   "and starts an epoch at the new limit (%g s)", recrawl_epoch(&l));
+	lam = l.lambda;
+	ok(!recrawl_limit_refused(&l, 1100, 3) && l.lambda == lam, "once an epoch only");
+	l.fetched = 25;
+	ok(recrawl_limit_tick(&l, 2500, 3) && recrawl_limit_refused(&l, 2600, 3),
+	   "the next epoch may step again");
+}
+
+/* One host of 200 pages (MinPeriod 1 h: at most 0.056 fetches/s wanted) and a
+ * delay of 0.1 s (10/s: never binding) refuses a fetch with Retry-After: 60.
+ * λ_i, stepped on the rate the schedule gives, holds the lowered k_i; when
+ * the Retry-After has decayed, k_i is 10/s again and λ_i falls back to its
+ * floor. */
+static void test_retry_hold(void)
+{
+	struct toy t[200];
+	uint64_t s = 11;
+	double lam = RECRAWL_LAMBDA_MIN, r[2], free_rate, k;
+
+	for (int i = 0; i < 200; i++) {
+		t[i].omega = 1 + 9 * uniform(&s);
+		t[i].delta = exp(log(1.0 / 600) + uniform(&s) * log(600.0 / (30 * 86400)));
+		t[i].host = 0;
+	}
+	toy_rates(t, 200, &lam, 0, r);
+	free_rate = r[0];
+	k = recrawl_host_limit(0.1, 60, 0);
+	for (int it = 0; it < 3000; it++) {
+		toy_rates(t, 200, &lam, 0, r);
+		lam = recrawl_lambda_step(lam, r[0], k, 0.05, RECRAWL_LAMBDA_MIN, RECRAWL_LAMBDA_MAX);
+	}
+	toy_rates(t, 200, &lam, 0, r);
+	ok(free_rate > 2 * k && near(r[0], k, 0.02),
+	   "Retry-After 60: the host held at %g fetches/s (k_i %g; %g unlimited), lambda %g", r[0], k,
+	   free_rate, lam);
+	k = recrawl_host_limit(0.1, 60, 8 * RECRAWL_RETRY_HALFLIFE);
+	for (int it = 0; it < 3000; it++) {
+		toy_rates(t, 200, &lam, 0, r);
+		lam = recrawl_lambda_step(lam, r[0], k, 0.05, RECRAWL_LAMBDA_MIN, RECRAWL_LAMBDA_MAX);
+	}
+	toy_rates(t, 200, &lam, 0, r);
+	ok(k == 10 && lam == RECRAWL_LAMBDA_MIN && near(r[0], free_rate, 1e-9),
+	   "8 half-lives later k_i is %g again and lambda back at its floor", k);
+}
+
 int main(void)
 {
 	test_prior();
@@ -233,5 +325,8 @@ int main(void)
 	test_value();
 	test_lambda();
 	test_tick();
+	test_hint();
+	test_retry();
+	test_retry_hold();
 	return done_testing();
 }
