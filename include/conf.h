@@ -153,6 +153,7 @@ struct conf {
 	double seen_bloom_fp;     /* SeenBloomFPRate: ... at this false-positive rate (0.01) */
 	bool db_listen_tcp;       /* EmbeddedDBListen host:port given */
 	char *db_listen;          /* EmbeddedDBListen 127.0.0.1:3307 (NULL = socket only) */
+	long db_pool_mib;         /* EmbeddedDBBufferPool MiB (0 = an eighth of the memory) */
 	/* PageRank (doc/PAGERANK.md) */
 	double pagerank_damping;  /* PageRankDamping (0.85) */
 	double pagerank_tolerance; /* PageRankTolerance: stop when the L1 change < this (1e-9) */

@@ -16,7 +16,10 @@ char *dbserver_socket_path(const char *data_dir);
  * database `dbname`.  `listen` is NULL (socket only) or "host:port" for TCP.
  * Serialised by a lock file, so concurrent callers start one server.
  * Returns 0 or -1 after logging why. */
-int dbserver_ensure(const char *data_dir, const char *listen, const char *dbname);
+int dbserver_ensure(const char *data_dir, const char *listen, long pool_mib, const char *dbname);
+/* The buffer pool of EmbeddedDBBufferPool 0: an eighth of the memory,
+ * within 128 MiB..4 GiB (MiB). */
+long dbserver_pool_auto(void);
 
 /* Stop the embedded server of data_dir (SIGTERM, wait).  0 if it is stopped
  * (or was not running), -1 on failure. */

@@ -402,7 +402,7 @@ static int run_admin(const struct options *o, const struct conf *c)
 		      "mpseek-index --db-start)", c->data_dir);
 		goto out;
 	}
-	if ((!c->db.set && insert && dbserver_ensure(c->data_dir, c->db_listen, db_name(c))) ||
+	if ((!c->db.set && insert && dbserver_ensure(c->data_dir, c->db_listen, c->db_pool_mib, db_name(c))) ||
 	    open_db(c, 10, &db) || db_schema_check(db, insert))
 		goto out;
 	/* -C deletes rows a running crawl may hold or store again: it waits for
@@ -440,7 +440,7 @@ static int run_local(const struct options *o, const struct conf *c)
 	case VERB_DB_START:
 		if (c->db.set)
 			return error("DBAddr is set in %s: there is no embedded server to start", c->path);
-		return dbserver_ensure(c->data_dir, c->db_listen, db_name(c));
+		return dbserver_ensure(c->data_dir, c->db_listen, c->db_pool_mib, db_name(c));
 	case VERB_DB_STOP:
 		return dbserver_stop(c->data_dir);
 	case VERB_DB_STATUS:
@@ -846,7 +846,7 @@ int main(int argc, char **argv)
 	}
 	/* The embedded server is started before MPI_Init: it forks. */
 	if (o.verb != VERB_PR_EDGES && !c->db.set &&
-	    dbserver_ensure(c->data_dir, c->db_listen, db_name(c)))
+	    dbserver_ensure(c->data_dir, c->db_listen, c->db_pool_mib, db_name(c)))
 		failed = true;
 	rc = start_cluster(&argc, &argv, NULL, failed);
 	if (rc) {

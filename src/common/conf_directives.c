@@ -135,6 +135,7 @@ const struct directive conf_directives[] = {
 	LONG("SeenBloomURLs", IDX, C(seen_bloom_urls), SEEN_BLOOM_URLS, 0, MAX_SEEN_BLOOM_URLS),
 	FNW("SeenBloomFPRate", IDX, NOWHERE, 0, d_seen_fp, NULL),
 	FN("EmbeddedDBListen", IDX, 1, 1, d_dblisten),
+	LONG("EmbeddedDBBufferPool", IDX, C(db_pool_mib), 0, 0, 1048576),
 	FNW("PageRankDamping", IDX, NOWHERE, 0, d_pagerank, NULL),
 	FNW("PageRankTolerance", IDX, NOWHERE, 1, d_pagerank, NULL),
 	LONG("PageRankMaxIterations", IDX, C(pagerank_max_iterations), 100, 1, 100000),

@@ -485,7 +485,7 @@ static int parse_listen(const char *listen, char **bind, char **port)
 /* Start mariadbd detached (fork, setsid, fork): it belongs to no session of
  * ours, holds none of our descriptors, and survives mpirun ending the job.
  * *server gets its pid. */
-static int start_server(const struct paths *p, const char *listen, const char *user,
+static int start_server(const struct paths *p, const char *listen, long pool_mib, const char *user,
 			pid_t *server)
 {
 	char *a_datadir = xasprintf("--datadir=%s", p->datadir);
@@ -493,6 +493,8 @@ static int start_server(const struct paths *p, const char *listen, const char *u
 	char *a_pid = xasprintf("--pid-file=%s", p->pidfile);
 	char *a_log = xasprintf("--log-error=%s", p->errlog);
 	char *a_tmp = xasprintf("--tmpdir=%s", p->tmpdir);
+	char *a_pool = xasprintf("--innodb-buffer-pool-size=%ldM",
+				 pool_mib > 0 ? pool_mib : dbserver_pool_auto());
 	char *a_user = user && geteuid() == 0 ? xasprintf("--user=%s", user) : NULL;
 	char *a_bind = NULL, *a_port = NULL;
 	char *argv[24];
@@ -523,7 +525,7 @@ static int start_server(const struct paths *p, const char *listen, const char *u
 		argv[n++] = (char *)"--skip-networking";
 	}
 	argv[n++] = (char *)"--skip-log-bin";            /* no binlog: SKIP LOCKED needs none */
-	argv[n++] = (char *)"--innodb-buffer-pool-size=256M";
+	argv[n++] = a_pool;
 	argv[n++] = (char *)"--max-connections=512";     /* ranks x DBConnectionsPerRank */
 	argv[n++] = (char *)"--max-allowed-packet=256M"; /* stored documents (MAX_DOC_BYTES) */
 	argv[n++] = (char *)"--innodb-print-all-deadlocks=ON";
@@ -586,6 +588,7 @@ out:
 	free(a_pid);
 	free(a_log);
 	free(a_tmp);
+	free(a_pool);
 	free(a_user);
 	free(a_bind);
 	free(a_port);
@@ -626,7 +629,17 @@ static int wait_ready(const struct paths *p, pid_t pid)
 	return 0;
 }
 
-int dbserver_ensure(const char *data_dir, const char *listen, const char *dbname)
+long dbserver_pool_auto(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	long mib = pages > 0 && size > 0 ? (long)((double)pages * (double)size / 8 / 1048576) : 0;
+
+	/* The claims read the URL table's pages at random: at 10^7 URLs (a
+	 * few GB) a pool of 256 MiB sent most of them to the disk cache. */
+	return mib < 128 ? 128 : mib > 4096 ? 4096 : mib;
+}
+
+int dbserver_ensure(const char *data_dir, const char *listen, long pool_mib, const char *dbname)
 {
 	struct paths p;
 	char *user = NULL;
@@ -675,7 +688,7 @@ int dbserver_ensure(const char *data_dir, const char *listen, const char *dbname
 		}
 		user = user_name();
 	}
-	if (make_private(p.datadir) || start_server(&p, listen, user, &pid) ||
+	if (make_private(p.datadir) || start_server(&p, listen, pool_mib, user, &pid) ||
 	    wait_ready(&p, pid))
 		goto out;
 	info("started the embedded database: mariadbd pid %ld, socket %s%s%s", (long)pid, p.sock,

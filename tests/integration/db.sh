@@ -497,6 +497,11 @@ tap_ok "$(has 'started the embedded database')" "... and says so"
 pid1=$(server_pid)
 tap_ok "$([ -n "$pid1" ] && kill -0 "$pid1" 2>/dev/null && echo 1)" "mariadbd runs (pid $pid1)"
 tap_ok "$([ -S "$E/d/mysql/mysqld.sock" ] && echo 1)" "socket at DataDir/mysql/mysqld.sock"
+# EmbeddedDBBufferPool 0 (the default): an eighth of the memory, 128 MiB..4 GiB.
+mem=$(awk '/^MemTotal:/ { m = int($2 / 8 / 1024); print (m < 128 ? 128 : m > 4096 ? 4096 : m) }' /proc/meminfo)
+pool=$("$MARIADB" --no-defaults -S "$E/d/mysql/mysqld.sock" -uroot -N -B -e 'SELECT @@innodb_buffer_pool_size')
+tap_ok "$([ -n "$pool" ] && [ $((pool / 1048576)) -ge $((mem - 128)) ] && [ $((pool / 1048576)) -le $((mem + 128)) ] && echo 1)" \
+	"the default buffer pool is an eighth of the memory ($((pool / 1048576)) MiB, ~$mem)"
 run --db-status "$E/c.conf"
 tap_is "$rc" 0 "--db-status: 0"
 tap_is "$("$srcdir/mpi-scripts/mpseek-db" status --index "$idx" "$E/c.conf" 2>/dev/null)" running \
@@ -539,13 +544,15 @@ run --db-stop "$E/c.conf"
 tap_ok "$([ "$rc" = 0 ] && has 'not running')" "--db-stop when stopped: 0, 'not running'"
 
 # Two starters at once (as mpirun ranks would): one server.
-printf 'DataDir %s/p\n' "$E" >"$E/p.conf"
+printf 'DataDir %s/p\nEmbeddedDBBufferPool 64\n' "$E" >"$E/p.conf"
 "$idx" --db-start "$E/p.conf" >"$E/p1.log" 2>&1 & p1=$!
 "$idx" --db-start "$E/p.conf" >"$E/p2.log" 2>&1 & p2=$!
 wait "$p1"; r1=$?; wait "$p2"; r2=$?
 tap_is "$r1/$r2" 0/0 "two concurrent --db-start: both exit 0"
 tap_is "$(cat "$E/p1.log" "$E/p2.log" | grep -c 'started the embedded database')" 1 "... and one started the server"
 tap_is "$(pgrep -f -- "--datadir=$E/p/mysql" | wc -l)" 1 "... one mariadbd runs"
+tap_is "$("$MARIADB" --no-defaults -S "$E/p/mysql/mysqld.sock" -uroot -N -B \
+	-e 'SELECT @@innodb_buffer_pool_size')" 67108864 "... with the buffer pool of EmbeddedDBBufferPool 64"
 run --db-stop "$E/p.conf"
 tap_is "$rc" 0 "... stopped"
 

@@ -128,6 +128,7 @@ static void dump(struct buf *b, const struct conf *c)
 	kv(b, "pagerank_max_iterations", "%ld", c->pagerank_max_iterations);
 	kv(b, "db_listen_tcp", "%s", B(c->db_listen_tcp));
 	kv(b, "db_listen", "%s", S(c->db_listen));
+	kv(b, "db_pool_mib", "%ld", c->db_pool_mib);
 	kv(b, "n_servers", "%zu", c->n_servers);
 	for (i = 0; i < c->n_servers; i++) {
 		const struct conf_server *s = &c->servers[i];
