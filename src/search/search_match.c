@@ -26,10 +26,21 @@
 
 /* ---- phrases -------------------------------------------------------------------- */
 
-static bool has_pos(const tok_pos_t *v, uint32_t n, tok_pos_t x)
+/* Whether x is in v[0..n), looking from *c on (the values asked for grow
+ * from call to call): galloping, then binary search; *c is left at the
+ * first value >= x. */
+static bool seek_pos(const tok_pos_t *v, uint32_t n, uint32_t *c, tok_pos_t x)
 {
-	uint32_t lo = 0, hi = n;
+	uint32_t lo = *c, hi, step = 1;
 
+	if (lo >= n || v[lo] >= x)
+		return lo < n && v[lo] == x;
+	hi = lo + 1;
+	while (hi < n && v[hi] < x) {
+		lo = hi;
+		step *= 2;
+		hi = n - lo > step ? lo + step : n;
+	}
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		if (v[mid] < x)
@@ -37,18 +48,21 @@ static bool has_pos(const tok_pos_t *v, uint32_t n, tok_pos_t x)
 		else
 			hi = mid;
 	}
+	*c = lo;
 	return lo < n && v[lo] == x;
 }
 
 uint32_t search_phrase_count(const tok_pos_t *const *pos, const uint32_t *n, const uint32_t *offs,
 			     size_t k, uint32_t per_section[4])
 {
-	uint32_t total = 0;
+	uint32_t total = 0, cur[QUERY_MAX_PHRASE] = { 0 };
 
 	if (per_section)
 		memset(per_section, 0, 4 * sizeof(uint32_t));
 	if (k == 0)
 		return 0;
+	/* Word 0's positions ascend, and so does the place each other word
+	 * must be at (section in the top bits): each list is walked once. */
 	for (uint32_t j = 0; j < n[0]; j++) {
 		unsigned sec = tok_pos_section(pos[0][j]), at = tok_pos_position(pos[0][j]);
 		size_t i;
@@ -58,9 +72,10 @@ uint32_t search_phrase_count(const tok_pos_t *const *pos, const uint32_t *n, con
 			continue;
 		for (i = 1; i < k; i++) {
 			unsigned want = at + offs[i] - offs[0];
+			uint32_t from = 0, *c = i < QUERY_MAX_PHRASE ? &cur[i] : &from;
 
 			if (want > MAX_POSITION ||
-			    !has_pos(pos[i], n[i], tok_pos_encode((int)sec, want)))
+			    !seek_pos(pos[i], n[i], c, tok_pos_encode((int)sec, want)))
 				break;
 		}
 		if (i == k) {
