@@ -270,6 +270,132 @@ static void leaf_own_word(struct leaf *l)
 	l->n_words = 1;
 }
 
+/* a = a OR b, documents only: the documents of a word with forms or
+ * anchor text (its l->pl), whose positions are read from xpl, fpl and apl;
+ * every document of a has no positions. */
+static void plist_union_keys(struct plist *a, const struct plist *b)
+{
+	size_t i = 0, j = 0, n = 0, cap = a->n + b->n;
+	uint64_t *k = xmalloc((cap ? cap : 1) * sizeof(*k));
+
+	while (i < a->n && j < b->n) {
+		uint64_t x = a->key[i], y = b->key[j];
+
+		k[n++] = x < y ? x : y;
+		i += x <= y;
+		j += y <= x;
+	}
+	if (i < a->n)
+		memcpy(k + n, a->key + i, (a->n - i) * sizeof(*k));
+	n += a->n - i;
+	if (j < b->n)
+		memcpy(k + n, b->key + j, (b->n - j) * sizeof(*k));
+	n += b->n - j;
+	plist_free(a);
+	a->key = k;
+	a->end = xcalloc(cap ? cap : 1, sizeof(*a->end));
+	a->n = n;
+	a->cap = cap ? cap : 1;
+}
+
+/* A word with anchor text (and no forms) ANDed with plain words: its own
+ * and its anchor word's postings for the documents keys[0..nk) alone, the
+ * ones the plain words all have; its idf counts what a whole read would
+ * (the word's documents, or without any its anchor word's).  0, -1
+ * (damage) or -2 (the position cap or the deadline, run_fail() done). */
+static int drive_anchored(struct run *r, struct leaf *l, const uint64_t *keys, size_t nk)
+{
+	const char *word = l->node->word;
+	char key[MAX_WORD_LEN];
+	size_t kl = storage_anchor_key(word, strlen(word), key);
+	struct storage_word own, anc;
+	int rc = storage_word(r->ix->st, word, strlen(word), &own);
+
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		own.n_urls = 0;
+	if (storage_word(r->ix->st, key, kl, &anc) <= 0)
+		return -1; /* leaf_anchored() found it */
+	leaf_own_word(l);
+	l->loaded = true;
+	l->exact_df = own.n_urls;
+	l->df = own.n_urls ? own.n_urls : anc.n_urls;
+	rc = own.n_urls ? load_word_in(r, own.word_id, l->mask, keys, nk, &l->xpl) : 0;
+	if (rc == 0)
+		rc = load_word_in(r, anc.word_id, l->mask, keys, nk, &l->apl);
+	if (rc)
+		return rc;
+	plist_union_keys(&l->pl, &l->xpl);
+	plist_union_keys(&l->pl, &l->apl);
+	return 0;
+}
+
+/* The leaf of kid k when it is a word with anchor text that can be read
+ * for an AND's documents alone, else NULL. */
+static struct leaf *anchored_kid(struct run *r, const struct qnode *k)
+{
+	struct leaf *l = k->type == Q_TERM ? &r->leaves[k->id] : NULL;
+
+	return l && l->mask == 0xf && !l->loaded && !l->n_forms && l->anchored ? l : NULL;
+}
+
+/* Every such word of kids for the documents of prev: 0 or -1. */
+static int drive_rest(struct run *r, struct qnode *const *kids, size_t nk,
+		      const struct plist *prev)
+{
+	for (size_t i = 0; i < nk && !r->err_token; i++) {
+		struct leaf *l = anchored_kid(r, kids[i]);
+
+		if (l && drive_anchored(r, l, prev->key, prev->n) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* An AND of words that all have anchor text: the one with the fewest
+ * documents (its own and its anchor word's) read whole, the others for
+ * its documents.  0 or -1. */
+static int drive_by_anchored(struct run *r, struct qnode *const *kids, size_t nk)
+{
+	struct leaf *best = NULL;
+	uint64_t best_n = UINT64_MAX;
+
+	for (size_t i = 0; i < nk; i++) {
+		struct leaf *l = anchored_kid(r, kids[i]);
+		char key[MAX_WORD_LEN];
+		struct storage_word w;
+		uint64_t n = 0;
+		int rc;
+
+		if (!l)
+			continue;
+		rc = storage_word(r->ix->st, l->node->word, strlen(l->node->word), &w);
+		if (rc < 0)
+			return -1;
+		n += rc ? w.n_urls : 0;
+		rc = storage_word(r->ix->st, key,
+				  storage_anchor_key(l->node->word, strlen(l->node->word), key), &w);
+		if (rc < 0)
+			return -1;
+		n += rc ? w.n_urls : 0;
+		if (n < best_n) {
+			best_n = n;
+			best = l;
+		}
+	}
+	if (!best)
+		return 0;
+	if (run_load_leaf(r, best))
+		return -1;
+	/* As a whole read counts it (load_leaves()). */
+	best->loaded = true;
+	best->df = best->exact_df ? best->exact_df : best->pl.n;
+	if (r->err_token)
+		return 0;
+	return drive_rest(r, kids, nk, &best->pl);
+}
+
 struct driven {
 	struct leaf *l;
 	uint32_t word_id;
@@ -290,7 +416,7 @@ static int cmp_driven(const void *a, const void *b)
 static int drive_group(struct run *r, struct qnode *const *kids, size_t nk)
 {
 	struct driven d[QUERY_MAX_NODES];
-	size_t n = 0;
+	size_t n = 0, n_anchored = 0;
 	const struct plist *prev = NULL;
 	bool none = false;
 
@@ -303,8 +429,12 @@ static int drive_group(struct run *r, struct qnode *const *kids, size_t nk)
 		if (k->type != Q_TERM)
 			continue;
 		l = &r->leaves[k->id];
-		if (l->mask != 0xf || l->loaded || l->n_forms || l->anchored)
+		if (l->mask != 0xf || l->loaded || l->n_forms)
 			continue;
+		if (l->anchored) {
+			n_anchored++;
+			continue;
+		}
 		rc = storage_word(r->ix->st, k->word, strlen(k->word), &w);
 		if (rc < 0)
 			return -1;
@@ -315,7 +445,9 @@ static int drive_group(struct run *r, struct qnode *const *kids, size_t nk)
 			none = true;
 		n++;
 	}
-	if (n < 2)
+	if (n == 0 && n_anchored >= 2)
+		return drive_by_anchored(r, kids, nk);
+	if (n < 2 && !(n == 1 && n_anchored))
 		return 0;
 	qsort(d, n, sizeof(d[0]), cmp_driven);
 	for (size_t i = 0; i < n && !run_past_deadline(r); i++) {
@@ -336,7 +468,8 @@ static int drive_group(struct run *r, struct qnode *const *kids, size_t nk)
 			return -1;
 		prev = &l->pl;
 	}
-	return 0;
+	/* Then the words with anchor text, for the plain words' documents. */
+	return prev && !none ? drive_rest(r, kids, nk, prev) : 0;
 }
 
 int run_load_driven(struct run *r)
@@ -415,34 +548,6 @@ static int plist_union(struct run *r, struct plist *a, struct plist *b)
 	plist_free(a);
 	*a = m;
 	return 0;
-}
-
-/* a = a OR b, documents only: the documents of a word with forms or
- * anchor text (its l->pl), whose positions are read from xpl, fpl and apl;
- * every document of a has no positions. */
-static void plist_union_keys(struct plist *a, const struct plist *b)
-{
-	size_t i = 0, j = 0, n = 0, cap = a->n + b->n;
-	uint64_t *k = xmalloc((cap ? cap : 1) * sizeof(*k));
-
-	while (i < a->n && j < b->n) {
-		uint64_t x = a->key[i], y = b->key[j];
-
-		k[n++] = x < y ? x : y;
-		i += x <= y;
-		j += y <= x;
-	}
-	if (i < a->n)
-		memcpy(k + n, a->key + i, (a->n - i) * sizeof(*k));
-	n += a->n - i;
-	if (j < b->n)
-		memcpy(k + n, b->key + j, (b->n - j) * sizeof(*k));
-	n += b->n - j;
-	plist_free(a);
-	a->key = k;
-	a->end = xcalloc(cap ? cap : 1, sizeof(*a->end));
-	a->n = n;
-	a->cap = cap ? cap : 1;
 }
 
 struct wild_ctx {
