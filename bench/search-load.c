@@ -174,7 +174,7 @@ static int ask(const struct target *t, struct session *s, const struct proto_sea
 		session_open(t, s, err);
 		return -1;
 	}
-	struct search_env env = { t->sc ? t->sc : t->c, t->tok, s->db, 0, NULL, NULL };
+	struct search_env env = { t->sc ? t->sc : t->c, t->tok, s->db, 0, NULL, NULL, NULL };
 
 	if (search_run(t->ix, &env, q, r) == 0)
 		return 0;

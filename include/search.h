@@ -73,6 +73,7 @@ struct search_env {
 	double deadline;          /* now_monotonic() value after which to stop, 0 = none */
 	struct search_work *work; /* NULL, or the query's work is added to it */
 	struct search_rt *rt;     /* NULL, or the real-time index (search_rt_open()) */
+	struct arena *arena;      /* NULL, or this thread's (arena.h), reset after each query */
 };
 
 /* The work of queries, deterministic (doc/SEARCH.md, "Top-k pruning"). */

@@ -50,6 +50,7 @@ static void index_close(struct search_index *ix)
 	docstore_close(ix->ds);
 	boiler_close(ix->bp);
 	neardup_close(ix->nd);
+	search_norms_free(ix);
 	free(ix->dir);
 	free(ix);
 }
@@ -138,6 +139,7 @@ int search_index_open(const struct conf *c, const char *data_dir, const char *ge
 	ix->gen = storage_generation(ix->st);
 	for (int s = 0; s < STORAGE_SECTIONS; s++)
 		ix->avg_len[s] = storage_avg_len(ix->st, s);
+	search_norms_make(ix, c);
 	ix->refs = 1;
 	buf_free(&report);
 	*out = ix;
@@ -259,15 +261,9 @@ static void run_free(struct run *r)
 	}
 	free(r->leaves);
 	stemmer_free(r->stemmer);
-	for (size_t i = 0; i < r->n_phrases; i++) {
-		free(r->phrases[i].key);
-		free(r->phrases[i].count);
-	}
 	free(r->phrases);
-	for (size_t i = 0; i < r->n_filters; i++) {
+	for (size_t i = 0; i < r->n_filters; i++)
 		free(r->filters[i].sites);
-		kset_free(&r->filters[i].docs);
-	}
 	free(r->filters);
 	free(r->space_sites);
 	free(r->ul_sites);
@@ -275,6 +271,11 @@ static void run_free(struct run *r)
 	free(r->cur);
 	buf_free(&r->notes);
 	query_free(&r->q);
+	/* The thread's arena keeps its memory for the next query. */
+	if (r->ar == &r->own_ar)
+		arena_free(&r->own_ar);
+	else if (r->ar)
+		arena_reset(r->ar);
 }
 
 static void set_error(struct proto_results *res, const char *token, const char *msg)
@@ -350,6 +351,7 @@ int search_run(struct search_index *ix, const struct search_env *env,
 
 	memset(res, 0, sizeof(*res));
 	memset(&r, 0, sizeof(r));
+	r.ar = env->arena ? env->arena : &r.own_ar;
 	res->generation = ix->gen;
 	r.ix = ix;
 	r.env = env;
@@ -358,6 +360,7 @@ int search_run(struct search_index *ix, const struct search_env *env,
 	r.res = res;
 	buf_init(&r.notes, 1024);
 	search_rank_params(env->c, &r.rp);
+	run_norms(&r);
 	if (ps > PROTO_MAX_PAGE_SIZE)
 		ps = PROTO_MAX_PAGE_SIZE;
 
@@ -401,7 +404,6 @@ int search_run(struct search_index *ix, const struct search_env *env,
 		/* A pruned list lost a scored document: what would follow it on
 		 * the page was never scored; the query is evaluated in full. */
 		if (refold && pruned) {
-			free(docs);
 			docs = NULL;
 			n_docs = 0;
 			if (load_leaves(&r))
@@ -443,8 +445,6 @@ done:
 		env->work->postings += r.work.postings;
 		env->work->scored += r.work.scored;
 	}
-	kset_free(&set);
-	free(docs);
 	run_free(&r);
 	return rc;
 }
@@ -467,6 +467,7 @@ int search_cached(struct search_index *ix, const struct search_env *env,
 
 	memset(res, 0, sizeof(*res));
 	memset(&r, 0, sizeof(r));
+	r.ar = env->arena ? env->arena : &r.own_ar;
 	r.ix = ix;
 	r.env = env;
 	r.req = &sreq;

@@ -48,19 +48,17 @@ size_t run_fold_neardups(struct run *r, struct search_doc *docs, size_t n, bool 
 	*scored_out = false;
 	if (!r->ix->nd || !n)
 		return n;
-	e = xmalloc(n * sizeof(*e));
+	e = arena_alloc(r->ar, n * sizeof(*e));
 	for (size_t i = 0; i < n; i++) {
 		uint32_t g = neardup_group_of(r->ix->nd, docs[i].url_id);
 
 		if (g)
 			e[k++] = (struct dup_ent){ g, (uint32_t)i, &docs[i], r->req->sort };
 	}
-	if (k < 2) {
-		free(e);
+	if (k < 2)
 		return n;
-	}
 	qsort(e, k, sizeof(*e), cmp_dup);
-	drop = xcalloc(n, sizeof(*drop));
+	drop = arena_calloc(r->ar, n, sizeof(*drop));
 	for (size_t i = 1; i < k; i++)
 		if (e[i].group == e[i - 1].group) {
 			drop[e[i].doc] = true;
@@ -72,8 +70,6 @@ size_t run_fold_neardups(struct run *r, struct search_doc *docs, size_t n, bool 
 	for (size_t i = 0; i < n; i++)
 		if (!drop[i])
 			docs[m++] = docs[i];
-	free(drop);
-	free(e);
 	return m;
 }
 

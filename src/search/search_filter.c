@@ -126,7 +126,7 @@ static int resolve_link(struct run *r, struct filter *f)
 		return rc;
 	if (citations_list(r->ix->rev, id, &list, &n) != 1)
 		return 0;
-	f->docs.k = xmalloc((n ? n : 1) * sizeof(uint64_t));
+	f->docs.k = arena_alloc(r->ar, n * sizeof(uint64_t));
 	for (size_t i = 0; i < n; i++) {
 		struct storage_doc d;
 		uint32_t src = citations_at(list, i);

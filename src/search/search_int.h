@@ -15,8 +15,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "arena.h"
 #include "buf.h"
 #include "query.h"
+#include "ranks.h"
 #include "search.h"
 #include "storage.h"
 #include "tokenize.h"
@@ -40,6 +42,14 @@ struct search_index {
 	uint64_t gen;
 	int damaged;               /* __atomic: re-validation failed */
 	double avg_len[STORAGE_SECTIONS];
+	/* Per-generation norms (doc/SEARCH.md, "Profile"), made at open: the
+	 * BM25F section factor w_s / norm_s of every section length (a table
+	 * by length, for the rank parameters in norm_rp; a query with others
+	 * computes its own) and every document's ranks_score().  NULL: none. */
+	double *wn_len[STORAGE_SECTIONS]; /* [0 .. UINT16_MAX] */
+	struct search_rank_params norm_rp;
+	double *pr;                /* [0 .. n_pr) by url_id */
+	uint32_t n_pr;
 	/* result-page rows read from the database (search_hits.c) */
 	pthread_mutex_t cache_mu;
 	struct hit_row **cache;    /* SEARCH_CACHE_SLOTS, open addressing; NULL until used */
@@ -97,13 +107,12 @@ static inline size_t plist_find(const struct plist *p, uint64_t key, size_t *cur
 	return lo < p->n && p->key[lo] == key ? lo : SIZE_MAX;
 }
 
-/* A sorted set of document keys; owned array. */
+/* A sorted set of document keys, never changed once made: a word's or a
+ * phrase's documents borrowed, or a new set in the query's arena (r->ar). */
 struct kset {
 	uint64_t *k;
 	size_t n;
 };
-
-void kset_free(struct kset *s);
 
 static inline int cmp_u32(const void *a, const void *b)
 {
@@ -149,8 +158,8 @@ struct leaf {
 struct phrase {
 	const struct qnode *node;
 	bool positive;
-	uint64_t *key;             /* matching documents */
-	uint32_t (*count)[4];      /* occurrences per section */
+	uint64_t *key;             /* matching documents (r->ar) */
+	uint32_t (*count)[4];      /* occurrences per section (r->ar) */
 	size_t n;
 	double idf;                /* sum over its words */
 	size_t cursor;
@@ -165,8 +174,13 @@ struct filter {
 };
 
 /* One query from parse to page; everything it points to it owns, except
- * ix, env, req and res (the caller's). */
+ * ix, env, req and res (the caller's).  What lives as long as the query
+ * and no longer (the evaluation's sets, the phrases' matches, the scored
+ * documents) is in the arena ar: freed at once at the end, and with a
+ * searchd thread's arena (env->arena) not even given back to malloc. */
 struct run {
+	struct arena *ar;          /* env->arena, or own_ar */
+	struct arena own_ar;
 	struct search_index *ix;
 	const struct search_env *env;
 	const struct proto_search *req;
@@ -194,6 +208,7 @@ struct run {
 	bool title_eligible;
 	uint32_t query_tokens;
 	struct search_work work;   /* added to env->work at the end */
+	const double *const *wn_len; /* ix->wn_len when made for rp, else NULL */
 	const struct search_rt *rt; /* env->rt when it holds URLs, else NULL */
 };
 
@@ -231,6 +246,23 @@ static inline int run_doc(const struct run *r, uint32_t url_id, struct storage_d
 	return x->site_id ? 1 : 0;
 }
 
+/* search_score.c: the generation's norms (ix->wn_len, ix->pr) for the
+ * rank parameters of c; run_norms() points r->wn_len at them when r's
+ * parameters are those. */
+void search_norms_make(struct search_index *ix, const struct conf *c);
+void search_norms_free(struct search_index *ix);
+void run_norms(struct run *r);
+
+/* A document's PageRank score, from the generation's table when it has one. */
+static inline double run_pr(const struct run *r, uint32_t url_id)
+{
+	const struct search_index *ix = r->ix;
+
+	if (url_id < ix->n_pr)
+		return ix->pr[url_id];
+	return ix->rk ? ranks_score(ix->rk, url_id) : 0;
+}
+
 /* ---- the phases, in the order search_run() takes them ---------------------- */
 
 /* search_match.c: number the leaves, phrases and filters of the tree. */
@@ -246,13 +278,13 @@ int run_load_leaf(struct run *r, struct leaf *l);
 /* search_match.c: the words a leaf stands for, without reading postings
  * (the cached copy highlights them). */
 void run_leaf_words(struct run *r, struct leaf *l);
-/* search_match.c: the matching documents of the tree (caller frees). */
+/* search_match.c: the matching documents of the tree (in r->ar). */
 struct kset run_eval(struct run *r, const struct qnode *n);
 /* search_score.c: count the query's tokens when its words may all be in a
  * title (the exact-title boost). */
 void run_title_prepare(struct run *r);
-/* search_score.c: score the documents of set into *docs (malloc'd, caller
- * frees), those the filters keep; 0, -1 (index damage, run_fail() done) or
+/* search_score.c: score the documents of set into *docs (grown in r->ar
+ * from *n_docs of an earlier call, or NULL and 0), those the filters keep; 0, -1 (index damage, run_fail() done) or
  * 1 past the deadline. */
 int run_score(struct run *r, const struct kset *set, struct search_doc **docs, size_t *n_docs);
 /* search_score.c: score one document (as run_score()) for top-k pruning,

@@ -26,10 +26,21 @@
 
 /* ---- phrases -------------------------------------------------------------------- */
 
-static bool has_pos(const tok_pos_t *v, uint32_t n, tok_pos_t x)
+/* Whether x is in v[0..n), looking from *c on (the values asked for grow
+ * from call to call): galloping, then binary search; *c is left at the
+ * first value >= x. */
+static bool seek_pos(const tok_pos_t *v, uint32_t n, uint32_t *c, tok_pos_t x)
 {
-	uint32_t lo = 0, hi = n;
+	uint32_t lo = *c, hi, step = 1;
 
+	if (lo >= n || v[lo] >= x)
+		return lo < n && v[lo] == x;
+	hi = lo + 1;
+	while (hi < n && v[hi] < x) {
+		lo = hi;
+		step *= 2;
+		hi = n - lo > step ? lo + step : n;
+	}
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		if (v[mid] < x)
@@ -37,18 +48,21 @@ static bool has_pos(const tok_pos_t *v, uint32_t n, tok_pos_t x)
 		else
 			hi = mid;
 	}
+	*c = lo;
 	return lo < n && v[lo] == x;
 }
 
 uint32_t search_phrase_count(const tok_pos_t *const *pos, const uint32_t *n, const uint32_t *offs,
 			     size_t k, uint32_t per_section[4])
 {
-	uint32_t total = 0;
+	uint32_t total = 0, cur[QUERY_MAX_PHRASE] = { 0 };
 
 	if (per_section)
 		memset(per_section, 0, 4 * sizeof(uint32_t));
 	if (k == 0)
 		return 0;
+	/* Word 0's positions ascend, and so does the place each other word
+	 * must be at (section in the top bits): each list is walked once. */
 	for (uint32_t j = 0; j < n[0]; j++) {
 		unsigned sec = tok_pos_section(pos[0][j]), at = tok_pos_position(pos[0][j]);
 		size_t i;
@@ -58,9 +72,10 @@ uint32_t search_phrase_count(const tok_pos_t *const *pos, const uint32_t *n, con
 			continue;
 		for (i = 1; i < k; i++) {
 			unsigned want = at + offs[i] - offs[0];
+			uint32_t from = 0, *c = i < QUERY_MAX_PHRASE ? &cur[i] : &from;
 
 			if (want > MAX_POSITION ||
-			    !has_pos(pos[i], n[i], tok_pos_encode((int)sec, want)))
+			    !seek_pos(pos[i], n[i], c, tok_pos_encode((int)sec, want)))
 				break;
 		}
 		if (i == k) {
@@ -82,22 +97,16 @@ void plist_free(struct plist *p)
 	memset(p, 0, sizeof(*p));
 }
 
-void kset_free(struct kset *s)
-{
-	free(s->k);
-	s->k = NULL;
-	s->n = 0;
-}
 
 enum { OP_AND, OP_OR, OP_SUB };
 
-static struct kset kset_op(const struct kset *a, const struct kset *b, int op)
+static struct kset kset_op(struct arena *ar, const struct kset *a, const struct kset *b, int op)
 {
 	struct kset r;
 	size_t i = 0, j = 0, n = 0;
 	size_t cap = op == OP_OR ? a->n + b->n : a->n;
 
-	r.k = xmalloc((cap ? cap : 1) * sizeof(uint64_t));
+	r.k = arena_alloc(ar, cap * sizeof(uint64_t));
 	while (i < a->n && j < b->n) {
 		if (a->k[i] < b->k[j]) {
 			if (op != OP_AND)
@@ -139,9 +148,13 @@ static void plist_push_doc(struct run *r, struct plist *p, uint64_t key)
 	UNUSED(r);
 }
 
-static int plist_push_pos(struct run *r, struct plist *p, tok_pos_t v)
+
+/* Room for n more positions in p, doubling as pushing them one by one
+ * would (each doubling counts against SEARCH_MAX_POSITIONS): 0, or -1 past
+ * the position cap (run_fail() done). */
+static int plist_reserve_pos(struct run *r, struct plist *p, size_t n)
 {
-	if (p->npos == p->poscap) {
+	while (p->npos + n > p->poscap) {
 		if (r->positions + p->poscap >= SEARCH_MAX_POSITIONS) {
 			run_fail(r, "ER_TOOCOMPLEX",
 			     "The query's words occur too often to search them all at once.");
@@ -151,21 +164,37 @@ static int plist_push_pos(struct run *r, struct plist *p, tok_pos_t v)
 		p->poscap = p->poscap ? 2 * p->poscap : 256;
 		p->pos = xrealloc(p->pos, p->poscap * sizeof(*p->pos));
 	}
+	return 0;
+}
+
+static int plist_push_pos(struct run *r, struct plist *p, tok_pos_t v)
+{
+	if (p->npos == p->poscap && plist_reserve_pos(r, p, 1))
+		return -1;
 	p->pos[p->npos++] = v;
 	return 0;
 }
 
 /* One document's positions pos[0..np) that are in a section of mask, and
- * the document itself when any is: 0, or -2 past the position cap. */
+ * the document itself when any is: 0, or -2 past the position cap.  All
+ * sections (the usual mask): one copy, not a test and a push per
+ * position. */
 static int push_doc(struct run *r, struct plist *p, const tok_pos_t *pos, uint32_t np,
 		    uint8_t mask, uint32_t site, uint32_t url)
 {
 	size_t start = p->npos;
 
-	for (uint32_t i = 0; i < np; i++)
-		if ((mask >> tok_pos_section(pos[i])) & 1)
-			if (plist_push_pos(r, p, pos[i]))
-				return -2;
+	if (mask == 0xf) {
+		if (plist_reserve_pos(r, p, np))
+			return -2;
+		memcpy(p->pos + p->npos, pos, np * sizeof(*pos));
+		p->npos += np;
+	} else {
+		for (uint32_t i = 0; i < np; i++)
+			if ((mask >> tok_pos_section(pos[i])) & 1)
+				if (plist_push_pos(r, p, pos[i]))
+					return -2;
+	}
 	if (p->npos > start) {
 		plist_push_doc(r, p, (uint64_t)site << 32 | url);
 		p->end[p->n - 1] = (uint32_t)p->npos;
@@ -241,6 +270,132 @@ static void leaf_own_word(struct leaf *l)
 	l->n_words = 1;
 }
 
+/* a = a OR b, documents only: the documents of a word with forms or
+ * anchor text (its l->pl), whose positions are read from xpl, fpl and apl;
+ * every document of a has no positions. */
+static void plist_union_keys(struct plist *a, const struct plist *b)
+{
+	size_t i = 0, j = 0, n = 0, cap = a->n + b->n;
+	uint64_t *k = xmalloc((cap ? cap : 1) * sizeof(*k));
+
+	while (i < a->n && j < b->n) {
+		uint64_t x = a->key[i], y = b->key[j];
+
+		k[n++] = x < y ? x : y;
+		i += x <= y;
+		j += y <= x;
+	}
+	if (i < a->n)
+		memcpy(k + n, a->key + i, (a->n - i) * sizeof(*k));
+	n += a->n - i;
+	if (j < b->n)
+		memcpy(k + n, b->key + j, (b->n - j) * sizeof(*k));
+	n += b->n - j;
+	plist_free(a);
+	a->key = k;
+	a->end = xcalloc(cap ? cap : 1, sizeof(*a->end));
+	a->n = n;
+	a->cap = cap ? cap : 1;
+}
+
+/* A word with anchor text (and no forms) ANDed with plain words: its own
+ * and its anchor word's postings for the documents keys[0..nk) alone, the
+ * ones the plain words all have; its idf counts what a whole read would
+ * (the word's documents, or without any its anchor word's).  0, -1
+ * (damage) or -2 (the position cap or the deadline, run_fail() done). */
+static int drive_anchored(struct run *r, struct leaf *l, const uint64_t *keys, size_t nk)
+{
+	const char *word = l->node->word;
+	char key[MAX_WORD_LEN];
+	size_t kl = storage_anchor_key(word, strlen(word), key);
+	struct storage_word own, anc;
+	int rc = storage_word(r->ix->st, word, strlen(word), &own);
+
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		own.n_urls = 0;
+	if (storage_word(r->ix->st, key, kl, &anc) <= 0)
+		return -1; /* leaf_anchored() found it */
+	leaf_own_word(l);
+	l->loaded = true;
+	l->exact_df = own.n_urls;
+	l->df = own.n_urls ? own.n_urls : anc.n_urls;
+	rc = own.n_urls ? load_word_in(r, own.word_id, l->mask, keys, nk, &l->xpl) : 0;
+	if (rc == 0)
+		rc = load_word_in(r, anc.word_id, l->mask, keys, nk, &l->apl);
+	if (rc)
+		return rc;
+	plist_union_keys(&l->pl, &l->xpl);
+	plist_union_keys(&l->pl, &l->apl);
+	return 0;
+}
+
+/* The leaf of kid k when it is a word with anchor text that can be read
+ * for an AND's documents alone, else NULL. */
+static struct leaf *anchored_kid(struct run *r, const struct qnode *k)
+{
+	struct leaf *l = k->type == Q_TERM ? &r->leaves[k->id] : NULL;
+
+	return l && l->mask == 0xf && !l->loaded && !l->n_forms && l->anchored ? l : NULL;
+}
+
+/* Every such word of kids for the documents of prev: 0 or -1. */
+static int drive_rest(struct run *r, struct qnode *const *kids, size_t nk,
+		      const struct plist *prev)
+{
+	for (size_t i = 0; i < nk && !r->err_token; i++) {
+		struct leaf *l = anchored_kid(r, kids[i]);
+
+		if (l && drive_anchored(r, l, prev->key, prev->n) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* An AND of words that all have anchor text: the one with the fewest
+ * documents (its own and its anchor word's) read whole, the others for
+ * its documents.  0 or -1. */
+static int drive_by_anchored(struct run *r, struct qnode *const *kids, size_t nk)
+{
+	struct leaf *best = NULL;
+	uint64_t best_n = UINT64_MAX;
+
+	for (size_t i = 0; i < nk; i++) {
+		struct leaf *l = anchored_kid(r, kids[i]);
+		char key[MAX_WORD_LEN];
+		struct storage_word w;
+		uint64_t n = 0;
+		int rc;
+
+		if (!l)
+			continue;
+		rc = storage_word(r->ix->st, l->node->word, strlen(l->node->word), &w);
+		if (rc < 0)
+			return -1;
+		n += rc ? w.n_urls : 0;
+		rc = storage_word(r->ix->st, key,
+				  storage_anchor_key(l->node->word, strlen(l->node->word), key), &w);
+		if (rc < 0)
+			return -1;
+		n += rc ? w.n_urls : 0;
+		if (n < best_n) {
+			best_n = n;
+			best = l;
+		}
+	}
+	if (!best)
+		return 0;
+	if (run_load_leaf(r, best))
+		return -1;
+	/* As a whole read counts it (load_leaves()). */
+	best->loaded = true;
+	best->df = best->exact_df ? best->exact_df : best->pl.n;
+	if (r->err_token)
+		return 0;
+	return drive_rest(r, kids, nk, &best->pl);
+}
+
 struct driven {
 	struct leaf *l;
 	uint32_t word_id;
@@ -261,7 +416,7 @@ static int cmp_driven(const void *a, const void *b)
 static int drive_group(struct run *r, struct qnode *const *kids, size_t nk)
 {
 	struct driven d[QUERY_MAX_NODES];
-	size_t n = 0;
+	size_t n = 0, n_anchored = 0;
 	const struct plist *prev = NULL;
 	bool none = false;
 
@@ -274,8 +429,12 @@ static int drive_group(struct run *r, struct qnode *const *kids, size_t nk)
 		if (k->type != Q_TERM)
 			continue;
 		l = &r->leaves[k->id];
-		if (l->mask != 0xf || l->loaded || l->n_forms || l->anchored)
+		if (l->mask != 0xf || l->loaded || l->n_forms)
 			continue;
+		if (l->anchored) {
+			n_anchored++;
+			continue;
+		}
 		rc = storage_word(r->ix->st, k->word, strlen(k->word), &w);
 		if (rc < 0)
 			return -1;
@@ -286,7 +445,9 @@ static int drive_group(struct run *r, struct qnode *const *kids, size_t nk)
 			none = true;
 		n++;
 	}
-	if (n < 2)
+	if (n == 0 && n_anchored >= 2)
+		return drive_by_anchored(r, kids, nk);
+	if (n < 2 && !(n == 1 && n_anchored))
 		return 0;
 	qsort(d, n, sizeof(d[0]), cmp_driven);
 	for (size_t i = 0; i < n && !run_past_deadline(r); i++) {
@@ -307,7 +468,8 @@ static int drive_group(struct run *r, struct qnode *const *kids, size_t nk)
 			return -1;
 		prev = &l->pl;
 	}
-	return 0;
+	/* Then the words with anchor text, for the plain words' documents. */
+	return prev && !none ? drive_rest(r, kids, nk, prev) : 0;
 }
 
 int run_load_driven(struct run *r)
@@ -353,7 +515,19 @@ static int plist_union(struct run *r, struct plist *a, struct plist *b)
 			pb = plist_pos(b, j++, &nb);
 		}
 		plist_push_doc(r, &m, k);
-		while (x < na || y < nb) {
+		/* One side alone (most documents): a copy. */
+		if (!na || !nb) {
+			const tok_pos_t *v = na ? pa : pb;
+			uint32_t nv = na ? na : nb;
+
+			if (plist_reserve_pos(r, &m, nv)) {
+				plist_free(&m);
+				return -1;
+			}
+			memcpy(m.pos + m.npos, v, nv * sizeof(*v));
+			m.npos += nv;
+		}
+		while (na && nb && (x < na || y < nb)) {
 			tok_pos_t v;
 
 			if (y >= nb || (x < na && pa[x] < pb[y]))
@@ -467,12 +641,19 @@ static int load_forms(struct run *r, struct leaf *l)
 		struct plist one = { 0 };
 
 		rc = load_named(r, l->words[i], l->mask, &one);
+		if (rc == 0 && !l->fpl.n) {
+			plist_free(&l->fpl);
+			l->fpl = one; /* the first: taken, not copied */
+			continue;
+		}
 		if (rc == 0 && plist_union(r, &l->fpl, &one))
 			rc = -2;
 		plist_free(&one);
 	}
-	if (rc == 0 && (plist_union(r, &l->pl, &l->xpl) || plist_union(r, &l->pl, &l->fpl)))
-		rc = -2;
+	if (rc == 0) {
+		plist_union_keys(&l->pl, &l->xpl);
+		plist_union_keys(&l->pl, &l->fpl);
+	}
 	return rc == -1 ? -1 : 0;
 }
 
@@ -534,12 +715,11 @@ static int load_anchors(struct run *r, struct leaf *l)
 		l->xpl = l->pl;
 		memset(&l->pl, 0, sizeof(l->pl));
 		l->exact_df = l->xpl.n;
-		if (plist_union(r, &l->pl, &l->xpl))
-			return -2;
+		plist_union_keys(&l->pl, &l->xpl);
 	}
 	rc = load_named(r, key, l->mask, &l->apl);
-	if (rc == 0 && plist_union(r, &l->pl, &l->apl))
-		rc = -2;
+	if (rc == 0)
+		plist_union_keys(&l->pl, &l->apl);
 	return rc;
 }
 
@@ -640,15 +820,16 @@ void run_collect(struct run *r, struct qnode *n, bool positive, bool in_phrase)
 
 /* ---- evaluation ---------------------------------------------------------------- */
 
+/* A word's documents, borrowed: no set is changed once made (each
+ * operation writes a new one). */
 static struct kset keys_of(const struct plist *p)
 {
-	struct kset s;
+	return (struct kset){ p->key, p->n };
+}
 
-	s.n = p->n;
-	s.k = xmalloc((p->n ? p->n : 1) * sizeof(uint64_t));
-	if (p->n)
-		memcpy(s.k, p->key, p->n * sizeof(uint64_t));
-	return s;
+static struct kset kset_none(struct run *r)
+{
+	return (struct kset){ arena_alloc(r->ar, 0), 0 };
 }
 
 static struct kset eval_phrase(struct run *r, const struct qnode *n)
@@ -662,21 +843,19 @@ static struct kset eval_phrase(struct run *r, const struct qnode *n)
 	size_t cursor[QUERY_MAX_PHRASE] = { 0 };
 
 	if (k == 0)
-		return (struct kset){ xmalloc(sizeof(uint64_t)), 0 };
+		return kset_none(r);
 	for (size_t i = 0; i < k; i++) {
 		l[i] = &r->leaves[n->kids[i]->id];
 		offs[i] = n->offs ? n->offs[i] : (uint32_t)i;
 	}
 	s = keys_of(&l[0]->pl);
 	for (size_t i = 1; i < k; i++) {
-		struct kset o = keys_of(&l[i]->pl), t = kset_op(&s, &o, OP_AND);
+		struct kset o = keys_of(&l[i]->pl);
 
-		kset_free(&s);
-		kset_free(&o);
-		s = t;
+		s = kset_op(r->ar, &s, &o, OP_AND);
 	}
-	ph->key = xmalloc((s.n ? s.n : 1) * sizeof(uint64_t));
-	ph->count = xmalloc((s.n ? s.n : 1) * sizeof(*ph->count));
+	ph->key = arena_alloc(r->ar, s.n * sizeof(uint64_t));
+	ph->count = arena_alloc(r->ar, s.n * sizeof(*ph->count));
 	for (size_t j = 0; j < s.n; j++) {
 		for (size_t i = 0; i < k; i++) {
 			size_t at = plist_find(&l[i]->pl, s.k[j], &cursor[i]);
@@ -687,22 +866,20 @@ static struct kset eval_phrase(struct run *r, const struct qnode *n)
 	}
 	for (size_t i = 0; i < k; i++)
 		ph->idf += l[i]->idf;
-	kset_free(&s);
-	s.n = ph->n;
-	s.k = xmalloc((ph->n ? ph->n : 1) * sizeof(uint64_t));
-	if (ph->n)
-		memcpy(s.k, ph->key, ph->n * sizeof(uint64_t));
-	return s;
+	return (struct kset){ ph->key, ph->n };
 }
 
-static void filter_sites(struct kset *s, const uint32_t *sites, size_t n, bool keep)
+/* The documents of s whose site is (keep) or is not in sites: a new set,
+ * s may be a word's own documents. */
+static struct kset filter_sites(struct run *r, const struct kset *s, const uint32_t *sites,
+				size_t n, bool keep)
 {
-	size_t w = 0;
+	struct kset o = { arena_alloc(r->ar, s->n * sizeof(uint64_t)), 0 };
 
 	for (size_t i = 0; i < s->n; i++)
 		if (u32_in(sites, n, (uint32_t)(s->k[i] >> 32)) == keep)
-			s->k[w++] = s->k[i];
-	s->n = w;
+			o.k[o.n++] = s->k[i];
+	return o;
 }
 
 static struct kset eval_and(struct run *r, const struct qnode *n)
@@ -712,7 +889,7 @@ static struct kset eval_and(struct run *r, const struct qnode *n)
 
 	for (size_t i = 0; i < n->n_kids; i++) {
 		const struct qnode *k = n->kids[i];
-		struct kset o, t;
+		struct kset o;
 
 		if (k->type == Q_NOT || k->type == Q_SITE)
 			continue;
@@ -722,30 +899,26 @@ static struct kset eval_and(struct run *r, const struct qnode *n)
 			have = true;
 			continue;
 		}
-		t = kset_op(&s, &o, OP_AND);
-		kset_free(&s);
-		kset_free(&o);
-		s = t;
+		s = kset_op(r->ar, &s, &o, OP_AND);
 	}
 	if (!have)
-		return (struct kset){ xmalloc(sizeof(uint64_t)), 0 };
+		return kset_none(r);
 	for (size_t i = 0; i < n->n_kids; i++) {
 		const struct qnode *k = n->kids[i];
 
 		if (k->type == Q_SITE) {
-			filter_sites(&s, r->filters[k->id].sites, r->filters[k->id].n_sites, true);
+			s = filter_sites(r, &s, r->filters[k->id].sites, r->filters[k->id].n_sites,
+					 true);
 		} else if (k->type == Q_NOT && k->n_kids == 1) {
 			const struct qnode *x = k->kids[0];
 
 			if (x->type == Q_SITE) {
-				filter_sites(&s, r->filters[x->id].sites, r->filters[x->id].n_sites,
-					     false);
+				s = filter_sites(r, &s, r->filters[x->id].sites,
+						 r->filters[x->id].n_sites, false);
 			} else {
-				struct kset o = run_eval(r, x), t = kset_op(&s, &o, OP_SUB);
+				struct kset o = run_eval(r, x);
 
-				kset_free(&s);
-				kset_free(&o);
-				s = t;
+				s = kset_op(r->ar, &s, &o, OP_SUB);
 			}
 		}
 	}
@@ -763,26 +936,18 @@ struct kset run_eval(struct run *r, const struct qnode *n)
 	case Q_AND:
 		return eval_and(r, n);
 	case Q_OR: {
-		struct kset s = { xmalloc(sizeof(uint64_t)), 0 };
+		struct kset s = kset_none(r);
 
 		for (size_t i = 0; i < n->n_kids; i++) {
-			struct kset o = run_eval(r, n->kids[i]), t = kset_op(&s, &o, OP_OR);
+			struct kset o = run_eval(r, n->kids[i]);
 
-			kset_free(&s);
-			kset_free(&o);
-			s = t;
+			s = kset_op(r->ar, &s, &o, OP_OR);
 		}
 		return s;
 	}
-	case Q_LINK: {
-		const struct kset *d = &r->filters[n->id].docs;
-		struct kset s = { xmalloc((d->n ? d->n : 1) * sizeof(uint64_t)), d->n };
-
-		if (d->n)
-			memcpy(s.k, d->k, d->n * sizeof(uint64_t));
-		return s;
-	}
+	case Q_LINK:
+		return r->filters[n->id].docs;
 	default: /* a NOT or a site: outside an AND selects nothing by itself */
-		return (struct kset){ xmalloc(sizeof(uint64_t)), 0 };
+		return kset_none(r);
 	}
 }

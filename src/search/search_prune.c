@@ -299,7 +299,7 @@ static int prune_doc(struct prune *p, uint32_t site, uint32_t url, uint32_t n,
 		in_title &= hi == TOK_SECTION_TITLE;
 		p->rec[p->nrec + i] = (struct rec){ v, m };
 	}
-	pr = r->ix->rk ? ranks_score(r->ix->rk, url) : 0;
+	pr = run_pr(r, url);
 	if (p->ncand == p->capcand) {
 		p->capcand = p->capcand ? 2 * p->capcand : 64;
 		p->cand = xrealloc(p->cand, p->capcand * sizeof(*p->cand));
@@ -426,8 +426,11 @@ static int rank_site(struct prune *p)
 	if (p->group && scored)
 		heap_offer(p, best);
 	if (p->ndocs + p->ncand > p->capdocs) {
-		p->capdocs = 2 * (p->ndocs + p->ncand) + 256;
-		p->docs = xrealloc(p->docs, p->capdocs * sizeof(*p->docs));
+		size_t cap = 2 * (p->ndocs + p->ncand) + 256;
+
+		p->docs = arena_grow(p->r->ar, p->docs, p->ndocs * sizeof(*p->docs),
+				     cap * sizeof(*p->docs));
+		p->capdocs = cap;
 	}
 	for (size_t j = 0; j < p->ncand; j++) {
 		const struct cand *c = &p->cand[j];

@@ -74,6 +74,67 @@ static void section_factors(const struct search_rank_params *p, const uint16_t l
 		wn[s] = p->w[s] / section_norm(p, s, len, avg_len);
 }
 
+/* The same from the generation's table when the query's parameters are
+ * the table's: the very values section_factors() computes. */
+static inline void doc_factors(const struct run *r, const uint16_t len[4], double wn[4])
+{
+	if (!r->wn_len) {
+		section_factors(&r->rp, len, r->ix->avg_len, wn);
+		return;
+	}
+	for (int s = 0; s < 4; s++)
+		wn[s] = r->wn_len[s][len[s]];
+}
+
+/* A section length is 16 bits: a table of 65,536 factors per section
+ * (2 MB) costs what scoring 65,536 documents would, once per generation,
+ * and replaces four divisions per matching document by four loads. */
+void search_norms_make(struct search_index *ix, const struct conf *c)
+{
+	struct search_rank_params *p = &ix->norm_rp;
+	uint32_t max = storage_max_url_id(ix->st);
+
+	search_rank_params(c, p);
+	for (int s = 0; s < STORAGE_SECTIONS; s++) {
+		uint16_t len[4] = { 0 };
+
+		ix->wn_len[s] = xmalloc(((size_t)UINT16_MAX + 1) * sizeof(double));
+		for (uint32_t n = 0; n <= UINT16_MAX; n++) {
+			double wn[4];
+
+			len[s] = (uint16_t)n;
+			section_factors(p, len, ix->avg_len, wn);
+			ix->wn_len[s][n] = wn[s];
+		}
+	}
+	if (!ix->rk)
+		return;
+	ix->n_pr = max + 1;
+	ix->pr = xmalloc((size_t)ix->n_pr * sizeof(*ix->pr));
+	for (uint32_t u = 0; u < ix->n_pr; u++)
+		ix->pr[u] = ranks_score(ix->rk, u);
+}
+
+void search_norms_free(struct search_index *ix)
+{
+	for (int s = 0; s < STORAGE_SECTIONS; s++)
+		free(ix->wn_len[s]);
+	free(ix->pr);
+}
+
+void run_norms(struct run *r)
+{
+	const struct search_rank_params *a = &r->rp, *b = &r->ix->norm_rp;
+
+	r->wn_len = NULL;
+	if (!r->ix->wn_len[0] || a->b != b->b)
+		return;
+	for (int s = 0; s < 4; s++)
+		if (a->w[s] != b->w[s])
+			return;
+	r->wn_len = (const double *const *)r->ix->wn_len;
+}
+
 /* A word's other forms: each occurrence counts w of one of the word. */
 static double bm25f_scaled(const struct search_rank_params *p, double idf, const uint32_t tf[4],
 			   double w, const double wn[4])
@@ -599,13 +660,13 @@ static inline __attribute__((always_inline)) int score_doc(struct run *r, uint64
 	ds.nprox = 0;
 	ds.ntitle = 0;
 	ds.exact = r->title_eligible;
-	section_factors(&r->rp, d.len, r->ix->avg_len, ds.wn);
+	doc_factors(r, d.len, ds.wn);
 	ds.nbp = 0;
 	ds.bp_read = !r->ix->bp || !(r->rp.boiler < 1); /* nothing to look up */
 	text = score_words(r, key, &ds, 0);
 	text = score_phrases(r, key, &ds, text);
 	text = score_proximity(r, &ds, text);
-	pr = r->ix->rk ? ranks_score(r->ix->rk, url) : 0;
+	pr = run_pr(r, url);
 	/* PageRank alone orders what the text cannot (link: only). */
 	score = text * (1.0 + r->rp.pagerank * pr) + SEARCH_PR_TIEBREAK * pr;
 	score += title_boost(r, &ds, d.len[TOK_SECTION_TITLE]);
@@ -629,7 +690,7 @@ int run_score_one(struct run *r, uint64_t key, struct search_doc *out, bool *kee
 
 void run_section_factors(const struct run *r, const uint16_t len[4], double wn[4])
 {
-	section_factors(&r->rp, len, r->ix->avg_len, wn);
+	doc_factors(r, len, wn);
 }
 
 /* tf~ = sum_s wn_s tf_s is at most n times the largest wn_s of the sections
@@ -702,8 +763,10 @@ int run_score(struct run *r, const struct kset *set, struct search_doc **docs, s
 		bool keep;
 
 		if (n == cap) {
-			cap = cap ? 2 * cap : 256;
-			v = xrealloc(v, cap * sizeof(*v));
+			size_t more = cap ? 2 * cap : n + 256;
+
+			v = arena_grow(r->ar, v, n * sizeof(*v), more * sizeof(*v));
+			cap = more;
 		}
 		if (score_doc(r, set->k[i], &v[n], &keep)) {
 			run_fail(r, "ER_INDEX", "The index could not be read.");

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "buf.h"
 #include "conf.h"
 #include "db.h"
@@ -142,6 +143,7 @@ struct worker {
 	struct db *db;
 	struct buf out;         /* the answer frame */
 	struct buf err;
+	struct arena arena;     /* the queries' memory, kept from one to the next */
 };
 
 /* An ERROR frame into w->out. */
@@ -159,7 +161,7 @@ static void do_search(struct worker *w, struct conn *cn)
 	struct proto_search q;
 	struct proto_results r;
 	struct search_index *ix;
-	struct search_env env = { .c = c, .tok = s->tok, .db = w->db };
+	struct search_env env = { .c = c, .tok = s->tok, .db = w->db, .arena = &w->arena };
 	double t0 = cn->arrived, start = now_wall() - (now_monotonic() - t0), secs;
 
 	memset(&r, 0, sizeof(r));
@@ -220,7 +222,7 @@ static void do_cached(struct worker *w, struct conn *cn)
 	struct proto_cached_req q;
 	struct proto_cached r;
 	struct search_index *ix;
-	struct search_env env = { .c = s->c, .tok = s->tok, .db = w->db };
+	struct search_env env = { .c = s->c, .tok = s->tok, .db = w->db, .arena = &w->arena };
 
 	memset(&r, 0, sizeof(r));
 	if (proto_decode_cached_req(cn->payload.ptr, cn->payload.len, &q, &w->err)) {
@@ -314,6 +316,7 @@ static void *worker_main(void *arg)
 	}
 	buf_free(&w->out);
 	buf_free(&w->err);
+	arena_free(&w->arena);
 	free(w);
 	return NULL;
 }

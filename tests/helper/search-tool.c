@@ -36,6 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "buf.h"
 #include "conf.h"
 #include "db.h"
@@ -349,8 +350,10 @@ int main(int argc, char **argv)
 		goto out;
 	{
 		struct search_work work = { 0 };
+		/* An arena kept from query to query, as a searchd thread's. */
+		struct arena ar = ARENA_INIT;
 		struct search_env env = { sc ? sc : c, tok, db, o.expired ? now_monotonic() - 1 : 0,
-					  &work, NULL };
+					  &work, NULL, &ar };
 		const char *q = argv[optind + 1];
 
 		if (o.bench) {
@@ -366,6 +369,7 @@ int main(int argc, char **argv)
 				"work queries %" PRIu64 " pruned %" PRIu64 " matched %" PRIu64
 				" postings %" PRIu64 " scored %" PRIu64 "\n",
 				work.queries, work.pruned, work.matched, work.postings, work.scored);
+		arena_free(&ar);
 	}
 out:
 	db_close(db);
