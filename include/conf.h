@@ -188,7 +188,7 @@ struct conf {
 	 * also in mpseek.conf: the merge writes the stem map */
 	bool stemming;            /* Stemming (yes) */
 	char *stem_language;      /* StemLanguage (english): a libstemmer language */
-	double stem_weight;       /* StemWeight (0.7): a form's occurrence, in [0, 1] */
+	double stem_weight;       /* StemWeight (0.3): a form's occurrence, in [0, 1] */
 	double boilerplate_weight; /* BoilerplateWeight (0.1): an occurrence in boilerplate,
 	                            * in [0, 1] (doc/SEARCH.md, "Boilerplate") */
 	double anchor_weight;     /* AnchorWeight (2): an anchor word's occurrence, of a body one's */

@@ -1112,7 +1112,7 @@ int conf_apply_defaults(struct parser *p)
 	c->proximity_boost = 2.0;
 	c->pagerank_weight = 0.5;
 	c->title_match_boost = 1000;
-	c->stem_weight = 0.7;
+	c->stem_weight = 0.3;
 	c->boilerplate_weight = 0.1;
 	c->boilerplate_share = 0.5;
 	c->anchor_weight = 2;

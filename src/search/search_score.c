@@ -39,7 +39,7 @@ void search_rank_params(const struct conf *c, struct search_rank_params *p)
 	p->proximity = c ? c->proximity_boost : 2.0;
 	p->pagerank = c ? c->pagerank_weight : 0.5;
 	p->title_match = c ? c->title_match_boost : 1000;
-	p->stem_weight = c ? c->stem_weight : 0.7;
+	p->stem_weight = c ? c->stem_weight : 0.3;
 	p->boiler = c ? c->boilerplate_weight : 0.1;
 	p->anchor_weight = c ? c->anchor_weight : 2;
 }
