@@ -176,7 +176,7 @@ struct conf {
 	/* ranking (doc/SEARCH.md, "Ranking") */
 	double section_weight[4]; /* WeightBody, WeightDescription, WeightKeywords,
 	                           * WeightTitle (1, 2, 3, 5): by section number */
-	double bm25_k1;           /* BM25K1 (1.2) */
+	double bm25_k1;           /* BM25K1 (2.0) */
 	double bm25_b;            /* BM25B (0.75) */
 	double phrase_boost;      /* PhraseBoost (1.0) */
 	double proximity_boost;   /* ProximityBoost (2.0) */

@@ -1106,7 +1106,7 @@ int conf_apply_defaults(struct parser *p)
 	c->section_weight[1] = 2;   /* description */
 	c->section_weight[2] = 3;   /* keywords */
 	c->section_weight[3] = 5;   /* title */
-	c->bm25_k1 = 1.2;
+	c->bm25_k1 = 2.0;
 	c->bm25_b = 0.75;
 	c->phrase_boost = 1.0;
 	c->proximity_boost = 2.0;
