@@ -177,7 +177,7 @@ struct conf {
 	/* ranking (doc/SEARCH.md, "Ranking") */
 	double section_weight[4]; /* WeightBody, WeightDescription, WeightKeywords,
 	                           * WeightTitle (1, 2, 3, 5): by section number */
-	double bm25_k1;           /* BM25K1 (1.2) */
+	double bm25_k1;           /* BM25K1 (2.0) */
 	double bm25_b;            /* BM25B (0.75) */
 	double phrase_boost;      /* PhraseBoost (1.0) */
 	double proximity_boost;   /* ProximityBoost (2.0) */
@@ -189,7 +189,7 @@ struct conf {
 	 * also in mpseek.conf: the merge writes the stem map */
 	bool stemming;            /* Stemming (yes) */
 	char *stem_language;      /* StemLanguage (english): a libstemmer language */
-	double stem_weight;       /* StemWeight (0.7): a form's occurrence, in [0, 1] */
+	double stem_weight;       /* StemWeight (0.3): a form's occurrence, in [0, 1] */
 	double boilerplate_weight; /* BoilerplateWeight (0.1): an occurrence in boilerplate,
 	                            * in [0, 1] (doc/SEARCH.md, "Boilerplate") */
 	double anchor_weight;     /* AnchorWeight (2): an anchor word's occurrence, of a body one's */

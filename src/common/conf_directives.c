@@ -1107,13 +1107,13 @@ int conf_apply_defaults(struct parser *p)
 	c->section_weight[1] = 2;   /* description */
 	c->section_weight[2] = 3;   /* keywords */
 	c->section_weight[3] = 5;   /* title */
-	c->bm25_k1 = 1.2;
+	c->bm25_k1 = 2.0;
 	c->bm25_b = 0.75;
 	c->phrase_boost = 1.0;
 	c->proximity_boost = 2.0;
 	c->pagerank_weight = 0.5;
 	c->title_match_boost = 1000;
-	c->stem_weight = 0.7;
+	c->stem_weight = 0.3;
 	c->boilerplate_weight = 0.1;
 	c->boilerplate_share = 0.5;
 	c->anchor_weight = 2;

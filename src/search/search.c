@@ -314,6 +314,25 @@ static int load_leaves(struct run *r)
 	return rc;
 }
 
+/* Forget what top-k pruning left in the leaves (the last candidate's
+ * postings, the word list) before the query is evaluated in full:
+ * load_leaves() appends to a leaf's postings. */
+static void reset_pruned_leaves(struct run *r)
+{
+	for (size_t i = 0; i < r->n_leaves; i++) {
+		struct leaf *l = &r->leaves[i];
+
+		for (size_t j = 0; j < l->n_words; j++)
+			free(l->words[j]);
+		free(l->words);
+		l->words = NULL;
+		l->n_words = 0;
+		l->pl.n = l->pl.npos = 0;
+		l->cursor = 0;
+		l->loaded = false;
+	}
+}
+
 /* Group, order and cut the scored documents into the page asked for, and
  * fill its hits: 0, or -1 when the database failed. */
 static int make_page(struct run *r, const struct search_doc *docs, size_t n_docs, uint32_t ps)
@@ -406,6 +425,7 @@ int search_run(struct search_index *ix, const struct search_env *env,
 		if (refold && pruned) {
 			docs = NULL;
 			n_docs = 0;
+			reset_pruned_leaves(&r);
 			if (load_leaves(&r))
 				rc = -1;
 			if (r.err_token)

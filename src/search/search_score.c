@@ -33,13 +33,13 @@ void search_rank_params(const struct conf *c, struct search_rank_params *p)
 
 	for (int s = 0; s < 4; s++)
 		p->w[s] = c ? c->section_weight[s] : w[s];
-	p->k1 = c ? c->bm25_k1 : 1.2;
+	p->k1 = c ? c->bm25_k1 : 2.0;
 	p->b = c ? c->bm25_b : 0.75;
 	p->phrase = c ? c->phrase_boost : 1.0;
 	p->proximity = c ? c->proximity_boost : 2.0;
 	p->pagerank = c ? c->pagerank_weight : 0.5;
 	p->title_match = c ? c->title_match_boost : 1000;
-	p->stem_weight = c ? c->stem_weight : 0.7;
+	p->stem_weight = c ? c->stem_weight : 0.3;
 	p->boiler = c ? c->boilerplate_weight : 0.1;
 	p->anchor_weight = c ? c->anchor_weight : 2;
 }

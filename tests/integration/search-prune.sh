@@ -52,11 +52,15 @@ sort -u "$T/q" >"$T/queries"
 n=$(wc -l <"$T/queries")
 tap_ok "$([ "$n" -ge 500 ] && echo 1)" "$n queries"
 
-printf 'Pruning no\n' >"$T/exhaustive.conf"
-printf 'Pruning yes\n' >"$T/pruned.conf"
-# name, then search-tool's options
+# name, then search-tool's options; @PLAIN@: with `Stemming no` and
+# `AnchorWeight 0`, so that every word can be pruned (a word with forms or
+# anchor text is not).
 while read -r name opts; do
 	case "$name" in ''|'#'*) continue ;; esac
+	extra=""
+	case "$opts" in *@PLAIN@*) extra=$'Stemming no\nAnchorWeight 0\n'; opts=${opts//@PLAIN@/} ;; esac
+	printf '%sPruning no\n' "$extra" >"$T/exhaustive.conf"
+	printf '%sPruning yes\n' "$extra" >"$T/pruned.conf"
 	opts=${opts//@SITE_A@/$SITE_A}
 	opts=${opts//@PORT@/$WEB_PORT}
 	# shellcheck disable=SC2086
@@ -86,6 +90,7 @@ flat3p2	-G -n 3 -p 2
 site	-n 3 -t @SITE_A@
 ul	-n 2 -u http://127.0.0.1:@PORT@/m/
 date	-d -n 3
+plain10	@PLAIN@ -n 10
 EOF2
 
 # Exhaustive scoring is what `Pruning no` asks for: searchd.conf's directive.
