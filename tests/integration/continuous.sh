@@ -158,7 +158,9 @@ touch "$T/asking.stop"
 wait "$ask_pid"
 tap_ok "$([ "$edits" -ge 1 ] && [ "$edits_found" = "$edits" ] && echo 1)" \
 	"for $(($(date +%s) - t_start)) s: $edits_found of $edits later edits found by their new words"
-tap_ok "$([ "$(grep -c ok "$T/asking.out")" -ge 100 ] && ! grep -q miss "$T/asking.out" && echo 1)" \
+# The client asks twice a second: at least one answer a second on average
+# (a sanitizer build answers slower, and runs shorter: tests/run-all).
+tap_ok "$([ "$(grep -c ok "$T/asking.out")" -ge $(($(date +%s) - t_start)) ] && ! grep -q miss "$T/asking.out" && echo 1)" \
 	"searchd answered all the while: $(grep -c ok "$T/asking.out") queries found b.html, $(grep -c miss "$T/asking.out") did not"
 tap_ok "$(kill -0 "$CPID" 2>/dev/null && echo 1)" "the crawl still runs"
 kill -0 "$CPID" 2>/dev/null || tail -5 "$T/one.log" | sed 's/^/# /'
