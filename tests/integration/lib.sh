@@ -272,6 +272,7 @@ _mdb_run() {
 }
 
 _lib_searchd_n=0
+_lib_sd_pids=()
 searchd_start() {
 	local dir=$1 db=$2 try i port
 	shift 2
@@ -284,6 +285,7 @@ searchd_start() {
 		write_conf "$SD_CONF" "$db" "Port $port" "$@"
 		$SD_WRAP "$builddir/searchd" -F "$SD_CONF" >/dev/null 2>"$SD_LOG" </dev/null &
 		SD_PID=$!
+		_lib_sd_pids+=("$SD_PID")
 		for i in $(seq 1200); do
 			grep -q "listening on [^ ]*:$port " "$SD_LOG" 2>/dev/null && return 0
 			kill -0 "$SD_PID" 2>/dev/null || break
@@ -366,9 +368,14 @@ _hostile_pid=""
 
 # Stop the servers of this file; called by _lib_cleanup.
 _lib_stop_servers() {
+	local pid
 	web_stop
 	hostile_stop
 	treeweb_stop
+	# Every searchd searchd_start began that the test left running.
+	for pid in "${_lib_sd_pids[@]}"; do
+		_lib_kill_wait "$pid" TERM 100 || _lib_kill_wait "$pid" KILL 10
+	done
 }
 
 _lib_tw_pid=""
