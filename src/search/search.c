@@ -315,20 +315,27 @@ static int load_leaves(struct run *r)
 }
 
 /* Forget what top-k pruning left in the leaves (the last candidate's
- * postings, the word list) before the query is evaluated in full:
- * load_leaves() appends to a leaf's postings. */
+ * postings, the word list of a plain word) before the query is evaluated
+ * in full: load_leaves() appends to a leaf's postings.  A word with forms
+ * keeps its words (run_collect() found them; the forms' loading reads
+ * them). */
 static void reset_pruned_leaves(struct run *r)
 {
 	for (size_t i = 0; i < r->n_leaves; i++) {
 		struct leaf *l = &r->leaves[i];
 
-		for (size_t j = 0; j < l->n_words; j++)
-			free(l->words[j]);
-		free(l->words);
-		l->words = NULL;
-		l->n_words = 0;
+		if (!l->n_forms) {
+			for (size_t j = 0; j < l->n_words; j++)
+				free(l->words[j]);
+			free(l->words);
+			l->words = NULL;
+			l->n_words = 0;
+		}
 		l->pl.n = l->pl.npos = 0;
-		l->cursor = 0;
+		plist_free(&l->xpl);
+		plist_free(&l->fpl);
+		plist_free(&l->apl);
+		l->cursor = l->xcursor = l->fcursor = l->acursor = 0;
 		l->loaded = false;
 	}
 }

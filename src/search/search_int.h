@@ -289,18 +289,18 @@ void run_title_prepare(struct run *r);
 int run_score(struct run *r, const struct kset *set, struct search_doc **docs, size_t *n_docs);
 /* search_score.c: score one document (as run_score()) for top-k pruning,
  * and the upper bounds it prunes with (doc/SEARCH.md, "Top-k pruning"):
- * the section factors of a document, a word's BM25F from its count and the
- * sections its positions span, the document's score from its text's bound,
+ * the section factors of a document, a bound of a word's tf~ from its count
+ * and the sections its positions span, BM25F's saturation of such a bound, the document's score from its text's bound,
  * the proximity boost's; run_bounds_valid() false when a weight is
  * negative (bounds would not hold: no pruning). */
 int run_score_one(struct run *r, uint64_t key, struct search_doc *out, bool *keep);
 bool run_request_keeps(const struct run *r, uint32_t site, uint32_t url); /* st, spaces, ul */
 void run_section_factors(const struct run *r, const uint16_t len[4], double wn[4]);
-double run_term_bound(const struct run *r, double idf, uint32_t n, int sec_lo, int sec_hi,
-		      const double wn[4]);
+double run_tf_bound(uint32_t n, int sec_lo, int sec_hi, const double wn[4]);
+double run_sat_bound(const struct run *r, double idf, double t);
 double run_doc_bound(const struct run *r, double text, double pr, bool in_title,
 		     uint16_t title_len);
-double run_proximity_bound(const struct run *r);
+double run_proximity_bound(const struct run *r, const bool *found); /* found[leaf]; NULL: all */
 bool run_bounds_valid(const struct run *r);
 /* search_prune.c: true when the query can be answered with top-k pruning
  * (words ANDed, with site: and NOTs of words or sites; all sections; not by

@@ -2,13 +2,16 @@
  * a query of ANDed words (with site: and NOTs of words or sites beside
  * them) walked document by document over the words' postings, the rarest
  * word driving and the others skipped to its documents by their record
- * headers.  Every matching document is counted (the page's counts stay
- * exact), but its positions are decoded and it is scored only when an upper
- * bound of its score, from the record headers, docinfo and PageRank, can
- * still reach the page: a MaxScore-style threshold, the page's k-th best
- * entry so far.  The documents of one site are bounded together and scored
- * best bound first, so that grouping by site (each site's best two) stays
- * exact.  search_score.c owns the formula and its bounds.
+ * headers; a word with forms or anchor text is the OR of its posting
+ * lists (its own, its forms', its anchor word's), walked together and
+ * bounded with StemWeight and AnchorWeight.  Every matching document is
+ * counted (the page's counts stay exact), but its positions are decoded
+ * and it is scored only when an upper bound of its score, from the record
+ * headers, docinfo and PageRank, can still reach the page: a MaxScore-style
+ * threshold, the page's k-th best entry so far.  The documents of one site
+ * are bounded together and scored best bound first, so that grouping by
+ * site (each site's best two) stays exact.  search_score.c owns the
+ * formula and its bounds.
  */
 #include "config.h"
 
@@ -29,15 +32,28 @@
 #define PRUNE_MAX_TERMS 32     /* words of a query pruning takes */
 #define PRUNE_MARGIN    1e-9   /* a bound's slack for rounding (relative and absolute) */
 
-/* One word's cursor: the record of its current site read last. */
-struct pterm {
-	struct leaf *l;
+/* What a posting list is of a word: the word itself, one of its other
+ * forms (StemWeight), its anchor word (AnchorWeight per occurrence). */
+enum { SUB_OWN, SUB_FORM, SUB_ANCHOR };
+
+/* One posting list's cursor: the record of its current site read last. */
+struct psub {
 	struct storage_cursor *c;
 	uint32_t site;             /* the cursor's site; 0 before the first */
 	bool ended;                /* no sites left */
 	bool site_done;            /* no records left in the site */
 	uint32_t url, n;           /* the record read last (url 0: none yet) */
 	const uint8_t *pos;
+	int kind;                  /* SUB_* */
+};
+
+/* One word: the OR of its posting lists p->sub[first .. first + ns), a
+ * plain word's one, a word with forms or anchor text's several (doc/SEARCH.md,
+ * "Word forms", "Anchor text"). */
+struct pterm {
+	struct leaf *l;
+	size_t first, ns;
+	uint64_t cost;             /* postings in all: the driver is the cheapest */
 };
 
 /* A matching document of the current site. */
@@ -58,7 +74,8 @@ struct prune {
 	struct run *r;
 	struct pterm t[PRUNE_MAX_TERMS];
 	size_t nt, np;             /* words; the positive ones first, rarest at 0 */
-	double prox;               /* the proximity boost's bound */
+	struct psub *sub;          /* every word's lists; the positive words' first */
+	size_t nsub, npsub;
 	double site_max;           /* the best bound of the current site */
 	bool group;
 	size_t k;                  /* entries the page needs */
@@ -72,12 +89,19 @@ struct prune {
 	size_t ndocs, capdocs;
 };
 
-/* A word with forms or anchor text is an OR of words: searched exhaustively
- * (doc/SEARCH.md, "Word forms", "Anchor text"). */
+/* A plain word, or a word with forms or anchor text (an OR of posting
+ * lists) whose idf is known without merging them: its own word's, or its
+ * anchor word's when it has no forms (as load_leaves() counts it).  A
+ * word with forms and none of its own would need the forms' union counted:
+ * searched exhaustively. */
 static bool term_ok(const struct run *r, const struct qnode *n)
 {
-	return n->type == Q_TERM && r->leaves[n->id].mask == 0xf && !r->leaves[n->id].n_forms &&
-	       !r->leaves[n->id].anchored;
+	const struct leaf *l = n->type == Q_TERM ? &r->leaves[n->id] : NULL;
+	struct storage_word w;
+
+	if (!l || l->mask != 0xf)
+		return false;
+	return !l->n_forms || storage_word(r->ix->st, n->word, strlen(n->word), &w) > 0;
 }
 
 bool run_prune_eligible(const struct run *r)
@@ -146,21 +170,73 @@ static void heap_offer(struct prune *p, double x)
 
 /* ---- the words' cursors ------------------------------------------------------- */
 
-static int cmp_df(const void *a, const void *b)
+static int cmp_cost(const void *a, const void *b)
 {
 	const struct pterm *x = a, *y = b;
-	return x->l->df < y->l->df ? -1 : x->l->df > y->l->df;
+	return x->cost < y->cost ? -1 : x->cost > y->cost;
 }
 
-/* Look every word up and open its cursor, positive words first, rarest
+/* Open the postings of word (len bytes) as a list of t: 0, or -1. */
+static int sub_open(struct prune *p, struct pterm *t, const char *word, size_t len, int kind,
+		    uint64_t *df)
+{
+	struct storage_word w;
+	struct psub *s;
+	int rc = storage_word(p->r->ix->st, word, len, &w);
+
+	*df = rc > 0 ? w.n_urls : 0;
+	if (rc <= 0 || !w.n_urls)
+		return rc < 0 ? -1 : 0;
+	s = &p->sub[p->nsub];
+	memset(s, 0, sizeof(*s));
+	s->kind = kind;
+	s->c = xmalloc(sizeof(*s->c));
+	p->nsub++;
+	rc = storage_postings(p->r->ix->st, w.word_id, s->c);
+	if (rc < 0)
+		return -1;
+	s->ended = rc == 0;
+	t->ns++;
+	t->cost += w.n_urls;
+	return 0;
+}
+
+/* Word l's lists: its own word, its forms, its anchor word.  Its idf as
+ * load_leaves() gives it (term_ok()).  0 or -1. */
+static int term_open(struct prune *p, struct pterm *t, struct leaf *l)
+{
+	struct run *r = p->r;
+	char key[MAX_WORD_LEN];
+	uint64_t own, df, anc = 0;
+
+	t->l = l;
+	t->first = p->nsub;
+	run_leaf_words(r, l);
+	if (sub_open(p, t, l->node->word, strlen(l->node->word), SUB_OWN, &own))
+		return -1;
+	for (size_t i = 1; i < l->n_words && l->n_forms; i++)
+		if (sub_open(p, t, l->words[i], strlen(l->words[i]), SUB_FORM, &df))
+			return -1;
+	if (l->anchored &&
+	    sub_open(p, t, key, storage_anchor_key(l->node->word, strlen(l->node->word), key),
+		     SUB_ANCHOR, &anc))
+		return -1;
+	l->df = own ? own : anc;
+	l->idf = search_idf(storage_n_docs(r->ix->st), l->df);
+	return 0;
+}
+
+/* Look every word up and open its lists, positive words first, cheapest
  * first: 0, 1 when no document can match, -1 on damage. */
 static int prune_open(struct prune *p)
 {
 	struct run *r = p->r;
-	struct storage_word w;
+	size_t cap = 0;
 	bool none = false;
-	int rc;
 
+	for (size_t i = 0; i < r->n_leaves; i++)
+		cap += 1 + r->leaves[i].n_forms + r->leaves[i].anchored;
+	p->sub = xcalloc(cap, sizeof(*p->sub));
 	for (size_t pass = 0; pass < 2; pass++) {
 		size_t first = p->nt;
 
@@ -170,59 +246,114 @@ static int prune_open(struct prune *p)
 
 			if (l->positive != (pass == 0))
 				continue;
-			run_leaf_words(r, l);
-			rc = storage_word(r->ix->st, l->node->word, strlen(l->node->word), &w);
-			if (rc < 0)
-				return -1;
-			l->df = rc ? w.n_urls : 0;
-			l->idf = search_idf(storage_n_docs(r->ix->st), l->df);
 			t = &p->t[p->nt++];
-			t->l = l;
-			t->c = xmalloc(sizeof(*t->c));
-			rc = l->df ? storage_postings(r->ix->st, w.word_id, t->c) : 0;
-			if (rc < 0)
+			memset(t, 0, sizeof(*t));
+			if (term_open(p, t, l))
 				return -1;
-			t->ended = rc == 0;
-			if (t->ended && l->positive)
+			if (t->ns == 0 && l->positive)
 				none = true;
 		}
 		if (pass == 0) {
 			p->np = p->nt;
-			qsort(p->t + first, p->nt - first, sizeof(p->t[0]), cmp_df);
+			p->npsub = p->nsub;
+			qsort(p->t + first, p->nt - first, sizeof(p->t[0]), cmp_cost);
 		}
 	}
-	p->prox = run_proximity_bound(r);
 	return none || p->np == 0;
 }
 
-/* Move t to site (or past it): -1 on damage. */
-static int term_to_site(struct pterm *t, uint32_t site)
+/* Move s to site (or past it): -1 on damage. */
+static int sub_to_site(struct psub *s, uint32_t site)
 {
-	while (!t->ended && t->site < site) {
-		int rc = storage_next_site(t->c, &t->site);
+	while (!s->ended && s->site < site) {
+		int rc = storage_next_site(s->c, &s->site);
 
 		if (rc < 0)
 			return -1;
-		t->ended = rc == 0;
-		t->site_done = false;
-		t->url = 0;
+		s->ended = rc == 0;
+		s->site_done = false;
+		s->url = 0;
 	}
 	return 0;
 }
 
-/* Whether t's current site has url (its record in t->n, t->pos): 1, 0, -1. */
-static int term_has(struct pterm *t, uint32_t site, uint32_t url)
+/* Whether s's current site has url (its record in s->n, s->pos): 1, 0, -1. */
+static int sub_has(struct psub *s, uint32_t site, uint32_t url)
 {
-	if (t->ended || t->site != site)
+	if (s->ended || s->site != site)
 		return 0;
-	if (!t->site_done && t->url < url) {
-		int rc = storage_skip_url(t->c, url, &t->url, &t->n, &t->pos);
+	if (!s->site_done && s->url < url) {
+		int rc = storage_skip_url(s->c, url, &s->url, &s->n, &s->pos);
 
 		if (rc < 0)
 			return -1;
-		t->site_done = rc == 0;
+		s->site_done = rc == 0;
 	}
-	return !t->site_done && t->url == url;
+	return !s->site_done && s->url == url;
+}
+
+static int term_to_site(struct prune *p, const struct pterm *t, uint32_t site)
+{
+	for (size_t j = t->first; j < t->first + t->ns; j++)
+		if (sub_to_site(&p->sub[j], site))
+			return -1;
+	return 0;
+}
+
+/* Whether some list of t has url: 1, 0, -1. */
+static int term_has(struct prune *p, const struct pterm *t, uint32_t site, uint32_t url)
+{
+	int any = 0;
+
+	for (size_t j = t->first; j < t->first + t->ns; j++) {
+		int rc = sub_has(&p->sub[j], site, url);
+
+		if (rc < 0)
+			return -1;
+		any |= rc;
+	}
+	return any;
+}
+
+static bool term_at_site(const struct prune *p, const struct pterm *t, uint32_t site)
+{
+	for (size_t j = t->first; j < t->first + t->ns; j++)
+		if (!p->sub[j].ended && p->sub[j].site == site)
+			return true;
+	return false;
+}
+
+/* The least site (*site, 1) or url (*site given, *url, 1) t's lists are
+ * at, 0 when none is. */
+static int term_min_site(const struct prune *p, const struct pterm *t, uint32_t *site)
+{
+	int found = 0;
+
+	for (size_t j = t->first; j < t->first + t->ns; j++) {
+		const struct psub *s = &p->sub[j];
+
+		if (!s->ended && (!found || s->site < *site)) {
+			*site = s->site;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+static int term_min_url(const struct prune *p, const struct pterm *t, uint32_t site,
+			uint32_t *url)
+{
+	int found = 0;
+
+	for (size_t j = t->first; j < t->first + t->ns; j++) {
+		const struct psub *s = &p->sub[j];
+
+		if (!s->ended && s->site == site && !s->site_done && (!found || s->url < *url)) {
+			*url = s->url;
+			found = 1;
+		}
+	}
+	return found;
 }
 
 /* site: and -site: of the root AND, and the request's filters of sites. */
@@ -252,24 +383,65 @@ static bool site_keeps(const struct run *r, uint32_t site)
 
 /* ---- one site ------------------------------------------------------------------- */
 
-/* Document url of the driving word (record n, pos): a candidate with its
- * bound when every positive word has it, no NOT word does and the filters
- * keep it.  0 or -1. */
-static int prune_doc(struct prune *p, uint32_t site, uint32_t url, uint32_t n,
-		     const uint8_t *pos)
+/* The bound of positive word t's BM25F in the document its lists'
+ * records are at (hit), recorded in rec[..]; *found when it has positions
+ * of its own or of its forms (the proximity and title boosts see those),
+ * *in_title when its own last position is in the title. */
+static double term_bound(struct prune *p, const struct pterm *t, uint32_t site, uint32_t url,
+			 const double wn[4], struct rec *rec, bool *found, bool *in_title)
+{
+	const struct search_rank_params *rp = &p->r->rp;
+	double own = 0, forms = 0, anchor = 0;
+	bool has_own = false, has_form = false;
+
+	for (size_t j = t->first; j < t->first + t->ns; j++) {
+		const struct psub *s = &p->sub[j];
+		int lo, hi;
+
+		rec[j] = (struct rec){ NULL, 0 };
+		if (s->ended || s->site != site || s->site_done || s->url != url)
+			continue;
+		rec[j] = (struct rec){ s->pos, s->n };
+		if (s->kind == SUB_ANCHOR) {
+			anchor = rp->anchor_weight * s->n;
+			continue;
+		}
+		lo = tok_pos_section(storage_rec_pos(s->pos, 0));
+		hi = tok_pos_section(storage_rec_pos(s->pos, s->n - 1));
+		if (s->kind == SUB_OWN) {
+			own = run_tf_bound(s->n, lo, hi, wn);
+			has_own = true;
+			*in_title = hi == TOK_SECTION_TITLE;
+		} else {
+			forms += run_tf_bound(s->n, lo, hi, wn);
+			has_form = true;
+		}
+	}
+	if (!has_own)
+		*in_title = false;
+	*found = has_own || has_form;
+	/* score_words(): the forms count only where the word itself is not. */
+	return run_sat_bound(p->r, t->l->idf,
+			     (has_own ? own : rp->stem_weight * forms) + anchor);
+}
+
+/* Document url of the driving word: a candidate with its bound when every
+ * positive word has it, no NOT word does and the filters keep it.  0 or
+ * -1. */
+static int prune_doc(struct prune *p, uint32_t site, uint32_t url)
 {
 	struct run *r = p->r;
 	const struct proto_search *q = r->req;
 	struct storage_doc d;
 	struct cand *c;
-	double wn[4], text = p->prox, pr;
-	bool in_title = true;
+	double wn[4], text, pr;
+	bool in_title = true, found[PRUNE_MAX_TERMS];
 	int rc;
 
 	if (!run_request_keeps(r, site, url))
 		return 0;
 	for (size_t i = 1; i < p->nt; i++) {
-		rc = term_has(&p->t[i], site, url);
+		rc = term_has(p, &p->t[i], site, url);
 		if (rc < 0)
 			return -1;
 		if ((rc == 1) != (i < p->np))
@@ -284,21 +456,22 @@ static int prune_doc(struct prune *p, uint32_t site, uint32_t url, uint32_t n,
 		return 0;
 	if (q->time_to && (d.last_modified == 0 || d.last_modified > q->time_to))
 		return 0;
-	if (p->nrec + p->np > p->caprec) {
-		p->caprec = 2 * (p->nrec + p->np) + 64;
+	if (p->nrec + p->npsub > p->caprec) {
+		p->caprec = 2 * (p->nrec + p->npsub) + 64;
 		p->rec = xrealloc(p->rec, p->caprec * sizeof(*p->rec));
 	}
 	run_section_factors(r, d.len, wn);
+	memset(found, 0, sizeof(found));
+	text = 0;
 	for (size_t i = 0; i < p->np; i++) {
-		const uint8_t *v = i ? p->t[i].pos : pos;
-		uint32_t m = i ? p->t[i].n : n;
-		int lo = tok_pos_section(storage_rec_pos(v, 0)),
-		    hi = tok_pos_section(storage_rec_pos(v, m - 1));
+		const struct pterm *t = &p->t[i];
+		bool title = false;
 
-		text += run_term_bound(r, p->t[i].l->idf, m, lo, hi, wn);
-		in_title &= hi == TOK_SECTION_TITLE;
-		p->rec[p->nrec + i] = (struct rec){ v, m };
+		text += term_bound(p, t, site, url, wn, p->rec + p->nrec, &found[t->l - r->leaves],
+				   &title);
+		in_title &= title;
 	}
+	text += run_proximity_bound(r, found);
 	pr = run_pr(r, url);
 	if (p->ncand == p->capcand) {
 		p->capcand = p->capcand ? 2 * p->capcand : 64;
@@ -313,35 +486,76 @@ static int prune_doc(struct prune *p, uint32_t site, uint32_t url, uint32_t n,
 	c->last_modified = d.last_modified;
 	c->at = p->nrec;
 	c->scored = false;
-	p->nrec += p->np;
+	p->nrec += p->npsub;
 	return 0;
 }
 
-/* Each positive word's postings: the one document of c. */
+static int cmp_pos(const void *a, const void *b)
+{
+	tok_pos_t x = *(const tok_pos_t *)a, y = *(const tok_pos_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* pl := document key with the positions of the records x[i] of the lists
+ * of kind of word t (none: no document). */
+static void plist_one(const struct prune *p, const struct pterm *t, int kind,
+		      const struct rec *x, uint64_t key, struct plist *pl)
+{
+	uint32_t n = 0, lists = 0;
+
+	for (size_t j = t->first; j < t->first + t->ns; j++)
+		if (p->sub[j].kind == kind && x[j].n) {
+			n += x[j].n;
+			lists++;
+		}
+	if (!pl->cap) {
+		pl->key = xmalloc(sizeof(*pl->key));
+		pl->end = xmalloc(sizeof(*pl->end));
+		pl->cap = 1;
+	}
+	if (pl->poscap < n) {
+		pl->poscap = n;
+		pl->pos = xrealloc(pl->pos, pl->poscap * sizeof(*pl->pos));
+	}
+	n = 0;
+	for (size_t j = t->first; j < t->first + t->ns; j++) {
+		if (p->sub[j].kind != kind)
+			continue;
+		for (uint32_t i = 0; i < x[j].n; i++)
+			pl->pos[n++] = storage_rec_pos(x[j].pos, i);
+	}
+	/* Several forms in one document: their positions merged in order. */
+	if (lists > 1)
+		qsort(pl->pos, n, sizeof(*pl->pos), cmp_pos);
+	pl->key[0] = key;
+	pl->end[0] = n;
+	pl->n = n ? 1 : 0;
+	pl->npos = n;
+}
+
+/* Each positive word's postings: the one document of c, in pl for a plain
+ * word, in xpl, fpl and apl for one with forms or anchor text (what
+ * score_words() reads). */
 static void load_cand(struct prune *p, const struct cand *c)
 {
-	for (size_t i = 0; i < p->np; i++) {
-		struct plist *pl = &p->t[i].l->pl;
-		const struct rec *x = &p->rec[c->at + i];
+	const struct rec *x = p->rec + c->at;
 
-		if (!pl->cap) {
-			pl->key = xmalloc(sizeof(*pl->key));
-			pl->end = xmalloc(sizeof(*pl->end));
-			pl->cap = 1;
+	for (size_t i = 0; i < p->np; i++) {
+		const struct pterm *t = &p->t[i];
+		struct leaf *l = t->l;
+
+		for (size_t j = t->first; j < t->first + t->ns; j++)
+			p->r->work.postings += x[j].n > 0;
+		if (!l->n_forms && !l->anchored) {
+			plist_one(p, t, SUB_OWN, x, c->key, &l->pl);
+			l->cursor = 0;
+			continue;
 		}
-		if (pl->poscap < x->n) {
-			pl->poscap = x->n;
-			pl->pos = xrealloc(pl->pos, pl->poscap * sizeof(*pl->pos));
-		}
-		for (uint32_t j = 0; j < x->n; j++)
-			pl->pos[j] = storage_rec_pos(x->pos, j);
-		pl->key[0] = c->key;
-		pl->end[0] = x->n;
-		pl->n = 1;
-		pl->npos = x->n;
-		p->t[i].l->cursor = 0;
+		plist_one(p, t, SUB_OWN, x, c->key, &l->xpl);
+		plist_one(p, t, SUB_FORM, x, c->key, &l->fpl);
+		plist_one(p, t, SUB_ANCHOR, x, c->key, &l->apl);
+		l->xcursor = l->fcursor = l->acursor = 0;
 	}
-	p->r->work.postings += p->np;
 }
 
 static int score_cand(struct prune *p, struct cand *c)
@@ -442,46 +656,65 @@ static int rank_site(struct prune *p)
 	return 0;
 }
 
+/* The documents of the driving word d in site (the union of its lists'):
+ * each a candidate or not.  0, -1 or 1 (deadline). */
+static int prune_site(struct prune *p, const struct pterm *d, uint32_t site, size_t *seen)
+{
+	uint32_t url = 0;
+
+	for (;;) {
+		/* Every list of d to its first record after url. */
+		if (term_has(p, d, site, url + 1) < 0)
+			return -1;
+		if (!term_min_url(p, d, site, &url))
+			return 0;
+		if (prune_doc(p, site, url))
+			return -1;
+		if (++*seen % 4096 == 0 && run_past_deadline(p->r))
+			return 1;
+	}
+}
+
 /* Every site of the driving word: its candidates, then their scores.  0,
  * -1 or 1 (deadline). */
 static int prune_walk(struct prune *p)
 {
 	struct run *r = p->r;
-	struct pterm *d = &p->t[0];
+	const struct pterm *d = &p->t[0];
+	uint32_t site = 0;
 	size_t seen = 0;
 	int rc;
 
-	while ((rc = storage_next_site(d->c, &d->site)) == 1) {
-		bool skip = !site_keeps(r, d->site);
-		uint32_t url, n;
-		const uint8_t *pos;
+	for (;;) {
+		bool skip;
 
+		if (site == UINT32_MAX || term_to_site(p, d, site + 1))
+			return site == UINT32_MAX ? 0 : -1;
+		if (!term_min_site(p, d, &site))
+			return 0;
+		skip = !site_keeps(r, site);
 		for (size_t i = 1; i < p->nt && !skip; i++) {
-			if (term_to_site(&p->t[i], d->site))
+			uint32_t at;
+
+			if (term_to_site(p, &p->t[i], site))
 				return -1;
 			/* A word whose sites are all behind: nothing matches any more. */
-			if (i < p->np && p->t[i].ended)
+			if (i < p->np && !term_min_site(p, &p->t[i], &at))
 				return 0;
-			skip = i < p->np && p->t[i].site != d->site;
+			skip = i < p->np && !term_at_site(p, &p->t[i], site);
 		}
 		if (skip)
 			continue;
 		p->ncand = p->nrec = 0;
 		p->site_max = -HUGE_VAL;
-		while ((rc = storage_skip_url(d->c, 0, &url, &n, &pos)) == 1) {
-			if (prune_doc(p, d->site, url, n, pos))
-				return -1;
-			if (++seen % 4096 == 0 && run_past_deadline(r))
-				return 1;
-		}
-		if (rc < 0)
-			return -1;
+		rc = prune_site(p, d, site, &seen);
+		if (rc)
+			return rc;
 		if (rank_site(p))
 			return -1;
 		if (run_past_deadline(r))
 			return 1;
 	}
-	return rc < 0 ? -1 : 0;
 }
 
 int run_prune(struct run *r, uint32_t page_size, struct search_doc **docs, size_t *n_docs)
@@ -503,8 +736,9 @@ int run_prune(struct run *r, uint32_t page_size, struct search_doc **docs, size_
 	if (rc < 0)
 		run_fail(r, "ER_INDEX", "The index could not be read.");
 	r->work.pruned++;
-	for (size_t i = 0; i < p.nt; i++)
-		free(p.t[i].c);
+	for (size_t i = 0; i < p.nsub; i++)
+		free(p.sub[i].c);
+	free(p.sub);
 	free(p.heap);
 	free(p.cand);
 	free(p.rec);

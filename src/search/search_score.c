@@ -697,15 +697,24 @@ void run_section_factors(const struct run *r, const uint16_t len[4], double wn[4
  * the word's positions span (sorted, section in the top bits: the first
  * and the last position give the lowest and the highest); bm25f grows with
  * tf~. */
-double run_term_bound(const struct run *r, double idf, uint32_t n, int sec_lo, int sec_hi,
-		      const double wn[4])
+double run_tf_bound(uint32_t n, int sec_lo, int sec_hi, const double wn[4])
 {
 	double m = 0;
 
 	for (int s = sec_lo; s <= sec_hi; s++)
 		if (wn[s] > m)
 			m = wn[s];
-	return saturate(&r->rp, idf, n * m);
+	return n * m;
+}
+
+/* A word with forms or anchor text (score_words(), bm25f_mixed()): t is a
+ * bound of its tf~ (its own occurrences', or StemWeight times its forms'
+ * when it has none of its own), plus AnchorWeight per anchor occurrence;
+ * boilerplate only lowers tf~ (BoilerplateWeight below 1 is all that is
+ * looked up). */
+double run_sat_bound(const struct run *r, double idf, double t)
+{
+	return saturate(&r->rp, idf, t);
 }
 
 /* The score of a document whose text scores at most text: PageRank is
@@ -722,17 +731,18 @@ double run_doc_bound(const struct run *r, double text, double pr, bool in_title,
 	return score;
 }
 
-double run_proximity_bound(const struct run *r)
+double run_proximity_bound(const struct run *r, const bool *found)
 {
 	double prev = -1, sum = 0;
 	size_t n = 0;
 
 	/* As score_words() and score_proximity(): consecutive positive words
-	 * outside phrases, each pair at distance 1 at best. */
+	 * outside phrases that have positions in the document (a word found
+	 * by its anchor text alone has none), each pair at distance 1 at best. */
 	for (size_t i = 0; i < r->n_leaves && n < 64; i++) {
 		const struct leaf *l = &r->leaves[i];
 
-		if (!l->positive || l->in_phrase)
+		if (!l->positive || l->in_phrase || (found && !found[i]))
 			continue;
 		if (prev >= 0)
 			sum += r->rp.proximity * fmin(prev, l->idf);
@@ -750,7 +760,7 @@ bool run_bounds_valid(const struct run *r)
 		if (!(p->w[s] >= 0))
 			return false;
 	return p->k1 > 0 && p->b >= 0 && p->b <= 1 && p->proximity >= 0 && p->pagerank >= 0 &&
-	       p->title_match >= 0;
+	       p->title_match >= 0 && p->stem_weight >= 0 && p->anchor_weight >= 0;
 }
 
 int run_score(struct run *r, const struct kset *set, struct search_doc **docs, size_t *n_docs)

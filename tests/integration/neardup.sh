@@ -79,16 +79,20 @@ got=$(pages "$conf" keeper)
 tap_ok "$(grep -Eqx 'a\.html \+b\.html|b\.html \+a\.html' <<<"$got" && echo 1)" "keeper (the pair alone): $got"
 got=$(pages -n 1 "$conf" lighthouse)
 tap_ok "$(grep -Eqx '[abc]\.html( \+[ab]\.html)?' <<<"$got" && echo 1)" "a page of one hit: $got"
-# The same with every word prunable (no forms, no anchor text): top-k
-# pruning scores the pair, the fold drops one, and the query is evaluated
-# again in full; that page equals the one of exhaustive scoring.
-printf 'Stemming no\nAnchorWeight 0\nPruning yes\n' >"$T/pruned.conf"
-printf 'Stemming no\nAnchorWeight 0\nPruning no\n' >"$T/exhaustive.conf"
-for q in lighthouse keeper; do
-	pr=$("$tool" -v -G -n 10 -S "$T/pruned.conf" "$conf" "$q" 2>&1 | grep -v '^latency')
-	ex=$("$tool" -v -G -n 10 -S "$T/exhaustive.conf" "$conf" "$q" 2>&1 | grep -v '^latency')
-	tap_ok "$([ -n "$ex" ] && [ "$pr" = "$ex" ] && echo 1)" "$q, pruned: the page of exhaustive scoring"
-	[ "$pr" = "$ex" ] || diff <(echo "$ex") <(echo "$pr") | head -10 | sed 's/^/#   /'
+# The same pruned (plain words; and with forms and anchor text, which are
+# pruned as well): top-k pruning scores the pair, the fold drops one, and
+# the query is evaluated again in full; that page equals the one of
+# exhaustive scoring.
+for how in 'Stemming no\nAnchorWeight 0\n' ''; do
+	printf "${how}Pruning yes\n" >"$T/pruned.conf"
+	printf "${how}Pruning no\n" >"$T/exhaustive.conf"
+	for q in lighthouse keeper; do
+		pr=$("$tool" -v -G -n 10 -S "$T/pruned.conf" "$conf" "$q" 2>&1 | grep -v '^latency')
+		ex=$("$tool" -v -G -n 10 -S "$T/exhaustive.conf" "$conf" "$q" 2>&1 | grep -v '^latency')
+		tap_ok "$([ -n "$ex" ] && [ "$pr" = "$ex" ] && echo 1)" \
+			"$q, pruned${how:+ (plain words)}: the page of exhaustive scoring"
+		[ "$pr" = "$ex" ] || diff <(echo "$ex") <(echo "$pr") | head -10 | sed 's/^/#   /'
+	done
 done
 
 "$idx" -S "$conf" >"$T/stats" 2>&1

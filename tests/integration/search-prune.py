@@ -2,8 +2,10 @@
 """search-prune.py - the generated query set of search-prune.sh: from the
 postings `mpseek-index --dump-index` prints (word TAB url_id TAB positions),
 deterministic queries of one to three words (words of one page, so that
-their AND matches), words with a NOT, phrases of adjacent words and ORs.
-Prints one query a line."""
+their AND matches), words with a NOT, phrases of adjacent words and ORs,
+words with anchor text and words with other forms.  Prints one query a
+line; with a second argument, writes there the queries of words with
+anchor text or forms whose words all have postings of their own."""
 import sys
 
 post = {}
@@ -44,6 +46,37 @@ for u in docs:
         if p + 1 in pos and pos[p] != pos[p + 1]:
             out.append('"%s %s"' % (pos[p], pos[p + 1]))
             break
+# Words with anchor text (the anchor word: the word behind a 0x01 byte),
+# alone, beside a common word of a page they are on, two together; and
+# words with another form (plural and singular), alone and with the words
+# of a page: so that the OR of a word's lists is pruned (doc/SEARCH.md,
+# "Top-k pruning") and compared too.
+anchored = sorted(w[1:] for w in post if w.startswith("\x01") and w[1:].isalnum()
+                  and w[1:].isascii())
+common = sorted(words, key=lambda w: (-len(post[w]), w))[:20]
+first_or = len(out)
+for i, a in enumerate(anchored[::max(1, len(anchored) // 60)]):
+    out.append(a)
+    out.append("%s %s" % (a, common[i % len(common)]))
+    out.append("%s %s" % (common[(i + 3) % len(common)], a))
+    out.append("%s %s" % (a, anchored[(i * 7 + 1) % len(anchored)]))
+    out.append("%s -%s" % (a, common[(i + 5) % len(common)]))
+formed = [w for w in words if w + "s" in post]
+for i, w in enumerate(formed[::max(1, len(formed) // 60)]):
+    out.append(w)
+    out.append(w + "s")
+    out.append("%s %s" % (w + "s", common[i % len(common)]))
+    u = sorted(post[w])[0]
+    ws = sorted(by_doc.get(u, []), key=lambda x: (-len(post[x]), x))
+    if len(ws) >= 3:
+        out.append("%s %s %s" % (ws[0], w, ws[len(ws) // 2]))
+print("%d anchored words, %d words with a plural" % (len(anchored), len(formed)),
+      file=sys.stderr)
+if len(sys.argv) > 2:
+    with open(sys.argv[2], "w", encoding="utf-8") as f:
+        for q in sorted(set(out[first_or:])):
+            if all(w.lstrip("-") in post for w in q.split()):
+                print(q, file=f)
 seen = set()
 for q in out:
     if q not in seen:

@@ -4,7 +4,8 @@
 # (two sites) and the git manual pages of tests/data/mrr/site, then
 # tests/helper/search-tool asks every query of the test sets (search.sh's
 # oracle queries, search-mrr.sh's known items, search-prune.py's generated
-# words, pairs, triples, NOTs, phrases and ORs) once with pruning (the
+# words, pairs, triples, NOTs, phrases and ORs, words with anchor text and
+# with plural and singular forms) once with pruning (the
 # default) and once with `Pruning no` in searchd.conf (every matching
 # document scored), for several page sizes and pages, grouped and not, with
 # st=, ul= and sort by date; the pages (URLs, scores, site_hits, counts) must
@@ -47,14 +48,36 @@ mdb_sql "SELECT url_id, url FROM urlword" prune >"$T/urls.tsv"
 "$PY" "$srcdir/tests/integration/search-oracle.py" "$T/dump.tsv" "$T/urls.tsv" "$WEB_PORT" |
 	cut -f1 >"$T/q"
 grep -v '^#' "$srcdir/tests/data/mrr/known-items.tsv" | cut -f2 >>"$T/q"
-"$PY" "$srcdir/tests/integration/search-prune.py" "$T/dump.tsv" >>"$T/q"
+"$PY" "$srcdir/tests/integration/search-prune.py" "$T/dump.tsv" "$T/orq" >>"$T/q" 2>"$T/gen.log"
+tap_diag "$(cat "$T/gen.log")"
 sort -u "$T/q" >"$T/queries"
 n=$(wc -l <"$T/queries")
 tap_ok "$([ "$n" -ge 500 ] && echo 1)" "$n queries"
 
+# Words with anchor text or other forms are pruned too (the OR of their
+# lists, bounded with AnchorWeight and StemWeight): every such query of
+# words that have postings of their own, and fewer documents scored.
+norq=$(wc -l <"$T/orq")
+tap_ok "$([ "$norq" -ge 50 ] && echo 1)" "$norq queries of words with anchor text or forms"
+"$tool" -b -W "$conf" "$T/orq" >/dev/null 2>"$T/orq.w"
+read -r _ _ q _ p _ m _ _ _ pscored < <(grep '^work' "$T/orq.w")
+printf 'Pruning no\n' >"$T/exhaustive.conf"
+"$tool" -b -W -S "$T/exhaustive.conf" "$conf" "$T/orq" >/dev/null 2>"$T/orq.x"
+read -r _ _ _ _ _ _ _ _ _ _ xscored < <(grep '^work' "$T/orq.x")
+tap_diag "anchor text and forms: $p of $q queries pruned; $m matched; scored $pscored of $xscored"
+tap_ok "$([ "$p" = "$norq" ] && [ "$pscored" -lt "$xscored" ] && echo 1)" \
+	"words with anchor text or forms: every query pruned, fewer documents scored"
+# ... and those queries do have forms and anchor text: without them the
+# pages differ.
+"$tool" -b -v "$conf" "$T/orq" 2>/dev/null | grep -v '^queries ' >"$T/orq.def"
+for x in 'Stemming no' 'AnchorWeight 0'; do
+	printf '%s\n' "$x" >"$T/off.conf"
+	"$tool" -b -v -S "$T/off.conf" "$conf" "$T/orq" 2>/dev/null | grep -v '^queries ' >"$T/orq.off"
+	tap_ok "$(cmp -s "$T/orq.def" "$T/orq.off" || echo 1)" "$x changes pages of those queries"
+done
+
 # name, then search-tool's options; @PLAIN@: with `Stemming no` and
-# `AnchorWeight 0`, so that every word can be pruned (a word with forms or
-# anchor text is not).
+# `AnchorWeight 0` (every word a plain word).
 while read -r name opts; do
 	case "$name" in ''|'#'*) continue ;; esac
 	extra=""
