@@ -314,10 +314,10 @@ static int load_leaves(struct run *r)
 	return rc;
 }
 
-/* Forget what top-k pruning left in the leaves (the last candidate's
- * postings, the word list of a plain word) before the query is evaluated
- * in full: load_leaves() appends to a leaf's postings.  A word with forms
- * keeps its words (run_collect() found them; the forms' loading reads
+/* Forget what top-k pruning left in the leaves and phrases (the last
+ * candidate's postings and matches, the word list of a plain word) before
+ * the query is evaluated in full: load_leaves() appends to a leaf's
+ * postings.  A word with forms keeps its words (run_collect() found them; the forms' loading reads
  * them). */
 static void reset_pruned_leaves(struct run *r)
 {
@@ -337,6 +337,15 @@ static void reset_pruned_leaves(struct run *r)
 		plist_free(&l->apl);
 		l->cursor = l->xcursor = l->fcursor = l->acursor = 0;
 		l->loaded = false;
+	}
+	/* eval_phrase() sums a phrase's idf and appends its matches. */
+	for (size_t i = 0; i < r->n_phrases; i++) {
+		struct phrase *ph = &r->phrases[i];
+
+		ph->key = NULL;
+		ph->count = NULL;
+		ph->n = ph->cursor = 0;
+		ph->idf = 0;
 	}
 }
 

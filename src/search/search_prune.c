@@ -1,6 +1,6 @@
 /* search_prune.c - top-k dynamic pruning (doc/SEARCH.md, "Top-k pruning"):
- * a query of ANDed words (with site: and NOTs of words or sites beside
- * them) walked document by document over the words' postings, the rarest
+ * a query of ANDed words and phrases (with site: and NOTs of words or sites
+ * beside them) walked document by document over the words' postings, the rarest
  * word driving and the others skipped to its documents by their record
  * headers; a word with forms or anchor text is the OR of its posting
  * lists (its own, its forms', its anchor word's), walked together and
@@ -10,8 +10,11 @@
  * headers, docinfo and PageRank, can still reach the page: a MaxScore-style
  * threshold, the page's k-th best entry so far.  The documents of one site
  * are bounded together and scored best bound first, so that grouping by
- * site (each site's best two) stays exact.  search_score.c owns the
- * formula and its bounds.
+ * site (each site's best two) stays exact.  A phrase is matched in the
+ * records' positions in place, its rarest word in the document first: up to
+ * its first occurrence for every document that has its words (it must occur
+ * for the document to match), its every occurrence only for a document that
+ * is scored.  search_score.c owns the formula and its bounds.
  */
 #include "config.h"
 
@@ -70,10 +73,24 @@ struct rec {
 	uint32_t n;
 };
 
+/* A phrase of the query: word i is the positive word t[term[i]], d[i]
+ * positions after word 0; key and count are the scored document's, for
+ * score_phrases(). */
+struct pphrase {
+	struct phrase *ph;
+	size_t k;
+	size_t term[QUERY_MAX_PHRASE];
+	uint32_t d[QUERY_MAX_PHRASE];
+	uint64_t key;
+	uint32_t count[4];
+};
+
 struct prune {
 	struct run *r;
 	struct pterm t[PRUNE_MAX_TERMS];
 	size_t nt, np;             /* words; the positive ones first, rarest at 0 */
+	struct pphrase f[PRUNE_MAX_TERMS];
+	size_t nf;
 	struct psub *sub;          /* every word's lists; the positive words' first */
 	size_t nsub, npsub;
 	double site_max;           /* the best bound of the current site */
@@ -104,22 +121,36 @@ static bool term_ok(const struct run *r, const struct qnode *n)
 	return !l->n_forms || storage_word(r->ix->st, n->word, strlen(n->word), &w) > 0;
 }
 
+/* A positive phrase of plain words over all sections, its words' offsets
+ * ascending (as search_phrase_count() reads them), PhraseBoost not
+ * negative (its bound would not hold). */
+static bool phrase_ok(const struct run *r, const struct qnode *n)
+{
+	if (n->type != Q_PHRASE || n->sections || !n->n_kids || n->n_kids > QUERY_MAX_PHRASE ||
+	    !r->phrases[n->id].positive || !(r->rp.phrase >= 0))
+		return false;
+	for (size_t i = 0; i < n->n_kids; i++)
+		if (!term_ok(r, n->kids[i]) || (n->offs && i && n->offs[i] < n->offs[i - 1]))
+			return false;
+	return true;
+}
+
 bool run_prune_eligible(const struct run *r)
 {
 	const struct qnode *root = r->q.root;
 	size_t pos = 0;
 
 	if (!r->env->c->pruning || r->req->sort == PROTO_SORT_DATE || !run_bounds_valid(r) ||
-	    r->n_phrases || r->n_leaves > PRUNE_MAX_TERMS || !root)
+	    r->n_leaves > PRUNE_MAX_TERMS || !root)
 		return false;
-	if (term_ok(r, root))
+	if (term_ok(r, root) || phrase_ok(r, root))
 		return true;
 	if (root->type != Q_AND)
 		return false;
 	for (size_t i = 0; i < root->n_kids; i++) {
 		const struct qnode *k = root->kids[i];
 
-		if (term_ok(r, k))
+		if (term_ok(r, k) || phrase_ok(r, k))
 			pos++;
 		else if (k->type == Q_NOT && k->n_kids == 1 &&
 			 (k->kids[0]->type == Q_SITE || term_ok(r, k->kids[0])))
@@ -226,6 +257,31 @@ static int term_open(struct prune *p, struct pterm *t, struct leaf *l)
 	return 0;
 }
 
+/* The query's phrases (run_prune_eligible(): each the root or a part of
+ * the root AND) over the words opened; the idf as eval_phrase() sums it. */
+static void prune_phrases(struct prune *p)
+{
+	struct run *r = p->r;
+
+	for (size_t i = 0; i < r->n_phrases; i++) {
+		struct pphrase *f = &p->f[p->nf++];
+		const struct qnode *n = r->phrases[i].node;
+
+		f->ph = &r->phrases[i];
+		f->k = n->n_kids;
+		f->ph->idf = 0;
+		for (size_t j = 0; j < f->k; j++) {
+			const struct leaf *l = &r->leaves[n->kids[j]->id];
+
+			for (size_t t = 0; t < p->np; t++)
+				if (p->t[t].l == l)
+					f->term[j] = t;
+			f->d[j] = n->offs ? n->offs[j] - n->offs[0] : (uint32_t)j;
+			f->ph->idf += l->idf;
+		}
+	}
+}
+
 /* Look every word up and open its lists, positive words first, cheapest
  * first: 0, 1 when no document can match, -1 on damage. */
 static int prune_open(struct prune *p)
@@ -259,6 +315,8 @@ static int prune_open(struct prune *p)
 			qsort(p->t + first, p->nt - first, sizeof(p->t[0]), cmp_cost);
 		}
 	}
+	if (!none)
+		prune_phrases(p);
 	return none || p->np == 0;
 }
 
@@ -381,6 +439,124 @@ static bool site_keeps(const struct run *r, uint32_t site)
 	return true;
 }
 
+/* ---- phrases, in the records' positions -------------------------------------------- */
+
+/* Whether record x has position v, looking from *c on (the positions
+ * asked for grow from call to call): galloping, then binary search, as
+ * search_match.c's seek_pos(), over the record in place. */
+static bool rec_seek(const struct rec *x, uint32_t *c, tok_pos_t v)
+{
+	uint32_t lo = *c, hi, step = 1;
+
+	if (lo >= x->n || storage_rec_pos(x->pos, lo) >= v)
+		return lo < x->n && storage_rec_pos(x->pos, lo) == v;
+	hi = lo + 1;
+	while (hi < x->n && storage_rec_pos(x->pos, hi) < v) {
+		lo = hi;
+		step *= 2;
+		hi = x->n - lo > step ? lo + step : x->n;
+	}
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (storage_rec_pos(x->pos, mid) < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*c = lo;
+	return lo < x->n && storage_rec_pos(x->pos, lo) == v;
+}
+
+/* Phrase f's words' records in the document: from rec (a candidate's),
+ * or NULL: where their lists are now. */
+static void phrase_recs(const struct prune *p, const struct pphrase *f, const struct rec *rec,
+			struct rec *w)
+{
+	for (size_t i = 0; i < f->k; i++) {
+		size_t j = p->t[f->term[i]].first;
+
+		w[i] = rec ? rec[j] : (struct rec){ p->sub[j].pos, p->sub[j].n };
+	}
+}
+
+/* The occurrences of phrase f in the document (rec as phrase_recs()), as
+ * search_phrase_count() counts them (a start after word 0's place in a
+ * saturated position is none), into count[] by section; count NULL: 1 at
+ * the first, 0 for none.  The word with the fewest positions in the
+ * document drives: each of its positions is one place the phrase may
+ * start, and the others are looked up there. */
+static uint32_t phrase_match(const struct prune *p, const struct pphrase *f, const struct rec *rec,
+			     uint32_t count[4])
+{
+	struct rec w[QUERY_MAX_PHRASE];
+	uint32_t cur[QUERY_MAX_PHRASE] = { 0 }, total = 0;
+	tok_pos_t prev = 0;
+	size_t k = f->k, d = 0;
+
+	phrase_recs(p, f, rec, w);
+	for (size_t i = 1; i < k; i++)
+		if (w[i].n < w[d].n)
+			d = i;
+	if (count)
+		memset(count, 0, 4 * sizeof(*count));
+	for (uint32_t j = 0; j < w[d].n; j++) {
+		tok_pos_t v = storage_rec_pos(w[d].pos, j);
+		unsigned sec = (unsigned)tok_pos_section(v), at = tok_pos_position(v), start;
+		size_t i;
+
+		/* The saturated position repeats; word 0's place counts once. */
+		if (k > 1 && j && v == prev)
+			continue;
+		prev = v;
+		if (at < f->d[d])
+			continue;
+		start = at - f->d[d];
+		if (k > 1 && start >= MAX_POSITION)
+			continue;
+		for (i = 0; i < k; i++) {
+			unsigned want = start + f->d[i];
+
+			if (i != d && (want > MAX_POSITION ||
+				       !rec_seek(&w[i], &cur[i], tok_pos_encode((int)sec, want))))
+				break;
+		}
+		if (i < k)
+			continue;
+		if (!count)
+			return 1;
+		total++;
+		count[sec]++;
+	}
+	return total;
+}
+
+/* The bound of the phrase boosts in the document (its words' records where
+ * their lists are now): a phrase occurs in a section at most as often as
+ * each of its words does there, so its tf~ is at most the least of its
+ * words' tf~ bounds. */
+static double phrase_bound(const struct prune *p, const double wn[4])
+{
+	const struct search_rank_params *rp = &p->r->rp;
+	double sum = 0;
+
+	for (size_t i = 0; i < p->nf; i++) {
+		const struct pphrase *f = &p->f[i];
+		struct rec w[QUERY_MAX_PHRASE];
+		double t = HUGE_VAL;
+
+		phrase_recs(p, f, NULL, w);
+		for (size_t j = 0; j < f->k; j++) {
+			int lo = tok_pos_section(storage_rec_pos(w[j].pos, 0));
+			int hi = tok_pos_section(storage_rec_pos(w[j].pos, w[j].n - 1));
+
+			t = fmin(t, run_tf_bound(w[j].n, lo, hi, wn));
+		}
+		sum += rp->phrase * run_sat_bound(p->r, f->ph->idf, t);
+	}
+	return sum;
+}
+
 /* ---- one site ------------------------------------------------------------------- */
 
 /* The bound of positive word t's BM25F in the document its lists'
@@ -447,6 +623,10 @@ static int prune_doc(struct prune *p, uint32_t site, uint32_t url)
 		if ((rc == 1) != (i < p->np))
 			return 0;
 	}
+	/* A phrase is required: the document matches when each occurs. */
+	for (size_t i = 0; i < p->nf; i++)
+		if (!phrase_match(p, &p->f[i], NULL, NULL))
+			return 0;
 	rc = storage_doc(r->ix->st, url, &d);
 	if (rc < 0)
 		return -1;
@@ -471,7 +651,7 @@ static int prune_doc(struct prune *p, uint32_t site, uint32_t url)
 				   &title);
 		in_title &= title;
 	}
-	text += run_proximity_bound(r, found);
+	text += run_proximity_bound(r, found) + phrase_bound(p, wn);
 	pr = run_pr(r, url);
 	if (p->ncand == p->capcand) {
 		p->capcand = p->capcand ? 2 * p->capcand : 64;
@@ -555,6 +735,17 @@ static void load_cand(struct prune *p, const struct cand *c)
 		plist_one(p, t, SUB_FORM, x, c->key, &l->fpl);
 		plist_one(p, t, SUB_ANCHOR, x, c->key, &l->apl);
 		l->xcursor = l->fcursor = l->acursor = 0;
+	}
+	/* Each phrase's occurrences: score_phrases() finds the document. */
+	for (size_t i = 0; i < p->nf; i++) {
+		struct pphrase *f = &p->f[i];
+
+		f->key = c->key;
+		phrase_match(p, f, x, f->count);
+		f->ph->key = &f->key;
+		f->ph->count = &f->count;
+		f->ph->n = 1;
+		f->ph->cursor = 0;
 	}
 }
 
@@ -742,6 +933,12 @@ int run_prune(struct run *r, uint32_t page_size, struct search_doc **docs, size_
 	free(p.heap);
 	free(p.cand);
 	free(p.rec);
+	/* The phrases' matches were the last candidate's, in p. */
+	for (size_t i = 0; i < r->n_phrases; i++) {
+		r->phrases[i].key = NULL;
+		r->phrases[i].count = NULL;
+		r->phrases[i].n = 0;
+	}
 	*docs = p.docs;
 	*n_docs = p.ndocs;
 	return rc;

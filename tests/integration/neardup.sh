@@ -80,13 +80,13 @@ tap_ok "$(grep -Eqx 'a\.html \+b\.html|b\.html \+a\.html' <<<"$got" && echo 1)" 
 got=$(pages -n 1 "$conf" lighthouse)
 tap_ok "$(grep -Eqx '[abc]\.html( \+[ab]\.html)?' <<<"$got" && echo 1)" "a page of one hit: $got"
 # The same pruned (plain words; and with forms and anchor text, which are
-# pruned as well): top-k pruning scores the pair, the fold drops one, and
-# the query is evaluated again in full; that page equals the one of
-# exhaustive scoring.
+# pruned as well; and phrases): top-k pruning scores the pair, the fold
+# drops one, and the query is evaluated again in full; that page equals
+# the one of exhaustive scoring.
 for how in 'Stemming no\nAnchorWeight 0\n' ''; do
 	printf "${how}Pruning yes\n" >"$T/pruned.conf"
 	printf "${how}Pruning no\n" >"$T/exhaustive.conf"
-	for q in lighthouse keeper; do
+	for q in lighthouse keeper '"lighthouse keeper"' 'lighthouse "the keeper was"'; do
 		pr=$("$tool" -v -G -n 10 -S "$T/pruned.conf" "$conf" "$q" 2>&1 | grep -v '^latency')
 		ex=$("$tool" -v -G -n 10 -S "$T/exhaustive.conf" "$conf" "$q" 2>&1 | grep -v '^latency')
 		tap_ok "$([ -n "$ex" ] && [ "$pr" = "$ex" ] && echo 1)" \

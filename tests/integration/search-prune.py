@@ -3,9 +3,11 @@
 postings `mpseek-index --dump-index` prints (word TAB url_id TAB positions),
 deterministic queries of one to three words (words of one page, so that
 their AND matches), words with a NOT, phrases of adjacent words and ORs,
-words with anchor text and words with other forms.  Prints one query a
+words with anchor text and words with other forms, phrases of two and
+three words, rare and common, alone and beside words.  Prints one query a
 line; with a second argument, writes there the queries of words with
-anchor text or forms whose words all have postings of their own."""
+anchor text or forms whose words all have postings of their own; with a
+third, the queries with a phrase."""
 import sys
 
 post = {}
@@ -70,11 +72,47 @@ for i, w in enumerate(formed[::max(1, len(formed) // 60)]):
     ws = sorted(by_doc.get(u, []), key=lambda x: (-len(post[x]), x))
     if len(ws) >= 3:
         out.append("%s %s %s" % (ws[0], w, ws[len(ws) // 2]))
-print("%d anchored words, %d words with a plural" % (len(anchored), len(formed)),
-      file=sys.stderr)
+last_or = len(out)
+# Phrases of two and three adjacent words drawn from the pages, the rarest
+# and the commonest of each length (by how many pages have all their
+# words), alone, beside a word of the page, beside a NOT, two together and
+# with site: (search-prune.sh adds those): pruned like the words
+# (doc/SEARCH.md, "Top-k pruning").  With a third argument, they are
+# written there too.
+grams = {2: {}, 3: {}}
+for u in docs:
+    at = {}
+    for w in by_doc.get(u, []):
+        for p in post[w][u]:
+            at[p] = w
+    for p in sorted(at):
+        for k in (2, 3):
+            g = [at.get(p + i) for i in range(k)]
+            if None not in g and len(set(g)) == k:
+                grams[k].setdefault(" ".join(g), set()).add(u)
+phr = []
+for k in (2, 3):
+    by_df = sorted(grams[k], key=lambda g: (len(grams[k][g]), g))
+    step = max(1, len(by_df) // 40)
+    phr += by_df[:20] + by_df[-20:] + by_df[::step]
+for i, g in enumerate(sorted(set(phr))):
+    u = sorted(grams[len(g.split())][g])[0]
+    ws = sorted(by_doc.get(u, []), key=lambda x: (-len(post[x]), x))
+    out.append('"%s"' % g)
+    out.append('"%s" %s' % (g, ws[len(ws) // 2]))
+    out.append('%s "%s"' % (ws[0], g))
+    out.append('"%s" -%s' % (g, ws[-1]))
+    out.append('"%s" "%s"' % (g, phr[(i * 7 + 1) % len(phr)]))
+if len(sys.argv) > 3:
+    with open(sys.argv[3], "w", encoding="utf-8") as f:
+        for q in sorted(set(out)):
+            if q.startswith('"') or ' "' in q:
+                print(q, file=f)
+print("%d anchored words, %d words with a plural, %d phrases" %
+      (len(anchored), len(formed), len(set(phr))), file=sys.stderr)
 if len(sys.argv) > 2:
     with open(sys.argv[2], "w", encoding="utf-8") as f:
-        for q in sorted(set(out[first_or:])):
+        for q in sorted(set(out[first_or:last_or])):
             if all(w.lstrip("-") in post for w in q.split()):
                 print(q, file=f)
 seen = set()

@@ -5,7 +5,8 @@
 # tests/helper/search-tool asks every query of the test sets (search.sh's
 # oracle queries, search-mrr.sh's known items, search-prune.py's generated
 # words, pairs, triples, NOTs, phrases and ORs, words with anchor text and
-# with plural and singular forms) once with pruning (the
+# with plural and singular forms, phrases of two and three words, rare and
+# common, alone and beside words) once with pruning (the
 # default) and once with `Pruning no` in searchd.conf (every matching
 # document scored), for several page sizes and pages, grouped and not, with
 # st=, ul= and sort by date; the pages (URLs, scores, site_hits, counts) must
@@ -48,7 +49,10 @@ mdb_sql "SELECT url_id, url FROM urlword" prune >"$T/urls.tsv"
 "$PY" "$srcdir/tests/integration/search-oracle.py" "$T/dump.tsv" "$T/urls.tsv" "$WEB_PORT" |
 	cut -f1 >"$T/q"
 grep -v '^#' "$srcdir/tests/data/mrr/known-items.tsv" | cut -f2 >>"$T/q"
-"$PY" "$srcdir/tests/integration/search-prune.py" "$T/dump.tsv" "$T/orq" >>"$T/q" 2>"$T/gen.log"
+"$PY" "$srcdir/tests/integration/search-prune.py" "$T/dump.tsv" "$T/orq" "$T/phq" >>"$T/q" \
+	2>"$T/gen.log"
+# Phrases with site: too (the site's filter beside the phrase's matching).
+head -40 "$T/phq" | sed "s|\$| site:127.0.0.1:$WEB_PORT|" >>"$T/q"
 tap_diag "$(cat "$T/gen.log")"
 sort -u "$T/q" >"$T/queries"
 n=$(wc -l <"$T/queries")
@@ -75,6 +79,22 @@ for x in 'Stemming no' 'AnchorWeight 0'; do
 	"$tool" -b -v -S "$T/off.conf" "$conf" "$T/orq" 2>/dev/null | grep -v '^queries ' >"$T/orq.off"
 	tap_ok "$(cmp -s "$T/orq.def" "$T/orq.off" || echo 1)" "$x changes pages of those queries"
 done
+
+# Phrases are pruned too (matched in the records' positions, rarest word
+# first, scored only when their bound reaches the page): every query with a
+# phrase is pruned, fewer documents scored than `Pruning no` scores, and
+# (below) every page is the same.
+nphq=$(wc -l <"$T/phq")
+tap_ok "$([ "$nphq" -ge 200 ] && echo 1)" "$nphq queries with phrases"
+"$tool" -b -W "$conf" "$T/phq" >/dev/null 2>"$T/phq.w"
+read -r _ _ q _ p _ m _ ppost _ pscored < <(grep '^work' "$T/phq.w")
+printf 'Pruning no\n' >"$T/exhaustive.conf"
+"$tool" -b -W -S "$T/exhaustive.conf" "$conf" "$T/phq" >/dev/null 2>"$T/phq.x"
+read -r _ _ _ _ _ _ xm _ xpost _ xscored < <(grep '^work' "$T/phq.x")
+tap_diag "phrases: $p of $q queries pruned; $m matched ($xm); scored $pscored of $xscored;" \
+	"postings decoded $ppost of $xpost"
+tap_ok "$([ "$p" = "$nphq" ] && [ "$m" = "$xm" ] && [ "$pscored" -lt "$xscored" ] && echo 1)" \
+	"phrases: every query pruned, the same matches, fewer documents scored"
 
 # name, then search-tool's options; @PLAIN@: with `Stemming no` and
 # `AnchorWeight 0` (every word a plain word).
