@@ -7,6 +7,7 @@
 #define MPSEEK_LOG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 enum log_level { LOG_ERROR = 0, LOG_WARN = 1, LOG_INFO = 2, LOG_DEBUG = 3 };
 
@@ -22,6 +23,15 @@ int log_open(const char *path);
  * (log rotation: searchd on SIGHUP).  Returns 0, or -1 (logged). */
 int log_reopen(const char *path);
 void log_close(void);
+/* When the log is a pipe whose reader reads chunk bytes at a time (Open
+ * MPI's IOF: 4096), place every line inside one chunk (padding with a line
+ * of blanks when needed), so that a reader that fell behind and forwards
+ * several pipes chunk by chunk never splits a line.  chunk must lie between
+ * MAX_LOG_LINE and PIPE_BUF (both 4096 on Linux).  Also grows the pipe to
+ * 1 MB where allowed, so that a reader that stops for a while does not
+ * block the writer.  Returns 1 if set, 0 if the log is not a pipe (or chunk
+ * is out of range); log_open() and log_close() turn it off. */
+int log_align_pipe(size_t chunk);
 /* Parse "none|error|warning|info|debug" (ASPseek DebugLevel); -1 if unknown. */
 int log_level_parse(const char *name);
 

@@ -65,6 +65,11 @@ int cluster_init(int *argc, char ***argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &n_ranks);
 	log_set_rank(my_rank);
+	/* mpirun (or orted) reads a rank's stderr 4 KB at a time and
+	 * interleaves the ranks' chunks; after it stalled (its SIGTERM kill
+	 * sequence sleeps) a line crossing a chunk's end came out split by
+	 * another rank's chunk (doc/CLUSTER.md, "Signals"). */
+	log_align_pipe(4096);
 	debug("started by an MPI launcher: rank %d of %d", my_rank, n_ranks);
 	return 0;
 }
