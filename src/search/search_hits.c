@@ -27,6 +27,9 @@
 #define SEARCH_CACHE_SLOTS   (1u << 17) /* result-page rows kept per generation: slots, */
 #define SEARCH_CACHE_ROWS    (1u << 16) /* rows (at most half the slots), */
 #define SEARCH_CACHE_BYTES   (64u << 20) /* and their bytes */
+#define SEARCH_TEXT_SLOTS    (1u << 15) /* snippet texts kept per generation: slots, */
+#define SEARCH_TEXT_ROWS     (1u << 14) /* texts (at most half the slots), */
+#define SEARCH_TEXT_BYTES    (64u << 20) /* and their bytes */
 
 _Static_assert(DOCSTORE_MAX_TEXT == EXCERPT_MAX_HTML, "the docstore keeps what snippets parse");
 
@@ -172,12 +175,18 @@ static struct hit_row **cache_slots_new(void)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+static void text_cache_clear_locked(struct search_index *ix);
+
 void hit_cache_free(struct search_index *ix)
 {
 	hit_cache_clear_locked(ix);
 	if (ix->cache)
 		munmap(ix->cache, SEARCH_CACHE_SLOTS * sizeof(*ix->cache));
 	ix->cache = NULL;
+	text_cache_clear_locked(ix);
+	if (ix->texts)
+		munmap(ix->texts, SEARCH_TEXT_SLOTS * sizeof(*ix->texts));
+	ix->texts = NULL;
 }
 
 /* Keep a copy of row (nothing when url_id is there already).  A full cache
@@ -262,30 +271,116 @@ static int text_from_db(struct run *r, uint32_t url_id, struct buf *raw, char **
 	return rc;
 }
 
-/* The snippets of url's stored text (raw, UTF-8) into h: the plain text
- * without the lines in the document's boilerplate (boiler.h), so that a
- * site's navigation never stands for the page. */
+/* ---- snippet texts, cached per generation ---------------------------------- */
+
+/* What snippets are cut from: a document's stored text from the docstore,
+ * inflated, parsed and without its boilerplate lines.  Profiled on the
+ * development corpus (doc/SEARCH.md, "Profile of the result page") making
+ * it was about half of searchd's CPU per result page, for texts that only
+ * change with the generation (the docstore and the boilerplate ranges are
+ * the generation's): kept here like the rows, and emptied when full. */
+struct hit_text {
+	uint32_t url_id;
+	size_t len;
+	char text[];               /* len bytes and a NUL */
+};
+
+static void text_cache_clear_locked(struct search_index *ix)
+{
+	for (size_t i = 0; ix->texts && i < SEARCH_TEXT_SLOTS; i++) {
+		free(ix->texts[i]);
+		ix->texts[i] = NULL;
+	}
+	ix->text_rows = 0;
+	ix->text_bytes = 0;
+}
+
+/* url_id's kept text copied into out: true when there is one. */
+static bool text_get(struct search_index *ix, uint32_t url_id, struct buf *out)
+{
+	bool hit = false;
+
+	buf_reset(out);
+	pthread_mutex_lock(&ix->cache_mu);
+	for (size_t i = slot_of(url_id, SEARCH_TEXT_SLOTS); ix->texts && ix->texts[i];
+	     i = (i + 1) & (SEARCH_TEXT_SLOTS - 1))
+		if (ix->texts[i]->url_id == url_id) {
+			hit = !buf_add(out, ix->texts[i]->text, ix->texts[i]->len);
+			break;
+		}
+	pthread_mutex_unlock(&ix->cache_mu);
+	return hit;
+}
+
+static void text_put(struct search_index *ix, uint32_t url_id, const struct buf *text)
+{
+	size_t i, bytes = sizeof(struct hit_text) + text->len + 1;
+	struct hit_text *t;
+
+	if (bytes > SEARCH_TEXT_BYTES / 16)
+		return;
+	pthread_mutex_lock(&ix->cache_mu);
+	if (!ix->texts) {
+		void *p = mmap(NULL, SEARCH_TEXT_SLOTS * sizeof(*ix->texts), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			goto out;
+		ix->texts = p;
+	}
+	if (ix->text_rows >= SEARCH_TEXT_ROWS || ix->text_bytes + bytes > SEARCH_TEXT_BYTES)
+		text_cache_clear_locked(ix);
+	for (i = slot_of(url_id, SEARCH_TEXT_SLOTS); ix->texts[i]; i = (i + 1) & (SEARCH_TEXT_SLOTS - 1))
+		if (ix->texts[i]->url_id == url_id)
+			goto out;
+	t = xmalloc(bytes);
+	t->url_id = url_id;
+	t->len = text->len;
+	if (text->len)
+		memcpy(t->text, text->ptr, text->len);
+	t->text[text->len] = '\0';
+	ix->texts[i] = t;
+	ix->text_rows++;
+	ix->text_bytes += bytes;
+out:
+	pthread_mutex_unlock(&ix->cache_mu);
+}
+
+/* The text snippets of url come from: its stored text (raw, UTF-8) made
+ * plain, without the lines in the document's boilerplate (boiler.h), so
+ * that a site's navigation never stands for the page.  0, or -1 when the
+ * text could not be made (no snippets). */
+static int snippet_text(struct run *r, uint32_t url, const struct buf *raw, const char *ctype,
+			struct buf *out)
+{
+	struct buf plain = BUF_INIT(MAX_DOC_BYTES + 1);
+	struct pos_range bp[BOILER_MAX_RANGES];
+	size_t nbp = r->ix->bp ? boiler_doc(r->ix->bp, url, bp, ARRAY_SIZE(bp)) : 0;
+	int rc = -1;
+
+	buf_reset(out);
+	if (excerpt_plain_text(raw->ptr ? raw->ptr : "", raw->len, ctype, nbp > 0,
+			       nbp ? &plain : out))
+		goto out;
+	if (nbp && blocks_drop(r->env->tok, buf_str(&plain), plain.len, bp, nbp, out))
+		goto out;
+	rc = 0;
+out:
+	buf_free(&plain);
+	return rc;
+}
+
+/* The snippets of url's stored text (raw, UTF-8) into h. */
 static void cut_snippets(struct run *r, uint32_t url, const struct buf *raw, const char *ctype,
 			 const struct excerpt_terms *terms, uint32_t max_ex, uint32_t ex_len,
 			 struct proto_hit *h)
 {
-	struct buf plain = BUF_INIT(MAX_DOC_BYTES + 1), kept = BUF_INIT(MAX_DOC_BYTES + 1);
-	struct pos_range bp[BOILER_MAX_RANGES];
-	size_t nbp = r->ix->bp ? boiler_doc(r->ix->bp, url, bp, ARRAY_SIZE(bp)) : 0;
-	const struct buf *text = &plain;
+	struct buf text = BUF_INIT(MAX_DOC_BYTES + 1);
 
-	if (excerpt_plain_text(raw->ptr ? raw->ptr : "", raw->len, ctype, nbp > 0, &plain))
-		goto out;
-	if (nbp) {
-		if (blocks_drop(r->env->tok, buf_str(&plain), plain.len, bp, nbp, &kept))
-			goto out;
-		text = &kept;
-	}
-	excerpt_passages(r->env->tok, buf_str(text), text->len, terms, max_ex, ex_len, &h->excerpts,
-			 &h->n_excerpts);
-out:
-	buf_free(&plain);
-	buf_free(&kept);
+	if (!snippet_text(r, url, raw, ctype, &text))
+		excerpt_passages(r->env->tok, buf_str(&text), text.len, terms, max_ex, ex_len,
+				 &h->excerpts, &h->n_excerpts);
+	buf_free(&text);
 }
 
 /* The page's hits from the docstore: urlwordsNN's fields and the snippets
@@ -330,14 +425,21 @@ static int docstore_snippets(struct run *r, struct hit_row *rows, const struct e
 		if (got == 1) {
 			if (!d.found || !d.has_text)
 				continue;
-			buf_reset(&raw);
-			buf_add(&raw, d.text, d.text_len);
-			ctype = xstrdup(d.content_type);
-		} else if (text_from_db(r, h->url_id, &raw, &ctype)) {
-			continue;
+			/* The docstore's text is the generation's: its plain
+			 * text is kept for the next page that shows it. */
+			if (!text_get(r->ix, h->url_id, &plain)) {
+				buf_reset(&raw);
+				buf_add(&raw, d.text, d.text_len);
+				if (snippet_text(r, h->url_id, &raw, d.content_type, &plain))
+					continue;
+				text_put(r->ix, h->url_id, &plain);
+			}
+			excerpt_passages(r->env->tok, buf_str(&plain), plain.len, terms, max_ex,
+					 ex_len, &h->excerpts, &h->n_excerpts);
+		} else if (!text_from_db(r, h->url_id, &raw, &ctype)) {
+			cut_snippets(r, h->url_id, &raw, ctype, terms, max_ex, ex_len, h);
+			free(ctype);
 		}
-		cut_snippets(r, h->url_id, &raw, ctype, terms, max_ex, ex_len, h);
-		free(ctype);
 		if (run_past_deadline(r))
 			break;
 	}
