@@ -273,16 +273,21 @@ static int text_from_db(struct run *r, uint32_t url_id, struct buf *raw, char **
 
 /* ---- snippet texts, cached per generation ---------------------------------- */
 
-/* What snippets are cut from: a document's stored text from the docstore,
- * inflated, parsed and without its boilerplate lines.  Profiled on the
- * development corpus (doc/SEARCH.md, "Profile of the result page") making
- * it was about half of searchd's CPU per result page, for texts that only
- * change with the generation (the docstore and the boilerplate ranges are
- * the generation's): kept here like the rows, and emptied when full. */
+/* A hit's docstore entry as the result page uses it: its fields and what
+ * snippets are cut from, its stored text inflated, parsed and without its
+ * boilerplate lines.  Profiled on the development corpus (doc/SEARCH.md,
+ * "Profile of the result page"), making that text was about half of
+ * searchd's CPU per result page and decompressing the entry's block a
+ * third of the rest, for entries that only change with the generation
+ * (the docstore and the boilerplate ranges are the generation's): kept
+ * here like the rows, and emptied when full. */
 struct hit_text {
 	uint32_t url_id;
-	size_t len;
-	char text[];               /* len bytes and a NUL */
+	uint32_t size;             /* docstore_doc.size */
+	size_t len;                /* the plain text: data[0 .. len) */
+	size_t bytes;              /* of the whole entry */
+	uint32_t field[4];         /* title, description, keywords, content type: at data + */
+	char data[];               /* the text, a NUL, then the four fields */
 };
 
 static void text_cache_clear_locked(struct search_index *ix)
@@ -295,30 +300,65 @@ static void text_cache_clear_locked(struct search_index *ix)
 	ix->text_bytes = 0;
 }
 
-/* url_id's kept text copied into out: true when there is one. */
-static bool text_get(struct search_index *ix, uint32_t url_id, struct buf *out)
+/* A copy of url_id's kept entry (free() it), or NULL. */
+static struct hit_text *text_get(struct search_index *ix, uint32_t url_id)
 {
-	bool hit = false;
+	struct hit_text *copy = NULL;
 
-	buf_reset(out);
 	pthread_mutex_lock(&ix->cache_mu);
 	for (size_t i = slot_of(url_id, SEARCH_TEXT_SLOTS); ix->texts && ix->texts[i];
 	     i = (i + 1) & (SEARCH_TEXT_SLOTS - 1))
 		if (ix->texts[i]->url_id == url_id) {
-			hit = !buf_add(out, ix->texts[i]->text, ix->texts[i]->len);
+			copy = xmalloc(ix->texts[i]->bytes);
+			memcpy(copy, ix->texts[i], ix->texts[i]->bytes);
 			break;
 		}
 	pthread_mutex_unlock(&ix->cache_mu);
-	return hit;
+	return copy;
 }
 
-static void text_put(struct search_index *ix, uint32_t url_id, const struct buf *text)
+/* The entry's fields as docstore_get() gave them (no stored text: what
+ * is kept is the plain text). */
+static void text_doc(const struct hit_text *t, struct docstore_doc *d)
 {
-	size_t i, bytes = sizeof(struct hit_text) + text->len + 1;
+	memset(d, 0, sizeof(*d));
+	d->found = true;
+	d->has_text = true;
+	d->size = t->size;
+	d->title = t->data + t->field[0];
+	d->description = t->data + t->field[1];
+	d->keywords = t->data + t->field[2];
+	d->content_type = t->data + t->field[3];
+}
+
+/* Keep url_id's entry: the fields of d (found, with a text) and plain. */
+static void text_put(struct search_index *ix, uint32_t url_id, const struct docstore_doc *d,
+		     const struct buf *plain)
+{
+	const char *f[4] = { d->title, d->description, d->keywords, d->content_type };
+	size_t i, at, bytes = sizeof(struct hit_text) + plain->len + 1;
 	struct hit_text *t;
 
+	for (int k = 0; k < 4; k++)
+		bytes += strlen(f[k] ? f[k] : "") + 1;
 	if (bytes > SEARCH_TEXT_BYTES / 16)
 		return;
+	t = xmalloc(bytes);
+	t->url_id = url_id;
+	t->size = d->size;
+	t->len = plain->len;
+	t->bytes = bytes;
+	if (plain->len)
+		memcpy(t->data, plain->ptr, plain->len);
+	t->data[plain->len] = '\0';
+	at = plain->len + 1;
+	for (int k = 0; k < 4; k++) {
+		size_t n = strlen(f[k] ? f[k] : "") + 1;
+
+		t->field[k] = (uint32_t)at;
+		memcpy(t->data + at, f[k] ? f[k] : "", n);
+		at += n;
+	}
 	pthread_mutex_lock(&ix->cache_mu);
 	if (!ix->texts) {
 		void *p = mmap(NULL, SEARCH_TEXT_SLOTS * sizeof(*ix->texts), PROT_READ | PROT_WRITE,
@@ -333,17 +373,13 @@ static void text_put(struct search_index *ix, uint32_t url_id, const struct buf 
 	for (i = slot_of(url_id, SEARCH_TEXT_SLOTS); ix->texts[i]; i = (i + 1) & (SEARCH_TEXT_SLOTS - 1))
 		if (ix->texts[i]->url_id == url_id)
 			goto out;
-	t = xmalloc(bytes);
-	t->url_id = url_id;
-	t->len = text->len;
-	if (text->len)
-		memcpy(t->text, text->ptr, text->len);
-	t->text[text->len] = '\0';
 	ix->texts[i] = t;
+	t = NULL;
 	ix->text_rows++;
 	ix->text_bytes += bytes;
 out:
 	pthread_mutex_unlock(&ix->cache_mu);
+	free(t);
 }
 
 /* The text snippets of url come from: its stored text (raw, UTF-8) made
@@ -383,9 +419,29 @@ static void cut_snippets(struct run *r, uint32_t url, const struct buf *raw, con
 	buf_free(&text);
 }
 
+/* The hit's fields from its docstore entry d (found). */
+static void docstore_fields(struct run *r, struct proto_hit *h, const struct docstore_doc *d,
+			    const struct excerpt_terms *terms)
+{
+	char *t = valid_dup(d->title), *ds = valid_dup(d->description);
+
+	excerpt_text_free(&h->title);
+	excerpt_text_free(&h->description);
+	excerpt_highlight(r->env->tok, t, strlen(t), terms, 64, &h->title);
+	excerpt_highlight(r->env->tok, ds, strlen(ds), terms, 64, &h->description);
+	free(t);
+	free(ds);
+	free(h->keywords);
+	free(h->content_type);
+	h->keywords = valid_dup(d->keywords);
+	h->content_type = valid_dup(d->content_type);
+	h->size = d->size;
+}
+
 /* The page's hits from the docstore: urlwordsNN's fields and the snippets
- * cut from its text, one block read per hit; the rows (URL, site, clones)
- * come from the cache or the database as before. */
+ * cut from its text, one block read per hit (none for an entry kept from
+ * an earlier page); the rows (URL, site, clones) come from the cache or
+ * the database as before. */
 static int docstore_snippets(struct run *r, struct hit_row *rows, const struct excerpt_terms *terms,
 			     uint32_t max_ex, uint32_t ex_len)
 {
@@ -396,51 +452,41 @@ static int docstore_snippets(struct run *r, struct hit_row *rows, const struct e
 
 	for (size_t i = 0; i < res->n_hits; i++) {
 		struct proto_hit *h = &res->hits[i];
+		struct hit_text *kept = NULL;
 		struct docstore_doc d;
 		char *ctype = NULL;
-		int got;
+		int got = 1;
+		bool tried = true;         /* snippets made: the deadline is checked */
 
 		if (!rows[i].found)
 			continue;
-		got = docstore_get(r->ix->ds, &cur, h->url_id, &d, &err);
-		if (got < 0)
+		if ((kept = text_get(r->ix, h->url_id)))
+			text_doc(kept, &d);
+		else if ((got = docstore_get(r->ix->ds, &cur, h->url_id, &d, &err)) < 0)
 			warning("url %u: %s", h->url_id, buf_str(&err));
-		if (got == 1 && d.found) {
-			char *t = valid_dup(d.title), *ds = valid_dup(d.description);
-
-			excerpt_text_free(&h->title);
-			excerpt_text_free(&h->description);
-			excerpt_highlight(r->env->tok, t, strlen(t), terms, 64, &h->title);
-			excerpt_highlight(r->env->tok, ds, strlen(ds), terms, 64, &h->description);
-			free(t);
-			free(ds);
-			free(h->keywords);
-			free(h->content_type);
-			h->keywords = valid_dup(d.keywords);
-			h->content_type = valid_dup(d.content_type);
-			h->size = d.size;
-		}
-		if (!max_ex)
-			continue;
-		if (got == 1) {
-			if (!d.found || !d.has_text)
-				continue;
-			/* The docstore's text is the generation's: its plain
-			 * text is kept for the next page that shows it. */
-			if (!text_get(r->ix, h->url_id, &plain)) {
-				buf_reset(&raw);
-				buf_add(&raw, d.text, d.text_len);
-				if (snippet_text(r, h->url_id, &raw, d.content_type, &plain))
-					continue;
-				text_put(r->ix, h->url_id, &plain);
+		if (got == 1 && d.found)
+			docstore_fields(r, h, &d, terms);
+		if (kept && max_ex) {
+			excerpt_passages(r->env->tok, kept->data, kept->len, terms, max_ex, ex_len,
+					 &h->excerpts, &h->n_excerpts);
+		} else if (got == 1 && max_ex && d.found && d.has_text) {
+			/* The docstore's entry is the generation's: it is
+			 * kept, text made plain, for the next page showing it. */
+			buf_reset(&raw);
+			buf_add(&raw, d.text, d.text_len);
+			if (!snippet_text(r, h->url_id, &raw, d.content_type, &plain)) {
+				text_put(r->ix, h->url_id, &d, &plain);
+				excerpt_passages(r->env->tok, buf_str(&plain), plain.len, terms,
+						 max_ex, ex_len, &h->excerpts, &h->n_excerpts);
 			}
-			excerpt_passages(r->env->tok, buf_str(&plain), plain.len, terms, max_ex,
-					 ex_len, &h->excerpts, &h->n_excerpts);
-		} else if (!text_from_db(r, h->url_id, &raw, &ctype)) {
+		} else if (got != 1 && max_ex && !text_from_db(r, h->url_id, &raw, &ctype)) {
 			cut_snippets(r, h->url_id, &raw, ctype, terms, max_ex, ex_len, h);
 			free(ctype);
+		} else {
+			tried = false;
 		}
-		if (run_past_deadline(r))
+		free(kept);
+		if (tried && run_past_deadline(r))
 			break;
 	}
 	docstore_cursor_free(&cur);
