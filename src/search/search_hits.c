@@ -313,6 +313,10 @@ static struct hit_text *text_get(struct search_index *ix, uint32_t url_id)
 			memcpy(copy, ix->texts[i], ix->texts[i]->bytes);
 			break;
 		}
+	if (copy)
+		ix->text_hits++;
+	else
+		ix->text_misses++;
 	pthread_mutex_unlock(&ix->cache_mu);
 	return copy;
 }

@@ -59,6 +59,7 @@ struct search_index {
 	/* snippet texts: the docstore's text made plain (search_hits.c) */
 	struct hit_text **texts;   /* SEARCH_TEXT_SLOTS, under cache_mu; NULL until used */
 	size_t text_rows, text_bytes;
+	uint64_t text_hits, text_misses;
 };
 
 /* ---- postings in memory --------------------------------------------------------- */
