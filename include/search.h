@@ -52,9 +52,15 @@ const char *search_index_dir(const struct search_index *ix);
  * size, clones) an opened generation keeps after reading them from the
  * database once (at most 65,536 rows / 64 MiB; a full cache starts over):
  * lookups answered, lookups that went to the database, rows kept.  Pages
- * with snippets read the database (the stored text is not kept). */
+ * with snippets and no docstore read the database (the stored text is not
+ * kept). */
 void search_index_cache_stats(struct search_index *ix, uint64_t *hits, uint64_t *misses,
 			      uint64_t *rows);
+/* The hits' docstore entries (fields and snippet text made plain) an opened
+ * generation keeps (at most 16,384 / 64 MiB; a full cache starts over):
+ * lookups answered, lookups that read the docstore, entries kept. */
+void search_index_text_stats(struct search_index *ix, uint64_t *hits, uint64_t *misses,
+			     uint64_t *texts);
 
 /* The real-time index (include/rt.h), DataDir/index/rt read into memory:
  * 0 and *out (one reference), or -1 with the reason in err (a damaged or

@@ -181,21 +181,39 @@ static size_t find_matches(const struct tokenizer *tok, const char *text, size_t
 	size_t i = 0, n = 0;
 
 	size_t tlen[EXCERPT_MAX_TERMS];
-	bool ascii;
+	bool ascii, first[256] = { false };
 
 	if (!terms || terms->n == 0)
 		return 0;
-	for (size_t t = 0; t < terms->n && t < EXCERPT_MAX_TERMS; t++)
+	for (size_t t = 0; t < terms->n && t < EXCERPT_MAX_TERMS; t++) {
 		tlen[t] = strlen(terms->words[t]);
+		first[(unsigned char)terms->words[t][0]] = true;
+		if (!tlen[t]) /* an empty word prefixes every run */
+			memset(first, 1, sizeof(first));
+	}
+	/* Most of a page's bytes are ASCII: they are classed here, and
+	 * sep_len() is asked about the others only (the profile of a result
+	 * page had this loop first, doc/SEARCH.md). */
 	while (i < len && n < max) {
 		size_t j, k;
 		struct run_ctx x = { terms, 0 };
 		struct tok_doc td;
 
-		while (i < len && (k = sep_len(s + i, len - i)) > 0)
-			i += k;
+		while (i < len) {
+			if (s[i] < 0x80) {
+				if (ascii_alnum(s[i]))
+					break;
+				i++;
+			} else if ((k = sep_len(s + i, len - i)) > 0) {
+				i += k;
+			} else {
+				break;
+			}
+		}
 		j = i;
 		ascii = true;
+		while (j < len && ascii_alnum(s[j]))
+			j++;
 		while (j < len) {
 			if (s[j] < 0x80) {
 				if (!ascii_alnum(s[j]))
@@ -209,6 +227,12 @@ static size_t find_matches(const struct tokenizer *tok, const char *text, size_t
 		}
 		if (j == i)
 			break;
+		/* A query word matches an ASCII run only from its first byte,
+		 * lower-cased: most runs are ruled out by it. */
+		if (ascii && !first[(unsigned char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i])]) {
+			i = j;
+			continue;
+		}
 		if (ascii) {
 			/* One ASCII word: the tokenizer only lower-cases it, and cuts
 			 * it to MaxWordLength; a cut word can only equal a query

@@ -196,6 +196,16 @@ void search_index_cache_stats(struct search_index *ix, uint64_t *hits, uint64_t 
 	pthread_mutex_unlock(&ix->cache_mu);
 }
 
+void search_index_text_stats(struct search_index *ix, uint64_t *hits, uint64_t *misses,
+			     uint64_t *texts)
+{
+	pthread_mutex_lock(&ix->cache_mu);
+	*hits = ix->text_hits;
+	*misses = ix->text_misses;
+	*texts = ix->text_rows;
+	pthread_mutex_unlock(&ix->cache_mu);
+}
+
 /* ---- one query ------------------------------------------------------------------- */
 
 void run_fail(struct run *r, const char *token, const char *fmt, ...)

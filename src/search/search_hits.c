@@ -27,6 +27,9 @@
 #define SEARCH_CACHE_SLOTS   (1u << 17) /* result-page rows kept per generation: slots, */
 #define SEARCH_CACHE_ROWS    (1u << 16) /* rows (at most half the slots), */
 #define SEARCH_CACHE_BYTES   (64u << 20) /* and their bytes */
+#define SEARCH_TEXT_SLOTS    (1u << 15) /* snippet texts kept per generation: slots, */
+#define SEARCH_TEXT_ROWS     (1u << 14) /* texts (at most half the slots), */
+#define SEARCH_TEXT_BYTES    (64u << 20) /* and their bytes */
 
 _Static_assert(DOCSTORE_MAX_TEXT == EXCERPT_MAX_HTML, "the docstore keeps what snippets parse");
 
@@ -172,12 +175,18 @@ static struct hit_row **cache_slots_new(void)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+static void text_cache_clear_locked(struct search_index *ix);
+
 void hit_cache_free(struct search_index *ix)
 {
 	hit_cache_clear_locked(ix);
 	if (ix->cache)
 		munmap(ix->cache, SEARCH_CACHE_SLOTS * sizeof(*ix->cache));
 	ix->cache = NULL;
+	text_cache_clear_locked(ix);
+	if (ix->texts)
+		munmap(ix->texts, SEARCH_TEXT_SLOTS * sizeof(*ix->texts));
+	ix->texts = NULL;
 }
 
 /* Keep a copy of row (nothing when url_id is there already).  A full cache
@@ -262,35 +271,181 @@ static int text_from_db(struct run *r, uint32_t url_id, struct buf *raw, char **
 	return rc;
 }
 
-/* The snippets of url's stored text (raw, UTF-8) into h: the plain text
- * without the lines in the document's boilerplate (boiler.h), so that a
- * site's navigation never stands for the page. */
+/* ---- snippet texts, cached per generation ---------------------------------- */
+
+/* A hit's docstore entry as the result page uses it: its fields and what
+ * snippets are cut from, its stored text inflated, parsed and without its
+ * boilerplate lines.  Profiled on the development corpus (doc/SEARCH.md,
+ * "Profile of the result page"), making that text was about half of
+ * searchd's CPU per result page and decompressing the entry's block a
+ * third of the rest, for entries that only change with the generation
+ * (the docstore and the boilerplate ranges are the generation's): kept
+ * here like the rows, and emptied when full. */
+struct hit_text {
+	uint32_t url_id;
+	uint32_t size;             /* docstore_doc.size */
+	size_t len;                /* the plain text: data[0 .. len) */
+	size_t bytes;              /* of the whole entry */
+	uint32_t field[4];         /* title, description, keywords, content type: at data + */
+	char data[];               /* the text, a NUL, then the four fields */
+};
+
+static void text_cache_clear_locked(struct search_index *ix)
+{
+	for (size_t i = 0; ix->texts && i < SEARCH_TEXT_SLOTS; i++) {
+		free(ix->texts[i]);
+		ix->texts[i] = NULL;
+	}
+	ix->text_rows = 0;
+	ix->text_bytes = 0;
+}
+
+/* A copy of url_id's kept entry (free() it), or NULL. */
+static struct hit_text *text_get(struct search_index *ix, uint32_t url_id)
+{
+	struct hit_text *copy = NULL;
+
+	pthread_mutex_lock(&ix->cache_mu);
+	for (size_t i = slot_of(url_id, SEARCH_TEXT_SLOTS); ix->texts && ix->texts[i];
+	     i = (i + 1) & (SEARCH_TEXT_SLOTS - 1))
+		if (ix->texts[i]->url_id == url_id) {
+			copy = xmalloc(ix->texts[i]->bytes);
+			memcpy(copy, ix->texts[i], ix->texts[i]->bytes);
+			break;
+		}
+	if (copy)
+		ix->text_hits++;
+	else
+		ix->text_misses++;
+	pthread_mutex_unlock(&ix->cache_mu);
+	return copy;
+}
+
+/* The entry's fields as docstore_get() gave them (no stored text: what
+ * is kept is the plain text). */
+static void text_doc(const struct hit_text *t, struct docstore_doc *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->found = true;
+	d->has_text = true;
+	d->size = t->size;
+	d->title = t->data + t->field[0];
+	d->description = t->data + t->field[1];
+	d->keywords = t->data + t->field[2];
+	d->content_type = t->data + t->field[3];
+}
+
+/* Keep url_id's entry: the fields of d (found, with a text) and plain. */
+static void text_put(struct search_index *ix, uint32_t url_id, const struct docstore_doc *d,
+		     const struct buf *plain)
+{
+	const char *f[4] = { d->title, d->description, d->keywords, d->content_type };
+	size_t i, at, bytes = sizeof(struct hit_text) + plain->len + 1;
+	struct hit_text *t;
+
+	for (int k = 0; k < 4; k++)
+		bytes += strlen(f[k] ? f[k] : "") + 1;
+	if (bytes > SEARCH_TEXT_BYTES / 16)
+		return;
+	t = xmalloc(bytes);
+	t->url_id = url_id;
+	t->size = d->size;
+	t->len = plain->len;
+	t->bytes = bytes;
+	if (plain->len)
+		memcpy(t->data, plain->ptr, plain->len);
+	t->data[plain->len] = '\0';
+	at = plain->len + 1;
+	for (int k = 0; k < 4; k++) {
+		size_t n = strlen(f[k] ? f[k] : "") + 1;
+
+		t->field[k] = (uint32_t)at;
+		memcpy(t->data + at, f[k] ? f[k] : "", n);
+		at += n;
+	}
+	pthread_mutex_lock(&ix->cache_mu);
+	if (!ix->texts) {
+		void *p = mmap(NULL, SEARCH_TEXT_SLOTS * sizeof(*ix->texts), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			goto out;
+		ix->texts = p;
+	}
+	if (ix->text_rows >= SEARCH_TEXT_ROWS || ix->text_bytes + bytes > SEARCH_TEXT_BYTES)
+		text_cache_clear_locked(ix);
+	for (i = slot_of(url_id, SEARCH_TEXT_SLOTS); ix->texts[i]; i = (i + 1) & (SEARCH_TEXT_SLOTS - 1))
+		if (ix->texts[i]->url_id == url_id)
+			goto out;
+	ix->texts[i] = t;
+	t = NULL;
+	ix->text_rows++;
+	ix->text_bytes += bytes;
+out:
+	pthread_mutex_unlock(&ix->cache_mu);
+	free(t);
+}
+
+/* The text snippets of url come from: its stored text (raw, UTF-8) made
+ * plain, without the lines in the document's boilerplate (boiler.h), so
+ * that a site's navigation never stands for the page.  0, or -1 when the
+ * text could not be made (no snippets). */
+static int snippet_text(struct run *r, uint32_t url, const struct buf *raw, const char *ctype,
+			struct buf *out)
+{
+	struct buf plain = BUF_INIT(MAX_DOC_BYTES + 1);
+	struct pos_range bp[BOILER_MAX_RANGES];
+	size_t nbp = r->ix->bp ? boiler_doc(r->ix->bp, url, bp, ARRAY_SIZE(bp)) : 0;
+	int rc = -1;
+
+	buf_reset(out);
+	if (excerpt_plain_text(raw->ptr ? raw->ptr : "", raw->len, ctype, nbp > 0,
+			       nbp ? &plain : out))
+		goto out;
+	if (nbp && blocks_drop(r->env->tok, buf_str(&plain), plain.len, bp, nbp, out))
+		goto out;
+	rc = 0;
+out:
+	buf_free(&plain);
+	return rc;
+}
+
+/* The snippets of url's stored text (raw, UTF-8) into h. */
 static void cut_snippets(struct run *r, uint32_t url, const struct buf *raw, const char *ctype,
 			 const struct excerpt_terms *terms, uint32_t max_ex, uint32_t ex_len,
 			 struct proto_hit *h)
 {
-	struct buf plain = BUF_INIT(MAX_DOC_BYTES + 1), kept = BUF_INIT(MAX_DOC_BYTES + 1);
-	struct pos_range bp[BOILER_MAX_RANGES];
-	size_t nbp = r->ix->bp ? boiler_doc(r->ix->bp, url, bp, ARRAY_SIZE(bp)) : 0;
-	const struct buf *text = &plain;
+	struct buf text = BUF_INIT(MAX_DOC_BYTES + 1);
 
-	if (excerpt_plain_text(raw->ptr ? raw->ptr : "", raw->len, ctype, nbp > 0, &plain))
-		goto out;
-	if (nbp) {
-		if (blocks_drop(r->env->tok, buf_str(&plain), plain.len, bp, nbp, &kept))
-			goto out;
-		text = &kept;
-	}
-	excerpt_passages(r->env->tok, buf_str(text), text->len, terms, max_ex, ex_len, &h->excerpts,
-			 &h->n_excerpts);
-out:
-	buf_free(&plain);
-	buf_free(&kept);
+	if (!snippet_text(r, url, raw, ctype, &text))
+		excerpt_passages(r->env->tok, buf_str(&text), text.len, terms, max_ex, ex_len,
+				 &h->excerpts, &h->n_excerpts);
+	buf_free(&text);
+}
+
+/* The hit's fields from its docstore entry d (found). */
+static void docstore_fields(struct run *r, struct proto_hit *h, const struct docstore_doc *d,
+			    const struct excerpt_terms *terms)
+{
+	char *t = valid_dup(d->title), *ds = valid_dup(d->description);
+
+	excerpt_text_free(&h->title);
+	excerpt_text_free(&h->description);
+	excerpt_highlight(r->env->tok, t, strlen(t), terms, 64, &h->title);
+	excerpt_highlight(r->env->tok, ds, strlen(ds), terms, 64, &h->description);
+	free(t);
+	free(ds);
+	free(h->keywords);
+	free(h->content_type);
+	h->keywords = valid_dup(d->keywords);
+	h->content_type = valid_dup(d->content_type);
+	h->size = d->size;
 }
 
 /* The page's hits from the docstore: urlwordsNN's fields and the snippets
- * cut from its text, one block read per hit; the rows (URL, site, clones)
- * come from the cache or the database as before. */
+ * cut from its text, one block read per hit (none for an entry kept from
+ * an earlier page); the rows (URL, site, clones) come from the cache or
+ * the database as before. */
 static int docstore_snippets(struct run *r, struct hit_row *rows, const struct excerpt_terms *terms,
 			     uint32_t max_ex, uint32_t ex_len)
 {
@@ -301,44 +456,41 @@ static int docstore_snippets(struct run *r, struct hit_row *rows, const struct e
 
 	for (size_t i = 0; i < res->n_hits; i++) {
 		struct proto_hit *h = &res->hits[i];
+		struct hit_text *kept = NULL;
 		struct docstore_doc d;
 		char *ctype = NULL;
-		int got;
+		int got = 1;
+		bool tried = true;         /* snippets made: the deadline is checked */
 
 		if (!rows[i].found)
 			continue;
-		got = docstore_get(r->ix->ds, &cur, h->url_id, &d, &err);
-		if (got < 0)
+		if ((kept = text_get(r->ix, h->url_id)))
+			text_doc(kept, &d);
+		else if ((got = docstore_get(r->ix->ds, &cur, h->url_id, &d, &err)) < 0)
 			warning("url %u: %s", h->url_id, buf_str(&err));
-		if (got == 1 && d.found) {
-			char *t = valid_dup(d.title), *ds = valid_dup(d.description);
-
-			excerpt_text_free(&h->title);
-			excerpt_text_free(&h->description);
-			excerpt_highlight(r->env->tok, t, strlen(t), terms, 64, &h->title);
-			excerpt_highlight(r->env->tok, ds, strlen(ds), terms, 64, &h->description);
-			free(t);
-			free(ds);
-			free(h->keywords);
-			free(h->content_type);
-			h->keywords = valid_dup(d.keywords);
-			h->content_type = valid_dup(d.content_type);
-			h->size = d.size;
-		}
-		if (!max_ex)
-			continue;
-		if (got == 1) {
-			if (!d.found || !d.has_text)
-				continue;
+		if (got == 1 && d.found)
+			docstore_fields(r, h, &d, terms);
+		if (kept && max_ex) {
+			excerpt_passages(r->env->tok, kept->data, kept->len, terms, max_ex, ex_len,
+					 &h->excerpts, &h->n_excerpts);
+		} else if (got == 1 && max_ex && d.found && d.has_text) {
+			/* The docstore's entry is the generation's: it is
+			 * kept, text made plain, for the next page showing it. */
 			buf_reset(&raw);
 			buf_add(&raw, d.text, d.text_len);
-			ctype = xstrdup(d.content_type);
-		} else if (text_from_db(r, h->url_id, &raw, &ctype)) {
-			continue;
+			if (!snippet_text(r, h->url_id, &raw, d.content_type, &plain)) {
+				text_put(r->ix, h->url_id, &d, &plain);
+				excerpt_passages(r->env->tok, buf_str(&plain), plain.len, terms,
+						 max_ex, ex_len, &h->excerpts, &h->n_excerpts);
+			}
+		} else if (got != 1 && max_ex && !text_from_db(r, h->url_id, &raw, &ctype)) {
+			cut_snippets(r, h->url_id, &raw, ctype, terms, max_ex, ex_len, h);
+			free(ctype);
+		} else {
+			tried = false;
 		}
-		cut_snippets(r, h->url_id, &raw, ctype, terms, max_ex, ex_len, h);
-		free(ctype);
-		if (run_past_deadline(r))
+		free(kept);
+		if (tried && run_past_deadline(r))
 			break;
 	}
 	docstore_cursor_free(&cur);

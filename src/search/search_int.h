@@ -27,6 +27,7 @@
 /* ---- the generation --------------------------------------------------------- */
 
 struct hit_row;
+struct hit_text;
 struct neardup;
 
 struct search_index {
@@ -55,6 +56,10 @@ struct search_index {
 	struct hit_row **cache;    /* SEARCH_CACHE_SLOTS, open addressing; NULL until used */
 	size_t cache_rows, cache_bytes;
 	uint64_t cache_hits, cache_misses; /* under cache_mu */
+	/* snippet texts: the docstore's text made plain (search_hits.c) */
+	struct hit_text **texts;   /* SEARCH_TEXT_SLOTS, under cache_mu; NULL until used */
+	size_t text_rows, text_bytes;
+	uint64_t text_hits, text_misses;
 };
 
 /* ---- postings in memory --------------------------------------------------------- */

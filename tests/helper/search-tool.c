@@ -301,6 +301,9 @@ static int run_query(struct search_index *ix, const struct search_env *env,
 			search_index_cache_stats(ix, &ch, &cm, &cr);
 			fprintf(stderr, "cache %" PRIu64 " hits %" PRIu64 " misses %" PRIu64 " rows\n",
 				ch, cm, cr);
+			search_index_text_stats(ix, &ch, &cm, &cr);
+			fprintf(stderr, "texts %" PRIu64 " hits %" PRIu64 " misses %" PRIu64 " kept\n",
+				ch, cm, cr);
 		}
 		print_hits(&res, o->verbose);
 	}

@@ -160,6 +160,10 @@ tap_is "$(sed -n 's/^cache //p' "$T/cache")" "$((2 * hits)) hits $hits misses $h
 "$tool" -v -x 1 -n 10 -r 2 "$conf" "apple OR pie OR zebra" >/dev/null 2>"$T/cache"
 tap_is "$(sed -n 's/^cache //p' "$T/cache")" "$hits hits $hits misses $hits rows" \
 	"pages with snippets take their texts from the docstore, their rows from the cache"
+# ... and the second keeps no docstore read: each hit's entry (fields and
+# snippet text made plain) was kept by the first
+tap_ok "$(awk '/^texts / { print ($2 > 0 && $2 == $4 && $4 == $6) ? 1 : 0 }' "$T/cache")" \
+	"the hits' docstore entries were read once and kept ($(sed -n 's/^texts //p' "$T/cache"))"
 
 # ---- the docstore: pages with snippets equal with and without it (the
 # database then gives the texts), no statement per page once the rows are
