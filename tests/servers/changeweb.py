@@ -10,7 +10,7 @@ Usage:
                [--seed N] [--lifetime SECONDS]
   changeweb.py --score TRUTH LOG --window FROM TO
 
-The site: value classes /w1/ /w2/ /w4/ /w8/ (ω 1, 2, 4, 8: the test gives
+The site: value classes /w1/ /w3/ /w9/ /w27/ (ω 1, 3, 9, 27: the test gives
 each class its PageValue), each an index page / linking RATES pages
 /wK/pJ.html; page J of every class changes at the rate RATES[J] (changes a
 second, from 1/2 to 1/120: every rate meets every value).
@@ -44,7 +44,7 @@ import threading
 import time
 
 RATES = [1 / 2, 1 / 4, 1 / 8, 1 / 15, 1 / 30, 1 / 60, 1 / 120]
-VALUES = [1, 2, 4, 8]
+VALUES = [1, 3, 9, 27]
 HORIZON = 3600.0   # change times are drawn this far
 
 ARGS = None
