@@ -38,7 +38,16 @@ struct crawl_opts {
 	size_t n_given;
 	/* Where the delta log goes (its deltas/ directory): NULL, DataDir. */
 	const char *delta_dir;
+	/* Recrawl by value: where the multipliers and their epochs wait between
+	 * the rounds of a continuous crawl (a round is often shorter than an
+	 * epoch: started afresh each round, λ would never step).  *rv_keep is
+	 * taken at the start (NULL: read λ_0 from the database) and given back
+	 * at the end; crawl_rv_free() frees it.  NULL: each crawl starts afresh. */
+	struct rv_state **rv_keep;
 };
+
+struct rv_state;
+void crawl_rv_free(struct rv_state *rv);
 
 struct crawl_totals {
 	uint64_t fetched;     /* responses that arrived (any status) */

@@ -698,6 +698,7 @@ static int run_continuous(const struct options *o, const struct conf *c, struct 
 	double deadline = o->max_seconds > 0 ? now_monotonic() + o->max_seconds : 0;
 	long total = 0;
 	int rc = 0, wake = CLUSTER_WAKE_DUE;
+	struct rv_state *rv_keep = NULL; /* recrawl by value, from round to round */
 
 	if (cluster_rank() == 0)
 		info("continuous crawl: a generation every %ld page(s) or %ld s (PublishPages, "
@@ -708,6 +709,7 @@ static int run_continuous(const struct options *o, const struct conf *c, struct 
 			.max_docs = c->publish_pages,
 			.force = o->force && !o->n_urls && !o->url_file,
 			.max_seconds = (double)c->publish_interval, .rank = cluster_rank(),
+			.rv_keep = &rv_keep,
 		};
 		struct cluster_round r;
 		double left = deadline > 0 ? deadline - now_monotonic() : 0;
@@ -741,6 +743,7 @@ static int run_continuous(const struct options *o, const struct conf *c, struct 
 	}
 	if (cluster_rank() == 0 && !rc)
 		info("continuous crawl: stopped after %ld page(s)", total);
+	crawl_rv_free(rv_keep);
 	cluster_job_end(c, job);
 	return rc;
 }

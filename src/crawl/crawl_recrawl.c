@@ -100,6 +100,12 @@ int rv_open(struct crawl *cr)
 		any = c->servers[i].p.recrawl_value;
 	if (!any)
 		return 0;
+	if (cr->o->rv_keep && *cr->o->rv_keep) {
+		/* The last round's multipliers and epochs go on. */
+		cr->rv = *cr->o->rv_keep;
+		*cr->o->rv_keep = NULL;
+		return 0;
+	}
 	cr->rv = xcalloc(1, sizeof(*cr->rv));
 	if (db_recrawl_lambda_get(cr->db, 0, &lambda) < 0)
 		return -1;
@@ -109,11 +115,19 @@ int rv_open(struct crawl *cr)
 	return 0;
 }
 
+void crawl_rv_free(struct rv_state *rv)
+{
+	if (rv)
+		free(rv->sites);
+	free(rv);
+}
+
 void rv_close(struct crawl *cr)
 {
-	if (cr->rv)
-		free(cr->rv->sites);
-	free(cr->rv);
+	if (cr->o->rv_keep && !*cr->o->rv_keep)
+		*cr->o->rv_keep = cr->rv;
+	else
+		crawl_rv_free(cr->rv);
 	cr->rv = NULL;
 }
 

@@ -74,6 +74,15 @@
 #                                 request log: start end port host method
 #                                 path status bytes)
 #           hostile_stop          stops it (also done on exit)
+#           changeweb_start DIR [OPTS]
+#                                 tests/servers/changeweb.py (pages that
+#                                 change as Poisson processes) on a free
+#                                 port, OPTS passed on (--seed N); its files
+#                                 in DIR (made anew): exports CHANGEWEB_URL
+#                                 (http://127.0.0.1:PORT/), CHANGEWEB_LOG
+#                                 (its request log) and CHANGEWEB_TRUTH (the
+#                                 site's rates, values and change times)
+#           changeweb_stop        stops it (also done on exit)
 #           search_tools          sets idx and tool (mpseek-index,
 #                                 tests/helper/search-tool); skips the script
 #                                 when they or nginx are missing
@@ -376,6 +385,7 @@ _lib_stop_servers() {
 	for pid in "${_lib_sd_pids[@]}"; do
 		_lib_kill_wait "$pid" TERM 100 || _lib_kill_wait "$pid" KILL 10
 	done
+	changeweb_stop
 }
 
 _lib_tw_pid=""
@@ -611,6 +621,44 @@ hostile_stop() {
 	_lib_kill_wait "$_hostile_pid" TERM 50 || _lib_kill_wait "$_hostile_pid" KILL 50
 	wait "$_hostile_pid" 2>/dev/null
 	_hostile_pid=""
+}
+
+# changeweb_start DIR [changeweb.py options]: see the top of this file.  The
+# server also ends by itself after $CHANGEWEB_LIFETIME s (default 900).
+_lib_cw_pid=""
+changeweb_start() {
+	local d=$1 i
+	shift
+	command -v python3 >/dev/null 2>&1 || tap_skip_all "python3 not found"
+	changeweb_stop
+	rm -rf "$d"
+	mkdir -p "$d"
+	python3 "$srcdir/tests/servers/changeweb.py" --port-file "$d/port" --log "$d/requests.log" \
+		--truth "$d/truth.json" --lifetime "${CHANGEWEB_LIFETIME:-900}" "$@" \
+		</dev/null >"$d/server.out" 2>"$d/server.err" &
+	_lib_cw_pid=$!
+	for i in $(seq 200); do
+		[ -s "$d/port" ] && break
+		kill -0 "$_lib_cw_pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	if ! [ -s "$d/port" ]; then
+		tail -20 "$d/server.err" | sed 's/^/# /'
+		changeweb_stop
+		echo "Bail out! changeweb.py did not start (see above)"
+		exit 1
+	fi
+	CHANGEWEB_URL=http://127.0.0.1:$(cat "$d/port")/
+	CHANGEWEB_LOG=$d/requests.log
+	CHANGEWEB_TRUTH=$d/truth.json
+	export CHANGEWEB_URL CHANGEWEB_LOG CHANGEWEB_TRUTH
+}
+
+changeweb_stop() {
+	[ -n "$_lib_cw_pid" ] || return 0
+	_lib_kill_wait "$_lib_cw_pid" TERM 50 || _lib_kill_wait "$_lib_cw_pid" KILL 50
+	wait "$_lib_cw_pid" 2>/dev/null
+	_lib_cw_pid=""
 }
 
 # urlwords_table ID: the urlwordsNN table that holds url_id ID.

@@ -6,13 +6,16 @@
  * what its own fetches saw (changed or not) and adapts λ to the slot rate
  * with recrawl_limit_tick(), as the crawler does.  Both spend the same number of fetches; the test
  * prints their value-weighted freshness and the optimum of the convex
- * problem, and fails unless value beats Period.
+ * problem, and fails unless value beats Period.  With --optimum K0 it
+ * solves the convex problem for the pages on stdin instead (the site of
+ * tests/integration/freshness.sh, the same run through the real crawler).
  */
 #include "config.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "recrawl.h"
@@ -160,33 +163,74 @@ static double run_value(long *fetches, double *lambda_end)
 	return weighted(p);
 }
 
-/* The convex problem on the same site: maximise Σ ω F(δ, f) subject to
+/* The convex problem: maximise Σ ω F(δ, f) over n pages subject to
  * Σ f <= k0; its optimum has V(1/f) = λ for each page fetched (f = 0 for
- * those whose ω/δ stays below λ), λ found by bisection on log λ. */
-static double optimum(double *lambda_out)
+ * those whose ω/δ stays below λ), λ found by bisection on log λ.  Returns
+ * the optimum's value-weighted freshness. */
+static double optimum_of(int n, const double *delta, const double *omega, double k0,
+			 double *lambda_out)
 {
-	struct page p[NPAGES];
-	double lo = log(1e-6), hi = log(1e15), k0 = NPAGES / PERIOD_FIXED, num = 0, den = 0;
+	double lo = log(1e-6), hi = log(1e15), num = 0, den = 0;
 
-	site_make(p, 1);
 	for (int it = 0; it < 200; it++) {
 		double mid = 0.5 * (lo + hi), rate = 0;
 
-		for (int i = 0; i < NPAGES; i++)
-			rate += 1 / recrawl_due(p[i].omega, p[i].delta, exp(mid));
+		for (int i = 0; i < n; i++)
+			rate += 1 / recrawl_due(omega[i], delta[i], exp(mid));
 		if (rate > k0)
 			lo = mid;
 		else
 			hi = mid;
 	}
 	*lambda_out = exp(hi);
-	for (int i = 0; i < NPAGES; i++) {
-		double tau = recrawl_due(p[i].omega, p[i].delta, *lambda_out);
+	for (int i = 0; i < n; i++) {
+		double tau = recrawl_due(omega[i], delta[i], *lambda_out);
 
-		num += p[i].omega * recrawl_freshness(p[i].delta, 1 / tau);
-		den += p[i].omega;
+		num += omega[i] * recrawl_freshness(delta[i], 1 / tau);
+		den += omega[i];
 	}
 	return num / den;
+}
+
+/* The optimum on the simulated site. */
+static double optimum(double *lambda_out)
+{
+	struct page p[NPAGES];
+	double delta[NPAGES], omega[NPAGES];
+
+	site_make(p, 1);
+	for (int i = 0; i < NPAGES; i++) {
+		delta[i] = p[i].delta;
+		omega[i] = p[i].omega;
+	}
+	return optimum_of(NPAGES, delta, omega, NPAGES / PERIOD_FIXED, lambda_out);
+}
+
+/* --optimum K0: the optimum for the pages on stdin, a line "δ ω" each (the
+ * site of tests/integration/freshness.sh); prints "optimum F lambda L
+ * period P", P the freshness of the fixed Period at the same budget (every
+ * page once per n/K0), and, at the optimum's λ, each page's delay. */
+static int optimum_cli(const char *k0_arg)
+{
+	double delta[1024], omega[1024], k0 = atof(k0_arg), lambda, f, uniform_num = 0, den = 0;
+	int n = 0;
+
+	while (n < 1024 && scanf("%lf %lf", &delta[n], &omega[n]) == 2)
+		if (delta[n] > 0 && omega[n] > 0)
+			n++;
+	if (!n || !(k0 > 0)) {
+		fprintf(stderr, "test-freshness --optimum K0 < \"delta omega\" lines\n");
+		return 2;
+	}
+	f = optimum_of(n, delta, omega, k0, &lambda);
+	for (int i = 0; i < n; i++) {
+		uniform_num += omega[i] * recrawl_freshness(delta[i], k0 / n);
+		den += omega[i];
+	}
+	printf("optimum %.4f lambda %.6g period %.4f\n", f, lambda, uniform_num / den);
+	for (int i = 0; i < n; i++)
+		printf("tau %g %g %.3f\n", delta[i], omega[i], recrawl_due(omega[i], delta[i], lambda));
+	return 0;
 }
 
 /* The fixed Period's expected freshness: Σ ω F(δ, 1/Period) / Σ ω. */
@@ -203,12 +247,17 @@ static double period_expected(void)
 	return num / den;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	long nper, nval;
-	double lval, lopt;
-	double fper = run_period(&nper), fval = run_value(&nval, &lval), fopt = optimum(&lopt);
-	double fexp = period_expected();
+	double lval, lopt, fper, fval, fopt, fexp;
+
+	if (argc == 3 && !strcmp(argv[1], "--optimum"))
+		return optimum_cli(argv[2]);
+	fper = run_period(&nper);
+	fval = run_value(&nval, &lval);
+	fopt = optimum(&lopt);
+	fexp = period_expected();
 
 	printf("# %d pages, %.0f days, measured after day %.0f, %.0f fetches/day\n", NPAGES,
 	       HORIZON / DAY, WARMUP / DAY, NPAGES * DAY / PERIOD_FIXED);

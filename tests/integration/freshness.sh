@@ -1,0 +1,111 @@
+#!/bin/bash
+# freshness.sh - the freshness simulation through the real crawler
+# (doc/CRAWL.md, "The simulation"): tests/servers/changeweb.py serves 28
+# pages that change as Poisson processes of known rates (1/2 s to 1/120 s)
+# in four value classes (ω 1, 3, 9, 27), the same changes for each run (one
+# seed, counted from the server's start).  Two continuous crawls of it: one
+# with RecrawlMode value and MaxFetchRate, then one with the fixed Period
+# that spends at least the value mode's fetches; the value-weighted
+# freshness of each (from the server's log: the version each page's copy was
+# fetched at against its live version, integrated over the window) is
+# printed with the optimum of the convex problem on the same site
+# (tests/unit/test-freshness --optimum).  The value mode must step λ_0
+# across the rounds and be fresher at no more fetches.
+# FRESHNESS_SECONDS lengthens each crawl (40 s by default); FRESHNESS_KEEP=DIR
+# keeps the servers' logs and the crawl logs there.
+. "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+
+idx="$builddir/mpseek-index"
+opt="$builddir/tests/unit/test-freshness"
+[ -x "$idx" ] || tap_skip_all "$idx not built"
+[ -x "$opt" ] || tap_skip_all "$opt not built"
+command -v python3 >/dev/null 2>&1 || tap_skip_all "python3 not found"
+# A race against the clock of the test server: under the sanitizers the
+# crawler runs several times slower and spends its budget differently.
+# Its code paths run there in recrawl.sh and continuous.sh; the plain
+# build's pass runs this.
+grep -q -- '-fsanitize' "$builddir/Makefile" 2>/dev/null &&
+	tap_skip_all "sanitizer build (the plain build runs this timed simulation)"
+T=$(tmp_dir)
+mdb_start
+
+run=${FRESHNESS_SECONDS:-40}
+rate=2.3     # MaxFetchRate: 32 pages (28 and 4 index pages) every 14 s
+# The values 1:3:9:27 as PageValue w/27: the optimum's multiplier is then near
+# 1, where λ_0 starts; a run of 40 s has a few epochs, too few for λ_0 to
+# travel far (at most a factor e^0.2 each).  Freshness is weighted by the
+# classes' relative values, which the scale leaves alone.  Period 20s, the
+# upper bound: a new page is taken to change every MinPeriod, so the lower
+# classes go to the bound at their first fetch and must come back within
+# the run to be found slow (doc/CRAWL.md, "The simulation").
+values=("PageValue 0.037037" "Server @/w1/" "PageValue 0.111111" "Server @/w3/"
+	"PageValue 0.333333" "Server @/w9/" "PageValue 1" "Server @/w27/")
+
+# crawl NAME LINE...: a fresh changeweb and a continuous crawl of it for
+# $run s into database NAME.
+crawl() {
+	local name=$1 rc lines=() l
+	shift
+	changeweb_start "$T/$name" --seed 7
+	for l in "${values[@]}"; do lines+=("${l/@/${CHANGEWEB_URL%/}}"); done
+	write_conf "$T/$name.conf" "$name" "Robots no" "MinDelay 0" "ReadTimeOut 5" \
+		"ServerScope path" "PublishInterval 5" "$@" "${lines[@]}"
+	mpi_no_leak_check timeout $((run + 120)) "$idx" --continuous -t "$run" "$T/$name.conf" \
+		>"$T/$name.out" 2>"$T/$name.log" </dev/null
+	rc=$?
+	tap_is "$rc" 0 "$name: a continuous crawl of $run s"
+	[ "$rc" = 0 ] || tail -15 "$T/$name.log" | sed 's/^/#   /'
+	changeweb_stop
+	[ -z "${FRESHNESS_KEEP:-}" ] || cp -r "$T/$name" "$T/$name.conf" "$T/$name.log" "$FRESHNESS_KEEP/"
+}
+# score NAME FROM: "freshness F fetches N" of crawl NAME over [FROM, $run].
+score() {
+	python3 "$srcdir/tests/servers/changeweb.py" --score "$T/$1/truth.json" "$T/$1/requests.log" \
+		--window "$2" "$run"
+}
+field() { echo "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
+
+crawl value "RecrawlMode value" "MinPeriod 3s" "Period 20s" "MaxFetchRate $rate"
+lambda0=$(mdb_sql "SELECT lambda FROM recrawl_limits WHERE site_id = 0" value)
+# λ_0 steps once an epoch (25 fetches at MaxFetchRate, 11 s) while a round
+# of the continuous crawl lasts a second or two: it moved only if the
+# rounds hand it on.
+tap_ok "$([ -n "$lambda0" ] && echo 1)" \
+	"lambda_0 was stepped and stored across the rounds (${lambda0:-none})"
+# The fixed Period at the value mode's budget: its fetches from 8 s (after
+# the first crawl of the site) to the end, all 32 pages (28 and the 4 index
+# pages) once per Period, in whole seconds rounded down (the Period spends
+# at least as many), at most 16 (a little above the 14 s MaxFetchRate
+# stands for).  Freshness is measured over the last two Periods of each
+# crawl, so that every phase of the fixed schedule counts alike.
+n=$(field "$(score value 8)" fetches)
+period=$(awk -v n="$n" -v w=$((run - 8)) 'BEGIN {
+	p = n > 0 ? int(32 * w / n) : 16
+	print (p < 3 ? 3 : (p > 16 ? 16 : p))
+}')
+from=$((run - 2 * period))
+[ "$from" -ge 8 ] || from=8
+crawl period "RecrawlMode period" "Period ${period}s"
+val=$(score value "$from")
+per=$(score period "$from")
+# The optimum for the 28 pages at the Period's share of the budget.
+best=$(python3 -c '
+import json, sys
+for p in json.load(open(sys.argv[1]))["pages"].values():
+    print(p["rate"], p["omega"] / 27)' "$T/value/truth.json" |
+	"$opt" --optimum "$(awk -v p="$period" 'BEGIN { print 28 / p }')" | head -1)
+
+f_per=$(field "$per" freshness) f_val=$(field "$val" freshness)
+# The budgets as rates: the value mode's from 8 s, the Period's over its
+# two rounds (a fixed window would count whole rounds of 32 or none).
+r_val=$(awk -v n="$n" -v w=$((run - 8)) 'BEGIN { printf "%.3f", n / w }')
+r_per=$(awk -v n="$(field "$per" fetches)" -v w=$((run - from)) 'BEGIN { printf "%.3f", n / w }')
+tap_diag "fetches a second: value mode $r_val (8-$run s), fixed Period $r_per; freshness ${from}-${run} s:"
+tap_diag "value mode (MaxFetchRate $rate): $val (lambda_0 at the end ${lambda0:-none})"
+tap_diag "fixed Period ${period} s: $per"
+tap_diag "convex optimum (true rates, 28/${period} fetches/s on the 28 pages, omega as PageValue): $best"
+tap_ok "$(awk -v a="$r_val" -v b="$r_per" 'BEGIN { if (a > 0 && a <= b * 1.05) print 1 }')" \
+	"the value mode spends no more fetches: $r_val against $r_per a second"
+tap_ok "$(awk -v v="$f_val" -v p="$f_per" 'BEGIN { if (v != "" && v > p + 0.04) print 1 }')" \
+	"value-ordered beats the fixed Period: $f_val > $f_per + 0.04"
+tap_done
