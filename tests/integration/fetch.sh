@@ -268,7 +268,11 @@ $(u cap3 /sleep/0.5)
 $(u cap4 /sleep/0.5)
 EOF
 sleep 0.2
-maxpar=$(awk -F'\t' '$4 ~ /^cap[0-9]/ { print $1, 1; print $2, -1 }' "$tmp/log" | sort -n -k1,1 -k2,2n |
+# The server logs a request's end after its response went out: the
+# client may start the next one first.  A real third transfer would
+# overlap by ~0.5 s; 50 ms of slack keeps that race (seen under the
+# sanitizers) from counting.
+maxpar=$(awk -F'\t' '$4 ~ /^cap[0-9]/ { print $1, 1; printf "%.6f -1\n", $2 - 0.05 }' "$tmp/log" | sort -n -k1,1 -k2,2n |
 	awk '{ n += $2; if (n > m) m = n } END { print m + 0 }')
 tap_is "$maxpar" 2 "-n 2: at most two transfers at once"
 tap_ok "$(between "$elapsed" 0.95 5)" "-n 2: four 0.5 s pages take two rounds (${elapsed} s)"
