@@ -408,8 +408,8 @@ static void crawl_report(struct crawl *cr, const struct run_clock *clk)
 	info("rank %d waits: database %.2f s claims, %.2f s link inserts (%.2f s more in the "
 	     "link thread, %llu batches), %.2f s stores "
 	     "(%.2f s in the store thread, %.2f s waited for), %.2f s clone lookups; "
-	     "%.2f s delta log syncs; all slots in use: %.2f s waited, %.2f s more while a "
-	     "batch was with the link thread", rank, cr->claim_seconds, cr->links_seconds,
+	     "%.2f s delta log syncs; all slots in use: %.2f s waited for analyses, %.2f s "
+	     "for the link thread alone", rank, cr->claim_seconds, cr->links_seconds,
 	     cr->links_thread_seconds, (unsigned long long)cr->links_batches,
 	     cr->store_seconds - cr->links_seconds, cr->store_thread_seconds,
 	     cr->store_wait_seconds, cr->origin_seconds, cr->sync_seconds, cr->pipe_wait_seconds,

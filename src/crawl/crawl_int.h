@@ -310,7 +310,7 @@ struct crawl {
 	double links_thread_seconds; /* wall time of the link thread's inserts */
 	uint64_t links_batches;      /* batches inserted by the link thread */
 	double pipe_wait_seconds;    /* wall time waiting, all slots in use, for analyses */
-	double links_wait_seconds;   /* ... for analyses or the link thread's batch */
+	double links_wait_seconds;   /* ... for the link thread alone (no slot in analysis) */
 	struct crawl_advice adv;     /* the coordinator's last word */
 	uint64_t links_gen;          /* link batches stored (site.nurls is re-read after one) */
 	size_t given_next;           /* crawl_opts.given: the first not claimed yet */

@@ -414,7 +414,12 @@ void pipeline_commit(struct crawl *cr, size_t left)
 			if (pl->nused <= left)
 				break;
 			t0 = now_monotonic();
+			/* For the summary: waiting for the link thread only when no
+			 * slot waits for an analysis. */
 			busy = pl->lk_state == LINKS_BUSY;
+			for (size_t i = 0; busy && i < pl->nslots; i++)
+				busy = pl->slots[i].state != SLOT_QUEUED &&
+				       pl->slots[i].state != SLOT_WORKING;
 			pthread_cond_wait(&pl->ready, &pl->mu);
 			*(busy ? &cr->links_wait_seconds : &cr->pipe_wait_seconds) +=
 				now_monotonic() - t0;
