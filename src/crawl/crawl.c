@@ -284,9 +284,10 @@ static double rank_bandwidth(const struct crawl *cr)
  * fetcher failed. */
 static int crawl_loop(struct crawl *cr, double started)
 {
-	info("rank %d crawling into %s, %ld analysis thread(s), %s", cr->o->rank,
+	info("rank %d crawling into %s, %ld analysis thread(s), %s%s", cr->o->rank,
 	     delta_writer_path(cr->dw), cr->c->index_threads,
-	     cr->st ? "a store thread" : "stores in the loop");
+	     cr->st ? "a store thread" : "stores in the loop",
+	     pipeline_links(cr->pl) ? ", a link thread" : "");
 	cr->adv.claim_limit = -1;
 	cr->adv.due = -1;
 	while (!crawl_stop_requested() && !cr->failed) {
@@ -404,11 +405,15 @@ static void crawl_report(struct crawl *cr, const struct run_clock *clk)
 	     cpu_seconds(RUSAGE_SELF) - clk->started_cpu, dbs, now_monotonic() - clk->started);
 	info("rank %d claimed %llu URL(s) in %llu claim(s), at most %zu site(s) held", rank,
 	     (unsigned long long)cr->claimed, (unsigned long long)cr->claims, cr->peak_held);
-	info("rank %d waits: database %.2f s claims, %.2f s link inserts, %.2f s stores "
+	info("rank %d waits: database %.2f s claims, %.2f s link inserts (%.2f s more in the "
+	     "link thread, %llu batches), %.2f s stores "
 	     "(%.2f s in the store thread, %.2f s waited for), %.2f s clone lookups; "
-	     "%.2f s delta log syncs", rank, cr->claim_seconds, cr->links_seconds,
+	     "%.2f s delta log syncs; all slots in use: %.2f s waited for analyses, %.2f s "
+	     "for the link thread alone", rank, cr->claim_seconds, cr->links_seconds,
+	     cr->links_thread_seconds, (unsigned long long)cr->links_batches,
 	     cr->store_seconds - cr->links_seconds, cr->store_thread_seconds,
-	     cr->store_wait_seconds, cr->origin_seconds, cr->sync_seconds);
+	     cr->store_wait_seconds, cr->origin_seconds, cr->sync_seconds, cr->pipe_wait_seconds,
+	     cr->links_wait_seconds);
 	/* The analysis sorts every page's words (words_finish()). */
 	delta_writer_stats(cr->dw, &ds);
 	if (ds.resorted)

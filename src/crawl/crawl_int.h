@@ -258,6 +258,7 @@ struct analyser {
 struct linkset {
 	struct db_link *v;
 	size_t n, cap;
+	size_t maybe;                /* links_known(): links the Bloom filter may know */
 };
 
 /* The state of the crawl of one rank; the loop thread's alone. */
@@ -306,6 +307,10 @@ struct crawl {
 	double store_wait_seconds;   /* wall time waiting for the store thread */
 	double store_thread_seconds; /* of store_seconds: in the store thread */
 	double links_seconds;        /* wall time inserting links (in store_seconds) */
+	double links_thread_seconds; /* wall time of the link thread's inserts */
+	uint64_t links_batches;      /* batches inserted by the link thread */
+	double pipe_wait_seconds;    /* wall time waiting, all slots in use, for analyses */
+	double links_wait_seconds;   /* ... for the link thread alone (no slot in analysis) */
 	struct crawl_advice adv;     /* the coordinator's last word */
 	uint64_t links_gen;          /* link batches stored (site.nurls is re-read after one) */
 	size_t given_next;           /* crawl_opts.given: the first not claimed yet */
@@ -441,13 +446,27 @@ void link_collect_site(struct crawl *cr, struct linkset *ls, const char *url, co
 /* Give every link of ls its url_id: from the seen-set, else one batch
  * through the database.  Returns 0 or -1. */
 int links_resolve(struct crawl *cr, struct linkset *ls);
+/* links_resolve() in two halves, for a db_add_links() on another thread:
+ * the url_ids the seen-set knows (returns how many links it does not),
+ * and, after db_add_links() gave the others theirs (`added` new rows),
+ * the seen-set and the held sites told. */
+size_t links_known(struct crawl *cr, struct linkset *ls);
+void links_apply(struct crawl *cr, struct linkset *ls, long added);
 void linkset_free(struct linkset *ls);
+/* Another connection to the rank's database, sharing cr->db's outage
+ * clock (the store and link threads'); NULL after logging. */
+struct db *crawl_db_open(struct crawl *cr);
 /* Before pages jobs[0..n) are committed in this order with their analyses
  * an[i] (NULL: none yet): the links their commits will resolve, resolved
  * at once (one database round trip for all, not one a page), so that each
  * commit finds them in the seen-set.  The same rows as page by page. */
 void links_prefetch(struct crawl *cr, struct job *const *jobs, const struct analysis *const *an,
 		    size_t n);
+/* links_prefetch()'s first half: the links those commits will resolve into
+ * ls (its URLs borrowed from an[]), the known ones resolved.  True when
+ * some need db_add_links(), then links_apply(). */
+bool links_collect(struct crawl *cr, struct job *const *jobs, const struct analysis *const *an,
+		   size_t n, struct linkset *ls);
 
 /* A slot of the pending batch for the outcome of job j, filled with
  * "unchanged" defaults (a full batch is flushed first). */
@@ -550,5 +569,7 @@ void pipeline_commit(struct crawl *cr, size_t left);
 void pipeline_drain(struct crawl *cr);
 /* Stop the threads (every slot is free: pipeline_drain()). */
 void pipeline_free(struct pipeline *pl);
+/* Has pl a link thread (DBConnectionsPerRank 3 or more)? */
+bool pipeline_links(const struct pipeline *pl);
 
 #endif

@@ -316,29 +316,30 @@ void link_collect_site(struct crawl *cr, struct linkset *ls, const char *url, co
 	linkset_add(ls, url, s->site_id, hops, referrer, p->tag);
 }
 
-/* Give every link of ls its url_id: from the seen-set, else one batch
- * through the database.  Returns 0 or -1. */
-int links_resolve(struct crawl *cr, struct linkset *ls)
+/* The url_ids of the links of ls the seen-set knows; the others are left
+ * 0 for db_add_links().  Returns how many are left. */
+size_t links_known(struct crawl *cr, struct linkset *ls)
 {
-	size_t unknown = 0, maybe = 0;
-	long added;
+	size_t unknown = 0;
 
+	ls->maybe = 0;
 	for (size_t i = 0; i < ls->n; i++) {
 		struct db_link *l = &ls->v[i];
 		uint32_t id = seen_lookup(cr->seen, l->url, strlen(l->url), &l->known);
 
 		l->url_id = id;
 		unknown += !id;
-		maybe += l->known;
+		ls->maybe += l->known;
 	}
-	if (!unknown)
-		return 0;
-	double t0 = now_monotonic();
-	added = db_add_links(cr->db, ls->v, ls->n);
-	cr->store_seconds += now_monotonic() - t0;
-	cr->links_seconds += now_monotonic() - t0;
-	if (added < 0)
-		return -1;
+	return unknown;
+}
+
+/* db_add_links() gave ls its url_ids, `added` of them new rows: into the
+ * seen-set, and the held sites that found nothing due the last time woken. */
+void links_apply(struct crawl *cr, struct linkset *ls, long added)
+{
+	size_t maybe = ls->maybe;
+
 	if (added)
 		cr->links_gen++;
 	cr->t->links_new += (uint64_t)added;
@@ -361,7 +362,41 @@ int links_resolve(struct crawl *cr, struct linkset *ls)
 				h->next_try = 0;
 		}
 	}
+}
+
+/* Give every link of ls its url_id: from the seen-set, else one batch
+ * through the database.  Returns 0 or -1. */
+int links_resolve(struct crawl *cr, struct linkset *ls)
+{
+	long added;
+	double t0;
+
+	if (!links_known(cr, ls))
+		return 0;
+	t0 = now_monotonic();
+	added = db_add_links(cr->db, ls->v, ls->n);
+	cr->store_seconds += now_monotonic() - t0;
+	cr->links_seconds += now_monotonic() - t0;
+	if (added < 0)
+		return -1;
+	links_apply(cr, ls, added);
 	return 0;
+}
+
+/* A database connection of the rank's own besides cr->db (the store and
+ * link threads'), sharing its outage clock; NULL after logging. */
+struct db *crawl_db_open(struct crawl *cr)
+{
+	char *sock = dbserver_socket_path(cr->c->data_dir); /* when there is no DBAddr */
+	struct db *db = NULL;
+	int e = db_open(cr->c, sock, 10, &db);
+
+	free(sock);
+	if (e)
+		return NULL;
+	db_set_grace(db, (double)cr->c->db_grace);
+	db_share_outage(db, cr->db);
+	return db;
 }
 
 /* ---- the store thread ------------------------------------------------------------ */
@@ -445,21 +480,16 @@ static void *store_thread(void *arg)
 struct storer *storer_new(struct crawl *cr)
 {
 	struct storer *st = xcalloc(1, sizeof(*st));
-	char *sock; /* the embedded server's, used when there is no DBAddr */
 	int e;
 
 	pthread_mutex_init(&st->mu, NULL);
 	pthread_cond_init(&st->cv, NULL);
 	st->rank = cr->o->rank;
-	sock = dbserver_socket_path(cr->c->data_dir);
-	e = db_open(cr->c, sock, 10, &st->db);
-	free(sock);
-	if (e) {
+	st->db = crawl_db_open(cr);
+	if (!st->db) {
 		storer_free(st);
 		return NULL;
 	}
-	db_set_grace(st->db, (double)cr->c->db_grace);
-	db_share_outage(st->db, cr->db);
 	e = pthread_create(&st->thread, NULL, store_thread, st);
 	if (e) {
 		error("cannot start the store thread: %s", strerror(e));
@@ -690,15 +720,13 @@ static bool surely_no_origin(struct crawl *cr, struct job *j, const char *crc,
 	return !e->used || e->url_id == j->row.url_id;
 }
 
-void links_prefetch(struct crawl *cr, struct job *const *jobs, const struct analysis *const *an,
-		    size_t n)
+bool links_collect(struct crawl *cr, struct job *const *jobs, const struct analysis *const *an,
+		   size_t n, struct linkset *ls)
 {
-	struct linkset ls = { 0 };
 	struct seen *batch;
-	size_t pages = 0;
 
-	if (n < 2 || cr->failed)
-		return;
+	if (cr->failed)
+		return false;
 	/* URLs of the batch already collected: each goes in once, with the
 	 * hops and referrer of its first page, as page by page. */
 	batch = seen_new(4096);
@@ -708,7 +736,6 @@ void links_prefetch(struct crawl *cr, struct job *const *jobs, const struct anal
 
 		if (!a || a->kind != AN_DOC || !surely_no_origin(cr, j, a->crc, jobs, an, k))
 			continue;
-		pages++;
 		for (size_t i = 0; i < a->links.n; i++) {
 			const char *url = linklist_url(&a->links, i);
 			size_t len = strlen(url);
@@ -716,13 +743,23 @@ void links_prefetch(struct crawl *cr, struct job *const *jobs, const struct anal
 			if (seen_get(cr->seen, url, len) || seen_get(batch, url, len))
 				continue;
 			seen_put(batch, url, len, 1);
-			link_collect_site(cr, &ls, url, linklist_site(&a->links, i), j->row.hops + 1,
+			link_collect_site(cr, ls, url, linklist_site(&a->links, i), j->row.hops + 1,
 					  j->row.url_id);
 		}
 	}
-	if (pages > 1 && ls.n && links_resolve(cr, &ls))
-		cr->failed = true;
 	seen_free(batch);
+	return ls->n && links_known(cr, ls);
+}
+
+void links_prefetch(struct crawl *cr, struct job *const *jobs, const struct analysis *const *an,
+		    size_t n)
+{
+	struct linkset ls = { 0 };
+
+	if (n < 2)
+		return;
+	if (links_collect(cr, jobs, an, n, &ls) && links_resolve(cr, &ls))
+		cr->failed = true;
 	linkset_free(&ls);
 }
 

@@ -1,7 +1,8 @@
 /* crawl_threads.c - the analysis threads: page bodies analysed off the loop thread.
  *
  * Owns the slots that results wait in, the threads that run analyse_page()
- * on them, and the order of their commits (per site, in arrival order).
+ * on them, the link thread that inserts their new links, and the order of
+ * their commits (per site, in arrival order).
  * Not the analysis (crawl_analyse.c) nor the commit (crawl_commit.c); the
  * store thread is crawl_store.c's.
  */
@@ -29,6 +30,10 @@
  * others find pages to analyse and the loop keeps taking results (16 gave
  * nothing more, doc/PERFORMANCE.md). */
 #define PIPE_SLOTS_PER_THREAD 8
+/* With a link thread, slots more: the results that arrive while a batch's
+ * links are inserted wait in them (about pages/s times the round trip;
+ * 2,000/s x 20 ms = 40), so that the loop is not held by a full pipeline. */
+#define PIPE_LINK_SLOTS 96
 
 enum slot_state {
 	SLOT_FREE,                   /* unused */
@@ -36,6 +41,14 @@ enum slot_state {
 	SLOT_WORKING,                /* being analysed */
 	SLOT_READY,                  /* ready to commit */
 	SLOT_COMMITTING,             /* being committed by the loop */
+	SLOT_LINKS,                  /* ready, its links with the link thread */
+};
+
+/* The link thread's state (DBConnectionsPerRank 3 or more). */
+enum link_state {
+	LINKS_IDLE,                  /* no batch: the loop may hand one over */
+	LINKS_BUSY,                  /* lk_ls being inserted */
+	LINKS_DONE,                  /* inserted: the loop applies it and commits */
 };
 
 struct slot {
@@ -61,6 +74,19 @@ struct pipeline {
 	const struct analysis **batch_an;
 	uint64_t next_seq;
 	bool quit;
+	/* The link thread: db_add_links() of one batch's new links on its own
+	 * connection while the loop goes on fetching (pipeline_commit()). */
+	struct db *lk_db;            /* NULL: no link thread */
+	pthread_t lk_thread;
+	bool lk_started;
+	pthread_cond_t lk_work;      /* a batch was handed over, or quit */
+	enum link_state lk_state;
+	struct linkset lk_ls;        /* its URLs borrowed from the SLOT_LINKS slots */
+	struct slot **lk_slots;      /* those slots, in arrival order */
+	struct slot **lk_done;       /* links_finish()'s copy of them */
+	size_t lk_n;
+	long lk_added;               /* db_add_links()'s answer */
+	double lk_seconds;           /* its wall time */
 	/* read-only for the threads */
 	const struct conf *c;
 	const struct tokenizer *tok;
@@ -156,6 +182,35 @@ static void *analysis_thread(void *arg)
 	return NULL;
 }
 
+static void *link_thread(void *arg)
+{
+	struct pipeline *pl = arg;
+
+	pthread_setname_np(pthread_self(), "mpseek-links");
+	pthread_mutex_lock(&pl->mu);
+	for (;;) {
+		double t0;
+		long added;
+
+		while (pl->lk_state != LINKS_BUSY && !pl->quit)
+			pthread_cond_wait(&pl->lk_work, &pl->mu);
+		if (pl->lk_state != LINKS_BUSY)
+			break;
+		pthread_mutex_unlock(&pl->mu);
+		/* The loop does not touch lk_ls while busy. */
+		t0 = now_monotonic();
+		added = db_add_links(pl->lk_db, pl->lk_ls.v, pl->lk_ls.n);
+		pthread_mutex_lock(&pl->mu);
+		pl->lk_seconds = now_monotonic() - t0;
+		pl->lk_added = added;
+		pl->lk_state = LINKS_DONE;
+		pthread_cond_broadcast(&pl->ready);
+		fetcher_wakeup(pl->f);
+	}
+	pthread_mutex_unlock(&pl->mu);
+	return NULL;
+}
+
 /* Start n analysis threads.  Returns NULL after logging when they cannot
  * be started. */
 struct pipeline *pipeline_new(struct crawl *cr, size_t n)
@@ -169,13 +224,31 @@ struct pipeline *pipeline_new(struct crawl *cr, size_t n)
 	pl->tok = cr->tok;
 	pl->force = cr->o->force;
 	pl->f = cr->f;
-	pl->nslots = PIPE_SLOTS_PER_THREAD * n;
+	pthread_cond_init(&pl->lk_work, NULL);
+	/* A third connection: the link thread (no thread yet to stop). */
+	if (cr->c->db_connections >= 3 && !(pl->lk_db = crawl_db_open(cr))) {
+		pipeline_free(pl);
+		return NULL;
+	}
+	pl->nslots = PIPE_SLOTS_PER_THREAD * n + (pl->lk_db ? PIPE_LINK_SLOTS : 0);
 	pl->slots = xcalloc(pl->nslots, sizeof(*pl->slots));
 	pl->batch = xcalloc(pl->nslots, sizeof(*pl->batch));
 	pl->batch_jobs = xcalloc(pl->nslots, sizeof(*pl->batch_jobs));
 	pl->batch_an = xcalloc(pl->nslots, sizeof(*pl->batch_an));
+	pl->lk_slots = xcalloc(pl->nslots, sizeof(*pl->lk_slots));
+	pl->lk_done = xcalloc(pl->nslots, sizeof(*pl->lk_done));
 	for (size_t i = 0; i < pl->nslots; i++)
 		analysis_init(&pl->slots[i].a);
+	if (pl->lk_db) {
+		int e = pthread_create(&pl->lk_thread, NULL, link_thread, pl);
+
+		if (e) {
+			error("cannot start the link thread: %s", strerror(e));
+			pipeline_free(pl);
+			return NULL;
+		}
+		pl->lk_started = true;
+	}
 	pl->threads = xcalloc(n, sizeof(*pl->threads));
 	for (; pl->nthreads < n; pl->nthreads++) {
 		int e = pthread_create(&pl->threads[pl->nthreads], NULL, analysis_thread, pl);
@@ -218,53 +291,144 @@ static size_t take_committable(struct pipeline *pl, struct slot **b)
 	return n;
 }
 
+/* Commit slots b[0..n) (SLOT_COMMITTING or SLOT_LINKS, their links in the
+ * seen-set) in this order, unlocked, and free them. */
+static void commit_slots(struct crawl *cr, struct slot **b, size_t n)
+{
+	struct pipeline *pl = cr->pl;
+
+	for (size_t k = 0; k < n; k++) {
+		struct slot *s = b[k];
+
+		result_commit(cr, &s->r, s->analyse ? &s->a : NULL);
+		result_drop(&s->r);
+		analysis_clear(&s->a);
+		/* A commit takes database round trips: the hosts whose
+		 * transfers ended meanwhile get their next requests now, and a
+		 * site whose pages are (nearly) all fetched gets more now, not
+		 * after every slot is committed (when all are in use this runs
+		 * inside a delivery, for as long as pages keep coming). */
+		if (claims_refill_due(cr))
+			claims_refill(cr, false);
+		fetcher_kick(cr->f);
+	}
+	pthread_mutex_lock(&pl->mu);
+	for (size_t k = 0; k < n; k++)
+		b[k]->state = SLOT_FREE;
+	pl->nused -= n;
+	pthread_mutex_unlock(&pl->mu);
+}
+
+static bool links_hand_over(struct crawl *cr, struct slot **b, size_t n);
+
+/* The link thread inserted the links of its batch (LINKS_DONE): into the
+ * seen-set; the next batch handed over (it sees these links); then this
+ * batch's slots committed (their commits find every link in the seen-set)
+ * while the thread inserts the next one's.  The next batch holds no later
+ * slot of a site of this one (slot_committable()), so each site's slots
+ * are still committed in arrival order. */
+static void links_finish(struct crawl *cr)
+{
+	struct pipeline *pl = cr->pl;
+	struct slot **done = pl->lk_done, **b = pl->batch;
+	size_t ndone = pl->lk_n, n;
+
+	cr->links_thread_seconds += pl->lk_seconds;
+	cr->links_batches++;
+	if (pl->lk_added < 0)
+		cr->failed = true; /* logged; the commits try the loop's connection */
+	else
+		links_apply(cr, &pl->lk_ls, pl->lk_added);
+	linkset_free(&pl->lk_ls);
+	memcpy(done, pl->lk_slots, ndone * sizeof(*done));
+	pthread_mutex_lock(&pl->mu);
+	pl->lk_n = 0;
+	pl->lk_state = LINKS_IDLE;
+	n = take_committable(pl, b);
+	pthread_mutex_unlock(&pl->mu);
+	if (n && !links_hand_over(cr, b, n))
+		commit_slots(cr, b, n);
+	commit_slots(cr, done, ndone);
+}
+
+/* Links of the batch b[0..n) the seen-set does not know: with a link thread
+ * they go to it, and the slots wait in SLOT_LINKS (true: not to be
+ * committed now); without one they are inserted here, in one round trip. */
+static bool links_hand_over(struct crawl *cr, struct slot **b, size_t n)
+{
+	struct pipeline *pl = cr->pl;
+	struct job **jobs = pl->batch_jobs;
+	const struct analysis **an = pl->batch_an;
+
+	for (size_t k = 0; k < n; k++) {
+		jobs[k] = b[k]->r.user;
+		an[k] = b[k]->analyse && b[k]->r.err != FETCH_ERR_ABORTED ? &b[k]->a : NULL;
+	}
+	if (!pl->lk_db) {
+		links_prefetch(cr, jobs, an, n);
+		return false;
+	}
+	if (!links_collect(cr, jobs, an, n, &pl->lk_ls)) {
+		linkset_free(&pl->lk_ls);
+		return false;
+	}
+	pthread_mutex_lock(&pl->mu);
+	for (size_t k = 0; k < n; k++) {
+		b[k]->state = SLOT_LINKS;
+		pl->lk_slots[k] = b[k];
+	}
+	pl->lk_n = n;
+	pl->lk_state = LINKS_BUSY;
+	pthread_cond_signal(&pl->lk_work);
+	pthread_mutex_unlock(&pl->mu);
+	return true;
+}
+
 /* Commit the ready slots in arrival order, each site's in its order, until
  * at most `left` slots are in use (0: all).  The slots committable at one
- * moment go as a batch: their links are resolved in one database round
- * trip first (links_prefetch()), then each is committed unlocked. */
+ * moment go as a batch: their new links are inserted in one database round
+ * trip first, by the link thread while the loop goes on (a SLOT_LINKS slot
+ * holds back its site's later slots, and no other batch is taken until the
+ * link thread is done, so that every batch sees the links of the one
+ * before), or here without one; then each is committed unlocked. */
 void pipeline_commit(struct crawl *cr, size_t left)
 {
 	struct pipeline *pl = cr->pl;
 	struct slot **b = pl->batch;
-	struct job **jobs = pl->batch_jobs;
-	const struct analysis **an = pl->batch_an;
 
 	pthread_mutex_lock(&pl->mu);
 	while (pl->nused) {
-		size_t n = take_committable(pl, b);
+		size_t n;
 
+		if (pl->lk_state == LINKS_DONE) {
+			pthread_mutex_unlock(&pl->mu);
+			links_finish(cr);
+			pthread_mutex_lock(&pl->mu);
+			continue;
+		}
+		n = pl->lk_state == LINKS_IDLE ? take_committable(pl, b) : 0;
 		if (!n) {
+			double t0;
+			bool busy;
+
 			if (pl->nused <= left)
 				break;
+			t0 = now_monotonic();
+			/* For the summary: waiting for the link thread only when no
+			 * slot waits for an analysis. */
+			busy = pl->lk_state == LINKS_BUSY;
+			for (size_t i = 0; busy && i < pl->nslots; i++)
+				busy = pl->slots[i].state != SLOT_QUEUED &&
+				       pl->slots[i].state != SLOT_WORKING;
 			pthread_cond_wait(&pl->ready, &pl->mu);
+			*(busy ? &cr->links_wait_seconds : &cr->pipe_wait_seconds) +=
+				now_monotonic() - t0;
 			continue;
 		}
 		pthread_mutex_unlock(&pl->mu);
-		for (size_t k = 0; k < n; k++) {
-			jobs[k] = b[k]->r.user;
-			an[k] = b[k]->analyse && b[k]->r.err != FETCH_ERR_ABORTED ? &b[k]->a : NULL;
-		}
-		links_prefetch(cr, jobs, an, n);
-		for (size_t k = 0; k < n; k++) {
-			struct slot *s = b[k];
-
-			result_commit(cr, &s->r, s->analyse ? &s->a : NULL);
-			result_drop(&s->r);
-			analysis_clear(&s->a);
-			/* A commit takes database round trips: the hosts whose
-			 * transfers ended meanwhile get their next requests
-			 * now, and a site whose pages are (nearly) all fetched
-			 * gets more now, not after every slot is committed
-			 * (when all are in use this runs inside a delivery,
-			 * for as long as pages keep coming). */
-			if (claims_refill_due(cr))
-				claims_refill(cr, false);
-			fetcher_kick(cr->f);
-		}
+		if (!links_hand_over(cr, b, n))
+			commit_slots(cr, b, n);
 		pthread_mutex_lock(&pl->mu);
-		for (size_t k = 0; k < n; k++)
-			b[k]->state = SLOT_FREE;
-		pl->nused -= n;
 	}
 	pthread_mutex_unlock(&pl->mu);
 }
@@ -300,6 +464,11 @@ void pipeline_add(struct crawl *cr, struct fetch_result *r)
 	pthread_mutex_unlock(&pl->mu);
 }
 
+bool pipeline_links(const struct pipeline *pl)
+{
+	return pl && pl->lk_db;
+}
+
 /* Stop the threads (every slot is free: pipeline_drain()). */
 void pipeline_free(struct pipeline *pl)
 {
@@ -308,20 +477,28 @@ void pipeline_free(struct pipeline *pl)
 	pthread_mutex_lock(&pl->mu);
 	pl->quit = true;
 	pthread_cond_broadcast(&pl->work);
+	pthread_cond_signal(&pl->lk_work);
 	pthread_mutex_unlock(&pl->mu);
 	for (size_t i = 0; i < pl->nthreads; i++)
 		pthread_join(pl->threads[i], NULL);
+	if (pl->lk_started)
+		pthread_join(pl->lk_thread, NULL);
+	linkset_free(&pl->lk_ls);
+	db_close(pl->lk_db);
 	for (size_t i = 0; i < pl->nslots; i++) {
 		result_drop(&pl->slots[i].r);
 		analysis_free(&pl->slots[i].a);
 	}
 	pthread_cond_destroy(&pl->work);
 	pthread_cond_destroy(&pl->ready);
+	pthread_cond_destroy(&pl->lk_work);
 	pthread_mutex_destroy(&pl->mu);
 	free(pl->threads);
 	free(pl->slots);
 	free(pl->batch);
 	free(pl->batch_jobs);
 	free(pl->batch_an);
+	free(pl->lk_slots);
+	free(pl->lk_done);
 	free(pl);
 }

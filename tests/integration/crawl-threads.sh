@@ -5,6 +5,8 @@
 #     IndexThreads 0 (inline), 1 and 4 stores the same URLs with the same
 #     statuses, MD5s, clones, redirects and document rows, and the merged
 #     index has the same postings, compared by URL;
+#   * the link thread (DBConnectionsPerRank 3) inserts the new links in
+#     batches and stores the same rows; one connection has no link thread;
 #   * new links' ids read off the INSERT's auto-increment block are those a
 #     SELECT finds (auto_increment_increment 2 forces the SELECT);
 #   * the link cache changes nothing: DebugLevel debug (no cache) stores the
@@ -123,6 +125,14 @@ tap_ok "$(grep -q 'analysis thread(s), a store thread' "$T/t4.log" && echo 1)" \
 	"IndexThreads 4: the log names the analysis threads and the store thread"
 tap_ok "$(grep -q '2 analysis thread(s), stores in the loop' "$T/t2c1.log" && echo 1)" \
 	"DBConnectionsPerRank 1: no store thread (the loop stores)"
+# The link thread (DBConnectionsPerRank 3, the default) inserts the new
+# links of the analysed pages in batches (the rows compared above are the
+# same as inline); with one connection there is none.
+tap_ok "$(grep -q 'a store thread, a link thread' "$T/t4.log" &&
+	  grep -Eq 'link inserts \(.* s more in the link thread, [1-9][0-9]* batches\)' "$T/t4.log" &&
+	  echo 1)" "IndexThreads 4: a link thread inserts the new links, in batches"
+tap_ok "$(grep -Eq 'link thread, 0 batches' "$T/t2c1.log" && ! grep -q 'a link thread' "$T/t2c1.log" &&
+	  echo 1)" "DBConnectionsPerRank 1: no link thread"
 # The analysis sorts each page's words (an inline quicksort on 8-byte keys);
 # the delta writer counts what came unsorted and the rank warns.  The test
 # web has words that share their first 8 bytes (malformed, malformedword).
