@@ -476,6 +476,11 @@ int docstore_each(const struct docstore *ds, docstore_each_fn fn, void *arg, str
 		size_t pos = 0;
 		uint32_t id;
 
+		/* Read once, in order: the pages read are not kept resident
+		 * (the merge's boilerplate pass reads a whole docstore: 264 MiB
+		 * of a 30,000-page crawl's rank, 1.9 GiB at 300,000 pages). */
+		if (ds->map && (i & 1023) == 1023)
+			madvise((void *)ds->map, ds->size, MADV_DONTNEED);
 		if (load_block(ds, &c, i, err)) {
 			rc = -1;
 			break;
