@@ -168,7 +168,11 @@ void sorter_init(struct sorter *s, const struct kind *k, const char *dir, const 
 	s->k = k;
 	s->dir = dir;
 	s->tag = tag;
-	/* Entries at the top, aligned; offsets fit 32 bits. */
+	/* Entries at the top, aligned; offsets fit 32 bits.  The largest
+	 * record (a posting of 32,767 positions: ~128 KiB) must fit with its
+	 * two entries, whatever DeltaBufferSize says (its floor is 64 KiB). */
+	if (cap < k->max + 2 * sizeof(struct sort_ent))
+		cap = k->max + 2 * sizeof(struct sort_ent) + sizeof(struct sort_ent);
 	if (cap > UINT32_MAX)
 		cap = UINT32_MAX;
 	s->cap = cap / sizeof(struct sort_ent) * sizeof(struct sort_ent);
