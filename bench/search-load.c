@@ -32,6 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "buf.h"
 #include "conf.h"
 #include "db.h"
@@ -127,6 +128,7 @@ struct target {
 struct session {
 	int fd;
 	struct db *db;
+	struct arena arena; /* in-process: the thread's, kept between queries as searchd's workers do */
 };
 
 static int session_open(const struct target *t, struct session *s, struct buf *err)
@@ -135,6 +137,7 @@ static int session_open(const struct target *t, struct session *s, struct buf *e
 	int rc;
 
 	s->fd = -1;
+	s->arena = (struct arena)ARENA_INIT;
 	s->db = NULL;
 	if (t->addr) {
 		s->fd = proto_connect(t->addr, TIMEOUT_MS, err);
@@ -158,6 +161,7 @@ static void session_close(struct session *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	db_close(s->db);
+	arena_free(&s->arena);
 	s->fd = -1;
 	s->db = NULL;
 }
@@ -174,7 +178,7 @@ static int ask(const struct target *t, struct session *s, const struct proto_sea
 		session_open(t, s, err);
 		return -1;
 	}
-	struct search_env env = { t->sc ? t->sc : t->c, t->tok, s->db, 0, NULL, NULL, NULL };
+	struct search_env env = { t->sc ? t->sc : t->c, t->tok, s->db, 0, NULL, NULL, &s->arena };
 
 	if (search_run(t->ix, &env, q, r) == 0)
 		return 0;

@@ -78,10 +78,27 @@ void *arena_grow(struct arena *a, void *p, size_t old, size_t n)
 void arena_reset(struct arena *a)
 {
 	struct arena_chunk *keep = a->head, *c, *next;
+	size_t total = 0;
 
-	for (c = a->head; c; c = c->next)
+	for (c = a->head; c; c = c->next) {
+		total += c->size;
 		if (c->size > keep->size)
 			keep = c;
+	}
+	/* A task that needed several chunks gets one chunk of their total
+	 * size next time: the same task then runs in one chunk, already
+	 * mapped, with no malloc and no page fault. */
+	if (keep && keep->size < total && total <= ARENA_KEEP) {
+		size_t size = keep->size;
+
+		while (size < total)
+			size *= 2;
+		arena_free(a);
+		keep = xmalloc(sizeof(*keep) + size);
+		keep->size = size;
+		keep->next = NULL;
+		a->head = keep;
+	}
 	for (c = a->head; c; c = next) {
 		next = c->next;
 		if (c != keep)
