@@ -68,6 +68,9 @@ uint32_t neardup_group_of(const struct neardup *nd, uint32_t url_id);
 /* The members of group (ascending url_ids, the group's own first) into
  * out[0..max); returns how many were written. */
 size_t neardup_members(const struct neardup *nd, uint32_t group, uint32_t *out, size_t max);
+/* Every member of every group, by (group, url_id): *out (valid while nd is
+ * open), their number. */
+size_t neardup_by_group(const struct neardup *nd, const struct neardup_member **out);
 /* The groups and the documents in them; the NearDupBits they were found with. */
 void neardup_counts(const struct neardup *nd, uint64_t *groups, uint64_t *docs, unsigned *bits);
 

@@ -298,6 +298,12 @@ void neardup_close(struct neardup *nd)
 	free(nd);
 }
 
+size_t neardup_by_group(const struct neardup *nd, const struct neardup_member **out)
+{
+	*out = nd ? nd->by_group : NULL;
+	return nd ? nd->members : 0;
+}
+
 uint32_t neardup_group_of(const struct neardup *nd, uint32_t url_id)
 {
 	size_t lo = 0, hi;

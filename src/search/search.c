@@ -50,9 +50,53 @@ static void index_close(struct search_index *ix)
 	docstore_close(ix->ds);
 	boiler_close(ix->bp);
 	neardup_close(ix->nd);
+	free(ix->nd_split);
 	search_norms_free(ix);
 	free(ix->dir);
 	free(ix);
+}
+
+/* ix->nd_split: the members of the near-duplicate groups that span sites.
+ * Folding keeps a group's best; where the group's documents are in one
+ * site, which one it keeps changes no count and a left-out one is not on
+ * the page, but across sites it decides the sites' counts.  0 or -1. */
+static int split_groups(struct search_index *ix)
+{
+	const struct neardup_member *m;
+	size_t n = neardup_by_group(ix->nd, &m);
+
+	for (size_t i = 0, j; i < n; i = j) {
+		uint32_t site = 0;
+		bool split = false;
+
+		for (j = i; j < n && m[j].group == m[i].group; j++) {
+			struct storage_doc d;
+			int rc = storage_doc(ix->st, m[j].url_id, &d);
+
+			if (rc < 0)
+				return -1;
+			if (rc == 0)
+				continue;
+			split |= site && d.site_id != site;
+			site = d.site_id;
+		}
+		if (!split)
+			continue;
+		for (size_t k = i; k < j; k++) {
+			uint32_t id = m[k].url_id;
+
+			if (!ix->nd_split || id > ix->nd_split_max) {
+				uint32_t max = id | 4095;
+				size_t was = ix->nd_split ? ix->nd_split_max / 64 + 1 : 0;
+
+				ix->nd_split = xrealloc(ix->nd_split, (max / 64 + 1) * sizeof(uint64_t));
+				memset(ix->nd_split + was, 0, (max / 64 + 1 - was) * sizeof(uint64_t));
+				ix->nd_split_max = max;
+			}
+			ix->nd_split[id / 64] |= 1ull << (id % 64);
+		}
+	}
+	return 0;
 }
 
 /* The generation's stem map when Stemming is on: none (an older
@@ -136,6 +180,8 @@ int search_index_open(const struct conf *c, const char *data_dir, const char *ge
 	buf_reset(&report);
 	if (neardup_open(ix->dir, &ix->nd, &report) < 0)
 		warning("%s (near-duplicates are not grouped)", buf_str(&report));
+	if (ix->nd && split_groups(ix))
+		goto fail;
 	ix->gen = storage_generation(ix->st);
 	for (int s = 0; s < STORAGE_SECTIONS; s++)
 		ix->avg_len[s] = storage_avg_len(ix->st, s);
@@ -278,7 +324,6 @@ static void run_free(struct run *r)
 	free(r->space_sites);
 	free(r->ul_sites);
 	free(r->ul_urls);
-	free(r->cur);
 	buf_free(&r->notes);
 	query_free(&r->q);
 	/* The thread's arena keeps its memory for the next query. */
@@ -324,41 +369,6 @@ static int load_leaves(struct run *r)
 	return rc;
 }
 
-/* Forget what top-k pruning left in the leaves and phrases (the last
- * candidate's postings and matches, the word list of a plain word) before
- * the query is evaluated in full: load_leaves() appends to a leaf's
- * postings.  A word with forms keeps its words (run_collect() found them; the forms' loading reads
- * them). */
-static void reset_pruned_leaves(struct run *r)
-{
-	for (size_t i = 0; i < r->n_leaves; i++) {
-		struct leaf *l = &r->leaves[i];
-
-		if (!l->n_forms) {
-			for (size_t j = 0; j < l->n_words; j++)
-				free(l->words[j]);
-			free(l->words);
-			l->words = NULL;
-			l->n_words = 0;
-		}
-		l->pl.n = l->pl.npos = 0;
-		plist_free(&l->xpl);
-		plist_free(&l->fpl);
-		plist_free(&l->apl);
-		l->cursor = l->xcursor = l->fcursor = l->acursor = 0;
-		l->loaded = false;
-	}
-	/* eval_phrase() sums a phrase's idf and appends its matches. */
-	for (size_t i = 0; i < r->n_phrases; i++) {
-		struct phrase *ph = &r->phrases[i];
-
-		ph->key = NULL;
-		ph->count = NULL;
-		ph->n = ph->cursor = 0;
-		ph->idf = 0;
-	}
-}
-
 /* Group, order and cut the scored documents into the page asked for, and
  * fill its hits: 0, or -1 when the database failed. */
 static int make_page(struct run *r, const struct search_doc *docs, size_t n_docs, uint32_t ps)
@@ -392,7 +402,6 @@ int search_run(struct search_index *ix, const struct search_env *env,
 	double t0 = now_monotonic();
 	uint32_t ps = req->page_size ? req->page_size : 10;
 	int rc = 0, scored;
-	bool pruned = false;
 
 	memset(res, 0, sizeof(*res));
 	memset(&r, 0, sizeof(r));
@@ -417,7 +426,9 @@ int search_run(struct search_index *ix, const struct search_env *env,
 	}
 	if (r.q.message[0])
 		buf_adds(&r.notes, r.q.message);
-	r.cur = xmalloc(sizeof(*r.cur));
+	/* 256 KiB of decoded positions: from the arena, which a searchd
+	 * thread keeps mapped from one query to the next. */
+	r.cur = arena_alloc(r.ar, sizeof(*r.cur));
 	run_collect(&r, r.q.root, true, false);
 	if (run_resolve_filters(&r)) {
 		r.db_failed = true;
@@ -426,7 +437,6 @@ int search_run(struct search_index *ix, const struct search_env *env,
 	/* Pruning reads the generation's postings alone: not with a
 	 * real-time index to merge in. */
 	if (!r.rt && run_prune_eligible(&r)) {
-		pruned = true;
 		run_title_prepare(&r);
 		scored = run_prune(&r, ps, &docs, &n_docs);
 		word_stats(&r);
@@ -442,26 +452,11 @@ int search_run(struct search_index *ix, const struct search_env *env,
 		set = run_eval(&r, r.q.root);
 		scored = run_score(&r, &set, &docs, &n_docs);
 	}
-	if (!scored) {
-		bool refold;
-
-		n_docs = run_fold_neardups(&r, docs, n_docs, &refold);
-		/* A pruned list lost a scored document: what would follow it on
-		 * the page was never scored; the query is evaluated in full. */
-		if (refold && pruned) {
-			docs = NULL;
-			n_docs = 0;
-			reset_pruned_leaves(&r);
-			if (load_leaves(&r))
-				rc = -1;
-			if (r.err_token)
-				goto done;
-			set = run_eval(&r, r.q.root);
-			scored = run_score(&r, &set, &docs, &n_docs);
-			if (!scored)
-				n_docs = run_fold_neardups(&r, docs, n_docs, &refold);
-		}
-	}
+	/* Folding keeps each near-duplicate group's best: pruning's threshold
+	 * counted a group once (search_prune.c), so no document the folded
+	 * page needs was left unscored. */
+	if (!scored)
+		n_docs = run_fold_neardups(&r, docs, n_docs);
 	r.work.matched = n_docs;
 	if (scored) {
 		if (scored < 0)

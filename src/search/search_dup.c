@@ -39,13 +39,12 @@ static int cmp_dup(const void *a, const void *b)
 	return x->d->url_id < y->d->url_id ? -1 : x->d->url_id > y->d->url_id;
 }
 
-size_t run_fold_neardups(struct run *r, struct search_doc *docs, size_t n, bool *scored_out)
+size_t run_fold_neardups(struct run *r, struct search_doc *docs, size_t n)
 {
 	struct dup_ent *e;
 	bool *drop;
 	size_t k = 0, m = 0;
 
-	*scored_out = false;
 	if (!r->ix->nd || !n)
 		return n;
 	e = arena_alloc(r->ar, n * sizeof(*e));
@@ -60,12 +59,8 @@ size_t run_fold_neardups(struct run *r, struct search_doc *docs, size_t n, bool 
 	qsort(e, k, sizeof(*e), cmp_dup);
 	drop = arena_calloc(r->ar, n, sizeof(*drop));
 	for (size_t i = 1; i < k; i++)
-		if (e[i].group == e[i - 1].group) {
+		if (e[i].group == e[i - 1].group)
 			drop[e[i].doc] = true;
-			/* A pruned list scored only what could reach the page. */
-			if (isfinite(e[i].d->score))
-				*scored_out = true;
-		}
 	/* In place, in the order search_select() needs (site_id, url_id). */
 	for (size_t i = 0; i < n; i++)
 		if (!drop[i])

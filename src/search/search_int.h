@@ -39,6 +39,11 @@ struct search_index {
 	struct docstore *ds;       /* NULL: no docstore, texts from the database */
 	struct boiler *bp;         /* NULL: no boilerplate known */
 	struct neardup *nd;        /* NULL: no near-duplicate groups */
+	/* Members of groups whose documents lie in more than one site, a bit
+	 * per url_id up to nd_split_max (search_prune.c scores them all);
+	 * NULL: none. */
+	uint64_t *nd_split;
+	uint32_t nd_split_max;
 	char *dir;
 	uint64_t gen;
 	int damaged;               /* __atomic: re-validation failed */
@@ -316,10 +321,8 @@ bool run_prune_eligible(const struct run *r);
  * -HUGE_VAL; 0, -1 (damage, run_fail() done) or 1 past the deadline. */
 int run_prune(struct run *r, uint32_t page_size, struct search_doc **docs, size_t *n_docs);
 /* search_dup.c: the documents of one near-duplicate group but the best
- * ranked leave docs[0..n) (order kept); the new count.  *scored: a document
- * that left had an exact score (a pruned list must then be evaluated in
- * full: what follows it on the page was not scored). */
-size_t run_fold_neardups(struct run *r, struct search_doc *docs, size_t n, bool *scored);
+ * ranked leave docs[0..n) (order kept); the new count. */
+size_t run_fold_neardups(struct run *r, struct search_doc *docs, size_t n);
 /* ... and each hit lists its group's other pages after its clones (one
  * SELECT for the page).  0, or -1 when the database failed. */
 int run_list_neardups(struct run *r);

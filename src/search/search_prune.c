@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "neardup.h"
 #include "proto.h"
 #include "query.h"
 #include "ranks.h"
@@ -104,6 +105,8 @@ struct prune {
 	size_t nrec, caprec;
 	struct search_doc *docs;
 	size_t ndocs, capdocs;
+	uint32_t *groups;          /* near-duplicate groups offered to heap (open addressing) */
+	size_t ngroups, capgroups;
 };
 
 /* A plain word, or a word with forms or anchor text (an OR of posting
@@ -221,7 +224,7 @@ static int sub_open(struct prune *p, struct pterm *t, const char *word, size_t l
 	s = &p->sub[p->nsub];
 	memset(s, 0, sizeof(*s));
 	s->kind = kind;
-	s->c = xmalloc(sizeof(*s->c));
+	s->c = arena_alloc(p->r->ar, sizeof(*s->c));
 	p->nsub++;
 	rc = storage_postings(p->r->ix->st, w.word_id, s->c);
 	if (rc < 0)
@@ -292,7 +295,7 @@ static int prune_open(struct prune *p)
 
 	for (size_t i = 0; i < r->n_leaves; i++)
 		cap += 1 + r->leaves[i].n_forms + r->leaves[i].anchored;
-	p->sub = xcalloc(cap, sizeof(*p->sub));
+	p->sub = arena_calloc(r->ar, cap, sizeof(*p->sub));
 	for (size_t pass = 0; pass < 2; pass++) {
 		size_t first = p->nt;
 
@@ -637,8 +640,10 @@ static int prune_doc(struct prune *p, uint32_t site, uint32_t url)
 	if (q->time_to && (d.last_modified == 0 || d.last_modified > q->time_to))
 		return 0;
 	if (p->nrec + p->npsub > p->caprec) {
+		size_t old = p->caprec;
+
 		p->caprec = 2 * (p->nrec + p->npsub) + 64;
-		p->rec = xrealloc(p->rec, p->caprec * sizeof(*p->rec));
+		p->rec = arena_grow(r->ar, p->rec, old * sizeof(*p->rec), p->caprec * sizeof(*p->rec));
 	}
 	run_section_factors(r, d.len, wn);
 	memset(found, 0, sizeof(found));
@@ -654,8 +659,10 @@ static int prune_doc(struct prune *p, uint32_t site, uint32_t url)
 	text += run_proximity_bound(r, found) + phrase_bound(p, wn);
 	pr = run_pr(r, url);
 	if (p->ncand == p->capcand) {
+		size_t old = p->capcand;
+
 		p->capcand = p->capcand ? 2 * p->capcand : 64;
-		p->cand = xrealloc(p->cand, p->capcand * sizeof(*p->cand));
+		p->cand = arena_grow(r->ar, p->cand, old * sizeof(*p->cand), p->capcand * sizeof(*p->cand));
 	}
 	c = &p->cand[p->ncand++];
 	c->key = (uint64_t)site << 32 | url;
@@ -668,12 +675,6 @@ static int prune_doc(struct prune *p, uint32_t site, uint32_t url)
 	c->scored = false;
 	p->nrec += p->npsub;
 	return 0;
-}
-
-static int cmp_pos(const void *a, const void *b)
-{
-	tok_pos_t x = *(const tok_pos_t *)a, y = *(const tok_pos_t *)b;
-	return x < y ? -1 : x > y;
 }
 
 /* pl := document key with the positions of the records x[i] of the lists
@@ -699,14 +700,29 @@ static void plist_one(const struct prune *p, const struct pterm *t, int kind,
 	}
 	n = 0;
 	for (size_t j = t->first; j < t->first + t->ns; j++) {
-		if (p->sub[j].kind != kind)
+		if (p->sub[j].kind != kind || !x[j].n)
 			continue;
+		/* Several forms in one document: each record is sorted, so the
+		 * next one is merged into what is there, from the back. */
+		if (lists > 1 && n) {
+			uint32_t a = n, b = x[j].n, o = n + b;
+
+			while (b) {
+				tok_pos_t v = storage_rec_pos(x[j].pos, b - 1);
+
+				if (a && pl->pos[a - 1] > v) {
+					pl->pos[--o] = pl->pos[--a];
+				} else {
+					pl->pos[--o] = v;
+					b--;
+				}
+			}
+			n += x[j].n;
+			continue;
+		}
 		for (uint32_t i = 0; i < x[j].n; i++)
 			pl->pos[n++] = storage_rec_pos(x[j].pos, i);
 	}
-	/* Several forms in one document: their positions merged in order. */
-	if (lists > 1)
-		qsort(pl->pos, n, sizeof(*pl->pos), cmp_pos);
 	pl->key[0] = key;
 	pl->end[0] = n;
 	pl->n = n ? 1 : 0;
@@ -794,16 +810,59 @@ static size_t cand_pop(struct cand *v, size_t *n)
 	return *n;
 }
 
+/* True the first time near-duplicate group g (not 0) is offered to the
+ * heap: a group stays on the page with one document, so it is one entry
+ * of the heap, whichever of its members came first. */
+static bool group_first(struct prune *p, uint32_t g)
+{
+	size_t i;
+
+	if (2 * (p->ngroups + 1) > p->capgroups) {
+		uint32_t *old = p->groups;
+		size_t n = p->capgroups;
+
+		p->capgroups = n ? 2 * n : 64;
+		p->groups = arena_calloc(p->r->ar, p->capgroups, sizeof(*p->groups));
+		p->ngroups = 0;
+		for (size_t j = 0; j < n; j++)
+			if (old[j])
+				group_first(p, old[j]);
+	}
+	for (i = g * 2654435761u & (p->capgroups - 1); p->groups[i]; i = (i + 1) & (p->capgroups - 1))
+		if (p->groups[i] == g)
+			return false;
+	p->groups[i] = g;
+	p->ngroups++;
+	return true;
+}
+
+/* Whether a scored document's score may enter the heap of the page's k
+ * best entries.  Near-duplicate folding (search_dup.c) drops every member
+ * of a group but its best after the walk, so the heap must hold scores of
+ * entries that stay: a document with no near-duplicate always stays; of a
+ * group, only its first scored member is offered (a lower bound of the
+ * group's best, which stays).  So the threshold never exceeds the folded
+ * page's k-th score, and folding cannot leave the page short. */
+static bool heap_may_take(struct prune *p, const struct cand *c)
+{
+	uint32_t g = neardup_group_of(p->r->ix->nd, (uint32_t)c->key);
+
+	return !g || (isfinite(c->score) && group_first(p, g));
+}
+
 /* Score the candidates of one site that can reach the page, best bound
  * first (none when its best bound is below the threshold).  Grouped, the page shows a site by its best document and its
  * second: a site whose bounds are all below the threshold is out, and in a
- * site that may be in, scoring stops when two exact scores beat every bound
- * left (or the site's best is below the threshold and so is every bound
- * left).  Ungrouped, every document is an entry.  0 or -1. */
+ * site that may be in, scoring stops when two exact scores that no
+ * near-duplicate can take off the page (documents without one) beat every
+ * bound left (or the site's best is below the threshold and so is every
+ * bound left); only such a score enters the heap for the site.  Ungrouped,
+ * every document is an entry (heap_may_take()).  0 or -1. */
 static int rank_site(struct prune *p)
 {
-	double th = theta(p), best = -HUGE_VAL, second = -HUGE_VAL;
-	size_t scored = 0, left = p->site_max < th ? 0 : p->ncand;
+	double th = theta(p), best = -HUGE_VAL;
+	double sure = -HUGE_VAL, sure2 = -HUGE_VAL; /* of documents without near-duplicates */
+	size_t left = p->site_max < th ? 0 : p->ncand;
 
 	for (size_t i = left / 2; i-- > 0;)
 		cand_sift(p->cand, i, left);
@@ -813,23 +872,42 @@ static int rank_site(struct prune *p)
 		if (!p->group) {
 			if (c->ub < theta(p))
 				break;
-		} else if ((scored >= 2 && c->ub < second) || (best < th && c->ub < th)) {
+		} else if (c->ub < sure2 || (best < th && c->ub < th)) {
 			break;
 		}
 		if (score_cand(p, c))
 			return -1;
-		scored++;
-		if (!p->group) {
-			heap_offer(p, c->score);
-		} else if (c->score > best) {
-			second = best;
+		if (c->score > best)
 			best = c->score;
-		} else if (c->score > second) {
-			second = c->score;
+		if (!p->group) {
+			if (heap_may_take(p, c))
+				heap_offer(p, c->score);
+		} else if (neardup_group_of(p->r->ix->nd, (uint32_t)c->key)) {
+			continue;
+		} else if (c->score > sure) {
+			sure2 = sure;
+			sure = c->score;
+		} else if (c->score > sure2) {
+			sure2 = c->score;
 		}
 	}
-	if (p->group && scored)
-		heap_offer(p, best);
+	/* Folding keeps a group's best, which may be in another site: every
+	 * member of such a group is scored, so that the one kept (and with it
+	 * the sites' counts) is the one exhaustive scoring keeps. */
+	for (size_t j = 0; j < p->ncand && p->r->ix->nd_split; j++) {
+		struct cand *c = &p->cand[j];
+		uint32_t url = (uint32_t)c->key;
+
+		if (c->scored || url > p->r->ix->nd_split_max ||
+		    !(p->r->ix->nd_split[url / 64] >> (url % 64) & 1))
+			continue;
+		if (score_cand(p, c))
+			return -1;
+		if (!p->group && heap_may_take(p, c))
+			heap_offer(p, c->score);
+	}
+	if (p->group && sure > -HUGE_VAL)
+		heap_offer(p, sure);
 	if (p->ndocs + p->ncand > p->capdocs) {
 		size_t cap = 2 * (p->ndocs + p->ncand) + 256;
 
@@ -918,7 +996,7 @@ int run_prune(struct run *r, uint32_t page_size, struct search_doc **docs, size_
 	p.r = r;
 	p.group = r->req->group;
 	p.k = (size_t)(page + 1) * page_size;
-	p.heap = xmalloc(p.k * sizeof(*p.heap));
+	p.heap = arena_alloc(r->ar, p.k * sizeof(*p.heap));
 	rc = prune_open(&p);
 	if (rc == 0)
 		rc = prune_walk(&p);
@@ -927,12 +1005,7 @@ int run_prune(struct run *r, uint32_t page_size, struct search_doc **docs, size_
 	if (rc < 0)
 		run_fail(r, "ER_INDEX", "The index could not be read.");
 	r->work.pruned++;
-	for (size_t i = 0; i < p.nsub; i++)
-		free(p.sub[i].c);
-	free(p.sub);
-	free(p.heap);
-	free(p.cand);
-	free(p.rec);
+	/* sub, their cursors, heap, cand and rec are in the query's arena. */
 	/* The phrases' matches were the last candidate's, in p. */
 	for (size_t i = 0; i < r->n_phrases; i++) {
 		r->phrases[i].key = NULL;

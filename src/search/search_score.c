@@ -483,15 +483,22 @@ static inline bool leaf_doc(struct run *r, struct leaf *l, uint64_t key, const t
 	return true;
 }
 
-/* How many of a word's n positions p are body positions in boilerplate. */
+/* How many of a word's n positions p are body positions in boilerplate:
+ * both sorted, so one walk over the two (the body's positions come
+ * first). */
 static uint32_t boiler_count(const struct doc_score *ds, const tok_pos_t *p, uint32_t n)
 {
 	uint32_t nb = 0;
+	size_t k = 0;
 
 	for (uint32_t j = 0; j < n && tok_pos_section(p[j]) == TOK_SECTION_BODY; j++) {
 		unsigned at = tok_pos_position(p[j]);
 
-		nb += blocks_range_covers(ds->bp, ds->nbp, at, at + 1);
+		while (k < ds->nbp && ds->bp[k].end <= at)
+			k++;
+		if (k == ds->nbp)
+			break;
+		nb += ds->bp[k].start <= at;
 	}
 	return nb;
 }

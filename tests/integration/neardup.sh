@@ -81,8 +81,7 @@ got=$(pages -n 1 "$conf" lighthouse)
 tap_ok "$(grep -Eqx '[abc]\.html( \+[ab]\.html)?' <<<"$got" && echo 1)" "a page of one hit: $got"
 # The same pruned (plain words; and with forms and anchor text, which are
 # pruned as well; and phrases): top-k pruning scores the pair, the fold
-# drops one, and the query is evaluated again in full; that page equals
-# the one of exhaustive scoring.
+# drops one; that page equals the one of exhaustive scoring.
 for how in 'Stemming no\nAnchorWeight 0\n' ''; do
 	printf "${how}Pruning yes\n" >"$T/pruned.conf"
 	printf "${how}Pruning no\n" >"$T/exhaustive.conf"
