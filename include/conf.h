@@ -130,7 +130,7 @@ struct conf {
 	double max_fetch_rate;    /* MaxFetchRate: pages/s of the crawl for the value mode
 	                           * (0 = no limit) */
 	/* cluster (mpseek additions) */
-	long db_connections;      /* DBConnectionsPerRank (3): 2+ = a store thread, 3+ = a link thread */
+	long db_connections;      /* DBConnectionsPerRank (4): 2+ = a store thread, 3+ = a link thread, 4+ = a claim thread */
 	long claim_batch;         /* ClaimBatchSize (0 = balance automatically) */
 	long index_threads;       /* IndexThreads: analysis threads per rank (2; 0 = inline) */
 	long max_transfers;       /* MaxTransfers: transfers in flight per rank, and the

@@ -119,7 +119,7 @@ const struct directive conf_directives[] = {
 	TIME("AddressExpiry", IDX, C(address_expiry), HOUR, 0, 30 * DAY),
 	LONG("NextDocLimit", IDX, C(next_doc_limit), 0, 0, 1000000),
 	FNW("MaxFetchRate", IDX, NOWHERE, 0, d_rate, NULL),
-	LONG("DBConnectionsPerRank", IDX, C(db_connections), 3, 1, 64),
+	LONG("DBConnectionsPerRank", IDX, C(db_connections), 4, 1, 64),
 	LONG("ClaimBatchSize", IDX, C(claim_batch), 0, 0, 100000),
 	LONG("IndexThreads", IDX, C(index_threads), 2, 0, 64),
 	LONG("MaxTransfers", IDX, C(max_transfers), 512, 1, 4096),

@@ -90,7 +90,7 @@ static void fill_load(const struct crawl *cr, struct crawl_load *l)
 	l->claims = cr->claims;
 	l->claim_seconds = cr->claim_seconds;
 	l->store_seconds = cr->store_seconds;
-	l->idle = !cr->in_hand && pending_none(cr) && !fetcher_pending(cr->f);
+	l->idle = !cr->in_hand && !claims_busy(cr) && pending_none(cr) && !fetcher_pending(cr->f);
 	l->stopping = crawl_stop_requested();
 	l->db_down = cr->db_down;
 }
@@ -188,6 +188,9 @@ static int crawl_open(struct crawl *cr)
 		/* A second connection for the store thread, if allowed. */
 		if (!cr->pl || (c->db_connections >= 2 && !(cr->st = storer_new(cr))))
 			rc = -1;
+		/* A fourth for the claim thread. */
+		if (!rc && c->db_connections >= 4 && claimer_start(cr))
+			rc = -1;
 	}
 	if (!rc)
 		rc = rv_open(cr);
@@ -284,10 +287,10 @@ static double rank_bandwidth(const struct crawl *cr)
  * fetcher failed. */
 static int crawl_loop(struct crawl *cr, double started)
 {
-	info("rank %d crawling into %s, %ld analysis thread(s), %s%s", cr->o->rank,
+	info("rank %d crawling into %s, %ld analysis thread(s), %s%s%s", cr->o->rank,
 	     delta_writer_path(cr->dw), cr->c->index_threads,
 	     cr->st ? "a store thread" : "stores in the loop",
-	     pipeline_links(cr->pl) ? ", a link thread" : "");
+	     pipeline_links(cr->pl) ? ", a link thread" : "", cr->cl ? ", a claim thread" : "");
 	cr->adv.claim_limit = -1;
 	cr->adv.due = -1;
 	while (!crawl_stop_requested() && !cr->failed) {
@@ -324,6 +327,10 @@ static int crawl_loop(struct crawl *cr, double started)
 static void crawl_wind_down(struct crawl *cr)
 {
 	cr->leaving = true;
+	/* No claim is made from now on; the claim thread's round, if one is
+	 * out, is claimed by now and left to the release of the rank's
+	 * claims (crawl_run()). */
+	claims_stop(cr);
 	if (cr->adv.cmd == CRAWL_STOP && !crawl_stop_requested())
 		info("stop requested by the master: releasing the URLs in hand");
 	if (crawl_stop_requested())
@@ -405,11 +412,13 @@ static void crawl_report(struct crawl *cr, const struct run_clock *clk)
 	     cpu_seconds(RUSAGE_SELF) - clk->started_cpu, dbs, now_monotonic() - clk->started);
 	info("rank %d claimed %llu URL(s) in %llu claim(s), at most %zu site(s) held", rank,
 	     (unsigned long long)cr->claimed, (unsigned long long)cr->claims, cr->peak_held);
-	info("rank %d waits: database %.2f s claims, %.2f s link inserts (%.2f s more in the "
+	info("rank %d waits: database %.2f s claims (%.2f s more in the claim thread, %llu "
+	     "rounds), %.2f s link inserts (%.2f s more in the "
 	     "link thread, %llu batches), %.2f s stores "
 	     "(%.2f s in the store thread, %.2f s waited for), %.2f s clone lookups; "
 	     "%.2f s delta log syncs; all slots in use: %.2f s waited for analyses, %.2f s "
-	     "for the link thread alone", rank, cr->claim_seconds, cr->links_seconds,
+	     "for the link thread alone", rank, cr->claim_seconds, cr->claim_thread_seconds,
+	     (unsigned long long)cr->claim_rounds, cr->links_seconds,
 	     cr->links_thread_seconds, (unsigned long long)cr->links_batches,
 	     cr->store_seconds - cr->links_seconds, cr->store_thread_seconds,
 	     cr->store_wait_seconds, cr->origin_seconds, cr->sync_seconds, cr->pipe_wait_seconds,
@@ -440,6 +449,7 @@ static int crawl_close(struct crawl *cr)
 
 	storer_wait(cr);
 	storer_free(cr->st);
+	claimer_free(cr);
 	pipeline_free(cr->pl);
 	rv_close(cr);
 	fetcher_free(cr->f);

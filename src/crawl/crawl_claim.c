@@ -2,16 +2,20 @@
  *
  * Owns the site leases of the rank (taken, supplied, handed over to an idle
  * rank, released) and the size of each claim (doc/CLUSTER.md "Site-affine",
- * "Balance").  The claimed URLs go to job_admit() (crawl_robots.c); when to
- * claim is the loop's (crawl.c) and the analysis threads' (crawl_threads.c).
+ * "Balance"), and the claim thread that claims the held sites' refills on
+ * a connection of its own (doc/CRAWL.md "Width").  The claimed URLs go to
+ * job_admit() (crawl_robots.c); when to claim is the loop's (crawl.c) and
+ * the analysis threads' (crawl_threads.c).
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "conf.h"
 #include "crawl.h"
+#include "fetch.h"
 #include "log.h"
 #include "seen.h"
 #include "util.h"
@@ -41,6 +45,8 @@
 /* After a claim that brought nothing: wait this long before asking again. */
 #define CLAIM_IDLE_WAIT 0.5
 
+static long claims_asked(const struct crawl *cr);
+
 /* URLs the rank may claim now: room in hand, and what -n (alone) or the
  * coordinator's claim_limit allow. */
 static long claim_room(const struct crawl *cr)
@@ -49,19 +55,22 @@ static long claim_room(const struct crawl *cr)
 	 * to IN_HAND_MAX whatever MaxTransfers says. */
 	size_t most = cr->max_held * SITE_BATCH < IN_HAND_MAX ? cr->max_held * SITE_BATCH
 							      : IN_HAND_MAX;
-	long room;
+	/* The URLs the claim thread's round asks for are as good as in hand. */
+	long room, asked = claims_asked(cr);
 
 	/* NextDocLimit: ASPseek's URLs read from the database at a time, here
 	 * the URLs a rank holds claimed at once. */
 	if (cr->c->next_doc_limit > 0 && (size_t)cr->c->next_doc_limit < most)
 		most = (size_t)cr->c->next_doc_limit;
-	room = (long)most - (long)cr->in_hand;
+	room = (long)most - (long)cr->in_hand - asked;
 
 	if (cr->o->hooks) {
-		if (cr->adv.claim_limit >= 0 && cr->adv.claim_limit - (int64_t)cr->claimed < room)
-			room = (long)(cr->adv.claim_limit - (int64_t)cr->claimed);
-	} else if (cr->o->max_docs > 0 && cr->o->max_docs - cr->docs - (long)cr->in_hand < room) {
-		room = cr->o->max_docs - cr->docs - (long)cr->in_hand;
+		if (cr->adv.claim_limit >= 0 &&
+		    cr->adv.claim_limit - (int64_t)cr->claimed - asked < room)
+			room = (long)(cr->adv.claim_limit - (int64_t)cr->claimed - asked);
+	} else if (cr->o->max_docs > 0 &&
+		   cr->o->max_docs - cr->docs - (long)cr->in_hand - asked < room) {
+		room = cr->o->max_docs - cr->docs - (long)cr->in_hand - asked;
 	}
 	return room;
 }
@@ -106,40 +115,30 @@ static int cmp_round_site(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Claim the URLs of the sites of round r (held by the rank, or about to be)
- * in one transaction, and admit them.  Each site's got is set.  Returns the
- * number of URLs claimed. */
-static int claim_sites(struct crawl *cr, struct claim_round *r)
+/* Sort round r by site (the order db_claim_sites_urls() wants) into ids[]
+ * and want[].  Returns the URLs it asks for. */
+static int round_prepare(struct claim_round *r, unsigned *ids, int *want)
 {
-	unsigned ids[CLAIM_ROUND];
-	int want[CLAIM_ROUND], got[CLAIM_ROUND], total = 0, n;
-	struct db_url *rows;
-	double t0 = now_monotonic();
+	int total = 0;
 
-	if (!r->n)
-		return 0;
 	qsort(r->v, r->n, sizeof(r->v[0]), cmp_round_site);
 	for (size_t i = 0; i < r->n; i++) {
 		ids[i] = r->v[i].site_id;
 		want[i] = r->v[i].want;
 		total += want[i];
 	}
-	rows = xmalloc((size_t)total * sizeof(*rows));
-	n = db_claim_sites_urls(cr->db, cr->o->rank, ids, want, (int)r->n,
-				cr->c->lease_time > 0 ? cr->c->lease_time : 900, rows, got);
-	cr->claim_seconds += now_monotonic() - t0;
-	cr->claims++;
-	if (n < 0) {
-		cr->failed = true;
-		n = 0;
-		memset(got, 0, sizeof(got));
-	}
+	return total;
+}
+
+/* Count and admit the n rows claimed for round r (each site's got set). */
+static void claim_admit(struct crawl *cr, const struct claim_round *r, const struct db_url *rows,
+			int n)
+{
 	/* Counted before admission: job_admit() may finish a job at once. */
 	for (size_t i = 0; i < r->n; i++) {
 		struct held *h = held_find(cr, r->v[i].site_id);
 
-		r->v[i].got = got[i];
-		h->in_hand += (size_t)got[i];
+		h->in_hand += (size_t)r->v[i].got;
 	}
 	cr->in_hand += (size_t)n;
 	cr->claimed += (uint64_t)n;
@@ -157,8 +156,264 @@ static int claim_sites(struct crawl *cr, struct claim_round *r)
 		}
 		job_admit(cr, j);
 	}
+}
+
+/* Claim the URLs of the sites of round r (held by the rank, or about to be)
+ * in one transaction, and admit them.  Each site's got is set.  Returns the
+ * number of URLs claimed. */
+static int claim_sites(struct crawl *cr, struct claim_round *r)
+{
+	unsigned ids[CLAIM_ROUND];
+	int want[CLAIM_ROUND], got[CLAIM_ROUND], total, n;
+	struct db_url *rows;
+	double t0 = now_monotonic();
+
+	if (!r->n)
+		return 0;
+	total = round_prepare(r, ids, want);
+	rows = xmalloc((size_t)total * sizeof(*rows));
+	n = db_claim_sites_urls(cr->db, cr->o->rank, ids, want, (int)r->n,
+				cr->c->lease_time > 0 ? cr->c->lease_time : 900, rows, got);
+	cr->claim_seconds += now_monotonic() - t0;
+	cr->claims++;
+	if (n < 0) {
+		cr->failed = true;
+		n = 0;
+		memset(got, 0, sizeof(got));
+	}
+	for (size_t i = 0; i < r->n; i++)
+		r->v[i].got = got[i];
+	claim_admit(cr, r, rows, n);
 	free(rows);
 	return n;
+}
+
+/* ---- the claim thread ------------------------------------------------------------ */
+
+/* With DBConnectionsPerRank 4 or more (and IndexThreads > 0) the rounds of
+ * claims for the held sites running low (supply_held()) leave the loop: a
+ * round is handed to the claim thread, which runs db_claim_sites_urls() on
+ * its own connection while the loop goes on fetching and committing, and
+ * wakes the loop when it is claimed (fetcher_wakeup()); the loop admits its
+ * URLs (claims_collect()).  One round at a time.  Its sites are marked
+ * (held.claiming): no other claim asks for them, none is released or handed
+ * over meanwhile; the URLs it asks for count in claim_room().  A site runs
+ * low with SITE_LOW URLs still to fetch, so the round (2-3 ms) is claimed
+ * before it runs dry. */
+enum claimer_state {
+	CLAIMS_IDLE,                 /* no round: the loop may hand one over */
+	CLAIMS_BUSY,                 /* the thread claims the round */
+	CLAIMS_DONE,                 /* claimed: the loop admits it */
+};
+
+struct claimer {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;           /* a round handed over or claimed, or quit */
+	pthread_t thread;
+	bool started, quit;
+	enum claimer_state state;    /* under mu */
+	struct db *db;
+	struct fetcher *f;           /* woken when a round is claimed */
+	int rank;
+	long lease;
+	/* The round: the loop's while IDLE or DONE, the thread's while BUSY. */
+	struct claim_round r;        /* sorted by site; got set by the thread */
+	struct db_url *rows;         /* its claimed rows */
+	int n;                       /* db_claim_sites_urls()'s answer */
+	double seconds;              /* its wall time */
+	/* The loop's alone. */
+	bool handed;                 /* a round is out (not collected yet) */
+	long asked;                  /* the URLs it asks for */
+};
+
+static void *claim_thread(void *arg)
+{
+	struct claimer *cl = arg;
+
+	pthread_setname_np(pthread_self(), "mpseek-claims");
+	pthread_mutex_lock(&cl->mu);
+	for (;;) {
+		unsigned ids[CLAIM_ROUND];
+		int want[CLAIM_ROUND], got[CLAIM_ROUND], n;
+		double t0;
+
+		while (cl->state != CLAIMS_BUSY && !cl->quit)
+			pthread_cond_wait(&cl->cv, &cl->mu);
+		if (cl->state != CLAIMS_BUSY)
+			break;
+		pthread_mutex_unlock(&cl->mu);
+		for (size_t i = 0; i < cl->r.n; i++) {
+			ids[i] = cl->r.v[i].site_id;
+			want[i] = cl->r.v[i].want;
+		}
+		t0 = now_monotonic();
+		n = db_claim_sites_urls(cl->db, cl->rank, ids, want, (int)cl->r.n, cl->lease,
+					cl->rows, got);
+		for (size_t i = 0; i < cl->r.n; i++)
+			cl->r.v[i].got = n < 0 ? 0 : got[i];
+		pthread_mutex_lock(&cl->mu);
+		cl->n = n;
+		cl->seconds = now_monotonic() - t0;
+		cl->state = CLAIMS_DONE;
+		pthread_cond_broadcast(&cl->cv);
+		fetcher_wakeup(cl->f);
+	}
+	pthread_mutex_unlock(&cl->mu);
+	return NULL;
+}
+
+int claimer_start(struct crawl *cr)
+{
+	struct claimer *cl = xcalloc(1, sizeof(*cl));
+	int e;
+
+	pthread_mutex_init(&cl->mu, NULL);
+	pthread_cond_init(&cl->cv, NULL);
+	cl->f = cr->f;
+	cl->rank = cr->o->rank;
+	cl->lease = cr->c->lease_time > 0 ? cr->c->lease_time : 900;
+	cr->cl = cl;
+	cl->db = crawl_db_open(cr);
+	if (!cl->db)
+		return -1;
+	e = pthread_create(&cl->thread, NULL, claim_thread, cl);
+	if (e)
+		return error("cannot start the claim thread: %s", strerror(e));
+	cl->started = true;
+	return 0;
+}
+
+static long claims_asked(const struct crawl *cr)
+{
+	return cr->cl ? cr->cl->asked : 0;
+}
+
+bool claims_busy(const struct crawl *cr)
+{
+	return cr->cl && cr->cl->handed;
+}
+
+/* Has the claim thread claimed its round? */
+static bool claims_done(const struct crawl *cr)
+{
+	struct claimer *cl = cr->cl;
+	bool done;
+
+	if (!cl || !cl->handed)
+		return false;
+	pthread_mutex_lock(&cl->mu);
+	done = cl->state == CLAIMS_DONE;
+	pthread_mutex_unlock(&cl->mu);
+	return done;
+}
+
+/* Hand round r (not empty) over to the claim thread; r is emptied. */
+static void claims_hand_over(struct crawl *cr, struct claim_round *r)
+{
+	struct claimer *cl = cr->cl;
+	unsigned ids[CLAIM_ROUND];
+	int want[CLAIM_ROUND];
+
+	cl->asked = round_prepare(r, ids, want);
+	for (size_t i = 0; i < r->n; i++)
+		held_find(cr, r->v[i].site_id)->claiming = true;
+	cl->r = *r;
+	cl->rows = xmalloc((size_t)cl->asked * sizeof(*cl->rows));
+	cl->handed = true;
+	pthread_mutex_lock(&cl->mu);
+	cl->state = CLAIMS_BUSY;
+	pthread_cond_signal(&cl->cv);
+	pthread_mutex_unlock(&cl->mu);
+	r->n = 0;
+}
+
+/* Wait until the claim thread has claimed its round (it is out); the wait
+ * counts as the loop's claim wait.  Returns db_claim_sites_urls()'s answer;
+ * the round's sites are no longer marked. */
+static int claims_wait(struct crawl *cr)
+{
+	struct claimer *cl = cr->cl;
+	double t0 = now_monotonic();
+
+	pthread_mutex_lock(&cl->mu);
+	while (cl->state == CLAIMS_BUSY)
+		pthread_cond_wait(&cl->cv, &cl->mu);
+	cl->state = CLAIMS_IDLE;
+	pthread_mutex_unlock(&cl->mu);
+	cr->claim_seconds += now_monotonic() - t0;
+	cr->claim_thread_seconds += cl->seconds;
+	cr->claim_rounds++;
+	cr->claims++;                /* claim transactions, the thread's with the loop's */
+	for (size_t i = 0; i < cl->r.n; i++) {
+		struct held *h = held_find(cr, cl->r.v[i].site_id);
+
+		if (h)
+			h->claiming = false;
+	}
+	cl->handed = false;
+	cl->asked = 0;
+	return cl->n;
+}
+
+static void supply_after(struct crawl *cr, struct claim_round *r, double now);
+
+/* The claim thread's round, once claimed (wait: wait for it): its URLs
+ * admitted, a site that got nothing released or asked again later, as
+ * after a round of the loop's.  Returns the number of URLs claimed. */
+static int claims_collect(struct crawl *cr, bool wait)
+{
+	struct claimer *cl = cr->cl;
+	int n;
+
+	if (!cl || !cl->handed || (!wait && !claims_done(cr)))
+		return 0;
+	n = claims_wait(cr);
+	if (n < 0) {
+		cr->failed = true; /* logged; every got is 0 */
+		n = 0;
+	}
+	claim_admit(cr, &cl->r, cl->rows, n);
+	free(cl->rows);
+	cl->rows = NULL;
+	supply_after(cr, &cl->r, now_monotonic());
+	return n;
+}
+
+void claims_stop(struct crawl *cr)
+{
+	struct claimer *cl = cr->cl;
+
+	if (!cl || !cl->handed)
+		return;
+	/* Its rows are leased to the rank like those in hand: the release
+	 * after the stop gives them back with the rest. */
+	if (claims_wait(cr) < 0)
+		cr->failed = true; /* logged */
+	else if (cl->n > 0)
+		debug("rank %d: the claim thread's last round (%d URL(s)) is released unfetched",
+		      cr->o->rank, cl->n);
+	free(cl->rows);
+	cl->rows = NULL;
+}
+
+void claimer_free(struct crawl *cr)
+{
+	struct claimer *cl = cr->cl;
+
+	if (!cl)
+		return;
+	claims_stop(cr);
+	pthread_mutex_lock(&cl->mu);
+	cl->quit = true;
+	pthread_cond_signal(&cl->cv);
+	pthread_mutex_unlock(&cl->mu);
+	if (cl->started)
+		pthread_join(cl->thread, NULL);
+	db_close(cl->db);
+	pthread_cond_destroy(&cl->cv);
+	pthread_mutex_destroy(&cl->mu);
+	free(cl);
+	cr->cl = NULL;
 }
 
 /* Add k URLs of site_id to round r (not full). */
@@ -199,6 +454,9 @@ bool claims_refill_due(const struct crawl *cr)
 
 	if (cr->leaving || cr->failed || crawl_stop_requested() || cr->adv.cmd == CRAWL_STOP)
 		return false;
+	/* The claim thread takes one round at a time. */
+	if (claims_busy(cr))
+		return claims_done(cr);
 	for (size_t i = 0; i < cr->nheld; i++) {
 		const struct held *h = &cr->held[i];
 
@@ -218,14 +476,11 @@ static size_t held_index(const struct crawl *cr, unsigned site_id)
 	return i;
 }
 
-/* Claim round r for held sites, then: a site that got nothing is released
- * when nothing of it is in hand, else asked again after CLAIM_IDLE_WAIT.
- * Every site of r sits at an index the caller has visited (releases move
- * the last entry down).  Returns the number of URLs claimed. */
-static int supply_round(struct crawl *cr, struct claim_round *r, double now)
+/* After round r of held sites was claimed: a site that got nothing is
+ * released when nothing of it is in hand, else asked again after
+ * CLAIM_IDLE_WAIT. */
+static void supply_after(struct crawl *cr, struct claim_round *r, double now)
 {
-	int got = claim_sites(cr, r);
-
 	for (size_t k = 0; k < r->n; k++) {
 		size_t i = held_index(cr, r->v[k].site_id);
 
@@ -237,6 +492,23 @@ static int supply_round(struct crawl *cr, struct claim_round *r, double now)
 			cr->held[i].next_try = now + CLAIM_IDLE_WAIT;
 	}
 	r->n = 0;
+}
+
+/* Claim round r for held sites, then supply_after().  Every site of r sits
+ * at an index the caller has visited (releases move the last entry down).
+ * thread: hand it over to the claim thread instead (0 now).  Returns the
+ * number of URLs claimed. */
+static int supply_round(struct crawl *cr, struct claim_round *r, double now, bool thread)
+{
+	int got;
+
+	if (thread) {
+		if (r->n)
+			claims_hand_over(cr, r);
+		return 0;
+	}
+	got = claim_sites(cr, r);
+	supply_after(cr, r, now);
 	return got;
 }
 
@@ -246,7 +518,9 @@ static int supply_round(struct crawl *cr, struct claim_round *r, double now)
 static int supply_held(struct crawl *cr, bool force, double now, long batch, bool *draining)
 {
 	struct claim_round r = { 0 };
-	bool handover;
+	/* force: the rank decides whether it is done, from claims made now
+	 * (the claim thread's round was collected before). */
+	bool handover, thread = cr->cl && !force, busy = claims_busy(cr);
 	long room, planned = 0, k;
 	int got = 0;
 
@@ -261,8 +535,9 @@ static int supply_held(struct crawl *cr, bool force, double now, long batch, boo
 		/* More when the fetcher is about to run out of the site's
 		 * pages, not when they are all finished: those in analysis
 		 * and being committed need no more fetching (pages waiting
-		 * for robots.txt do). */
-		if (unfetched(h) > SITE_LOW)
+		 * for robots.txt do).  Not while the claim thread claims for
+		 * it. */
+		if (unfetched(h) > SITE_LOW || h->claiming)
 			continue;
 		if (handover) {
 			h->draining = *draining = true;
@@ -276,10 +551,12 @@ static int supply_held(struct crawl *cr, bool force, double now, long batch, boo
 				held_release(cr, i);
 			continue;
 		}
-		if (!force && now < h->next_try)
+		/* The claim thread takes one round at a time: the next
+		 * waits for it. */
+		if ((!force && now < h->next_try) || busy || (thread && r.n == CLAIM_ROUND))
 			continue;
 		if (r.n == CLAIM_ROUND) {
-			got += supply_round(cr, &r, now);
+			got += supply_round(cr, &r, now, false);
 			planned = 0;
 			room = claim_room(cr);
 			if (room <= 0)
@@ -291,7 +568,7 @@ static int supply_held(struct crawl *cr, bool force, double now, long batch, boo
 		round_add(&r, h->site_id, k);
 		planned += k;
 	}
-	return got + supply_round(cr, &r, now);
+	return got + supply_round(cr, &r, now, thread);
 }
 
 /* Claim round r for sites just added to the held ones: a site that got
@@ -431,8 +708,11 @@ int claims_refill(struct crawl *cr, bool force)
 
 	if (cr->o->given)
 		return claims_given(cr);
+	/* force: the rank decides whether it is done: the claim thread's
+	 * round is waited for, and this pass claims in the loop. */
+	got = claims_collect(cr, force);
 	batch = site_batch(cr);
-	got = supply_held(cr, force, now, batch, &draining);
+	got += supply_held(cr, force, now, batch, &draining);
 
 	room = claim_room(cr);
 	if (draining || cr->nheld >= cr->max_held || room <= 0 || (!force && now < cr->next_pick))

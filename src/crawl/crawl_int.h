@@ -14,12 +14,13 @@
  *   crawl_robots.c   a claimed job's admission (robots.txt first) and
  *                    submission to the fetcher; robots.txt; redirects
  *   crawl_commit.c   a fetch result into an outcome (page_commit())
- *   crawl_claim.c    claims: site leases and batches of due URLs
+ *   crawl_claim.c    claims: site leases and batches of due URLs; the claim thread
  *   crawl_threads.c  the analysis threads (results committed in order per site)
  *   crawl.c          the loop: crawl_run()
  *
  * The two pure rooms run on the analysis threads too; the rest runs on the
- * loop thread, but for the store thread's own body (crawl_store.c).
+ * loop thread, but for the store thread's own body (crawl_store.c) and the
+ * claim thread's (crawl_claim.c).
  */
 #ifndef MPSEEK_CRAWL_INT_H
 #define MPSEEK_CRAWL_INT_H
@@ -43,6 +44,7 @@
 #define PENDING_MAX 64
 #define PENDING_MAX_AGE 2.0
 
+struct claimer;
 struct fetcher;
 struct origins;
 struct pipeline;
@@ -92,6 +94,7 @@ struct held {
 	size_t in_hand;              /* claimed URLs of the site not finished */
 	size_t delivered;            /* of those, pages fetched (in analysis or commit) */
 	bool draining;               /* handed over: no more claims, released at 0 */
+	bool claiming;               /* in the claim thread's round: no other claim asks */
 	double next_try;             /* monotonic time of the next claim for it */
 	double delay;                /* politeness delay owed to the host at release */
 	long at_once;                /* MaxDocsAtOnce of its URLs (0: no cap or not known) */
@@ -282,6 +285,8 @@ struct crawl {
 	struct pipeline *pl;         /* the analysis threads, NULL with IndexThreads 0 */
 	struct storer *st;           /* the store thread: NULL with IndexThreads 0 or
 	                              * DBConnectionsPerRank 1 */
+	struct claimer *cl;          /* the claim thread: NULL with IndexThreads 0 or
+	                              * DBConnectionsPerRank 3 or fewer (crawl_claim.c) */
 	long docs;                   /* pages processed, for -n */
 	size_t in_hand;              /* jobs claimed and not finished */
 	bool failed;                 /* the rank cannot go on */
@@ -299,6 +304,8 @@ struct crawl {
 	size_t origins_used;         /* entries of the held sites' clone tables */
 	uint64_t claimed, claims;    /* URLs claimed, claim transactions */
 	double claim_seconds, store_seconds;
+	double claim_thread_seconds; /* wall time of the claim thread's rounds */
+	uint64_t claim_rounds;       /* rounds claimed by the claim thread */
 	double origin_seconds;       /* wall time in clone lookups */
 	uint64_t origin_pend;        /* clone checks answered by the outcomes not stored */
 	uint64_t origin_mem;         /* ... by a clone table */
@@ -551,8 +558,18 @@ int rv_batch(struct crawl *cr, struct pending *v, size_t n);
  * after empty claims.  Returns the number of URLs claimed. */
 int claims_refill(struct crawl *cr, bool force);
 /* Is a held site about to run out of pages for the fetcher while it may
- * claim more? */
+ * claim more, or is the claim thread's round claimed? */
 bool claims_refill_due(const struct crawl *cr);
+/* Start the claim thread on a connection of its own (DBConnectionsPerRank 4
+ * or more).  0, or -1 after logging. */
+int claimer_start(struct crawl *cr);
+/* Is a round with the claim thread (its URLs not in hand yet)? */
+bool claims_busy(const struct crawl *cr);
+/* The crawl stops: wait for the claim thread's round and drop it (its URLs
+ * are claimed under the rank: db_release_claims() gives them back). */
+void claims_stop(struct crawl *cr);
+/* Stop the claim thread and close its connection (claims_stop() first). */
+void claimer_free(struct crawl *cr);
 
 /* ---- crawl_threads.c: the analysis threads -------------------------------------- */
 

@@ -7,6 +7,9 @@
 #     index has the same postings, compared by URL;
 #   * the link thread (DBConnectionsPerRank 3) inserts the new links in
 #     batches and stores the same rows; one connection has no link thread;
+#   * the claim thread (DBConnectionsPerRank 4, the default) claims the held
+#     sites' refills in rounds on a fourth connection and stores the rows of
+#     DBConnectionsPerRank 3 (the loop claims); with 3 there is none;
 #   * new links' ids read off the INSERT's auto-increment block are those a
 #     SELECT finds (auto_increment_increment 2 forces the SELECT);
 #   * the link cache changes nothing: DebugLevel debug (no cache) stores the
@@ -19,7 +22,8 @@
 #   * SIGTERM and `mpseek-index -E` during a threaded crawl (a slow generated
 #     web, tests/servers/treeweb.py) lose nothing: exit 0, every claim
 #     released, and a rerun stores every page without fetching again any
-#     page stored before the stop.
+#     page stored before the stop (with the claim thread's rounds, and with
+#     DBConnectionsPerRank 3).
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 idx="$builddir/mpseek-index"
@@ -133,6 +137,18 @@ tap_ok "$(grep -q 'a store thread, a link thread' "$T/t4.log" &&
 	  echo 1)" "IndexThreads 4: a link thread inserts the new links, in batches"
 tap_ok "$(grep -Eq 'link thread, 0 batches' "$T/t2c1.log" && ! grep -q 'a link thread' "$T/t2c1.log" &&
 	  echo 1)" "DBConnectionsPerRank 1: no link thread"
+# The claim thread (DBConnectionsPerRank 4, the default) claims the refills
+# of the held sites on its own connection; with 3 the loop claims them, and
+# the stored rows are the same.
+tap_ok "$(grep -q 'a link thread, a claim thread' "$T/t4.log" &&
+	  grep -Eq 'claims \(.* s more in the claim thread, [1-9][0-9]* rounds\)' "$T/t4.log" &&
+	  echo 1)" "IndexThreads 4: a claim thread claims the held sites' refills, in rounds"
+crawl t4c3 4 "DBConnectionsPerRank 3"
+tap_is "$rc" 0 "IndexThreads 4, DBConnectionsPerRank 3: exit 0"
+tap_ok "$(grep -Eq 'claim thread, 0 rounds' "$T/t4c3.log" && ! grep -q 'a claim thread' "$T/t4c3.log" &&
+	  grep -q 'a link thread' "$T/t4c3.log" && echo 1)" \
+	"DBConnectionsPerRank 3: a link thread, no claim thread (the loop claims)"
+same_as_t0 t4c3 "" "DBConnectionsPerRank 3 (no claim thread)" index
 # The analysis sorts each page's words (an inline quicksort on 8-byte keys);
 # the delta writer counts what came unsorted and the rank warns.  The test
 # web has words that share their first 8 bytes (malformed, malformedword).
@@ -275,19 +291,21 @@ claims_left() { SQL "SELECT COUNT(*) FROM urlword WHERE index_status = 2 OR clai
 wait_requests() { for _ in $(seq 600); do [ "$(wc -l <"$T/tw.log")" -ge "$1" ] && return 0; sleep 0.1; done; return 1; }
 twice() { awk -F'\t' '$7 == 200 && $8 > 0 { print $4 $6 }' "$@" | sort | uniq -d | head -3; }
 
-# stop_test NAME HOW: a crawl with 3 analysis threads stopped after 100
-# requests by HOW (term: SIGTERM to the process; E: mpseek-index -E), then
-# a rerun.
+# stop_test NAME HOW [DIRECTIVE...]: a crawl with 3 analysis threads stopped
+# after 100 requests by HOW (term: SIGTERM to the process; E: mpseek-index
+# -E), then a rerun.
 stop_test() {
-	local name=$1 how=$2 servers=() h pid erc=0
+	local name=$1 mode=$2 how servers=() h pid erc=0
+	shift 2
+	how="$mode${*:+ ($*)}"
 	for h in $HOSTS; do servers+=("Server http://$h.localhost:$PORT/"); done
 	write_conf "$T/$name.conf" "$name" "MinDelay 0" "Robots yes" "ReadTimeOut 10" \
-		"IndexThreads 3" "${servers[@]}"
+		"IndexThreads 3" "$@" "${servers[@]}"
 	: >"$T/tw.log"
 	mpi_no_leak_check timeout 300 "$idx" "$T/$name.conf" >"$T/$name.out" 2>"$T/$name.log" &
 	pid=$!
 	wait_requests 100
-	if [ "$how" = term ]; then
+	if [ "$mode" = term ]; then
 		# $pid is the shell around timeout: signal mpseek-index itself.
 		kill -TERM "$(sed -n 's/.*mpseek-index\[\([0-9]*\)\] .*/\1/p' "$T/$name.log" | head -1)"
 	else
@@ -297,6 +315,10 @@ stop_test() {
 	tap_is "$erc $rc" "0 0" "$how: the stopped crawl exits 0"
 	tap_ok "$(grep -qE 'signal received|stop requested' "$T/$name.log" && echo 1)" "$how: the crawl says it stops"
 	tap_is "$(claims_left "$name")" 0 "$how: every claim released"
+	if [ $# = 0 ]; then
+		tap_ok "$(grep -Eq 's more in the claim thread, [1-9][0-9]* rounds' "$T/$name.log" && echo 1)" \
+			"$how: the claim thread claimed rounds before the stop"
+	fi
 	n=$(pages200 "$name")
 	tap_ok "$([ "$n" -gt 0 ] && [ "$n" -lt "$WANT" ] && echo 1)" "$how: the stop came mid-crawl ($n pages stored)"
 	# Every page fetched (200 with a body) before the stop is stored.
@@ -316,5 +338,6 @@ stop_test() {
 }
 stop_test term term
 stop_test stopE E
+stop_test term3 term "DBConnectionsPerRank 3"
 
 tap_done
