@@ -88,6 +88,8 @@ struct search_work {
 	uint64_t matched;          /* documents that matched (after the filters) */
 	uint64_t postings;         /* (word, document) pairs whose positions were decoded */
 	uint64_t scored;           /* documents fully scored */
+	uint64_t lists;            /* posting lists pruned queries walked (a word twice: once) */
+	uint64_t phrase_docs;      /* documents a pruned query searched for a phrase */
 };
 
 /* Answer one request.  Always fills *res (free with proto_results_free()):

@@ -485,6 +485,8 @@ done:
 		env->work->matched += r.work.matched;
 		env->work->postings += r.work.postings;
 		env->work->scored += r.work.scored;
+		env->work->lists += r.work.lists;
+		env->work->phrase_docs += r.work.phrase_docs;
 	}
 	run_free(&r);
 	return rc;

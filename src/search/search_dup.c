@@ -44,8 +44,13 @@ size_t run_fold_neardups(struct run *r, struct search_doc *docs, size_t n)
 	struct dup_ent *e;
 	bool *drop;
 	size_t k = 0, m = 0;
+	uint64_t groups, members;
+	unsigned bits;
 
-	if (!r->ix->nd || !n)
+	/* A generation without groups (no near-duplicates found) folds
+	 * nothing: no lookup per matching document. */
+	neardup_counts(r->ix->nd, &groups, &members, &bits);
+	if (!groups || members < 2 || !n)
 		return n;
 	e = arena_alloc(r->ar, n * sizeof(*e));
 	for (size_t i = 0; i < n; i++) {

@@ -10,7 +10,8 @@
  * headers, docinfo and PageRank, can still reach the page: a MaxScore-style
  * threshold, the page's k-th best entry so far.  The documents of one site
  * are bounded together and scored best bound first, so that grouping by
- * site (each site's best two) stays exact.  A phrase is matched in the
+ * site (each site's best two) stays exact.  A word the query has twice is
+ * walked once.  A phrase is matched in the
  * records' positions in place, its rarest word in the document first: up to
  * its first occurrence for every document that has its words (it must occur
  * for the document to match), its every occurrence only for a document that
@@ -82,6 +83,8 @@ struct pphrase {
 	size_t k;
 	size_t term[QUERY_MAX_PHRASE];
 	uint32_t d[QUERY_MAX_PHRASE];
+	uint32_t need[QUERY_MAX_PHRASE]; /* positions word i's list needs (prune_repeats()) */
+	bool repeats;              /* some need[] above 1 */
 	uint64_t key;
 	uint32_t count[4];
 };
@@ -235,6 +238,31 @@ static int sub_open(struct prune *p, struct pterm *t, const char *word, size_t l
 	return 0;
 }
 
+/* A word the query has twice on the same side (`a a`, the phrase "b a
+ * b"): t reads the lists of the first, which are at the same records
+ * whenever t's would be, rather than walking them a second time.  Its
+ * forms and anchor word are the first's (the same word, both over all
+ * sections: term_ok()).  Whether t is such a word. */
+static bool term_alias(struct prune *p, struct pterm *t)
+{
+	const struct leaf *l = t->l;
+
+	for (size_t i = 0; i < p->nt; i++) {
+		const struct pterm *o = &p->t[i];
+
+		if (o == t || o->l->positive != l->positive || o->l->n_forms != l->n_forms ||
+		    o->l->anchored != l->anchored || strcmp(o->l->node->word, l->node->word))
+			continue;
+		t->first = o->first;
+		t->ns = o->ns;
+		t->cost = o->cost;
+		t->l->df = o->l->df;
+		t->l->idf = o->l->idf;
+		return true;
+	}
+	return false;
+}
+
 /* Word l's lists: its own word, its forms, its anchor word.  Its idf as
  * load_leaves() gives it (term_ok()).  0 or -1. */
 static int term_open(struct prune *p, struct pterm *t, struct leaf *l)
@@ -246,6 +274,8 @@ static int term_open(struct prune *p, struct pterm *t, struct leaf *l)
 	t->l = l;
 	t->first = p->nsub;
 	run_leaf_words(r, l);
+	if (term_alias(p, t))
+		return 0;
 	if (sub_open(p, t, l->node->word, strlen(l->node->word), SUB_OWN, &own))
 		return -1;
 	for (size_t i = 1; i < l->n_words && l->n_forms; i++)
@@ -258,6 +288,45 @@ static int term_open(struct prune *p, struct pterm *t, struct leaf *l)
 	l->df = own ? own : anc;
 	l->idf = search_idf(storage_n_docs(r->ix->st), l->df);
 	return 0;
+}
+
+/* A word twice in phrase f at different places ("b a b") needs that
+ * many positions in the document: need[i] is the number of places of
+ * word i's list in f (term_alias() gives a repeated word the same list),
+ * a test of the record's count before its positions are searched. */
+static void prune_repeats(const struct prune *p, struct pphrase *f)
+{
+	f->repeats = false;
+	for (size_t i = 0; i < f->k; i++) {
+		size_t first = p->t[f->term[i]].first;
+
+		f->need[i] = 0;
+		for (size_t j = 0; j < f->k; j++) {
+			size_t e = 0;
+
+			/* Places, not words: two at one offset need one position. */
+			while (e < j && (p->t[f->term[e]].first != first || f->d[e] != f->d[j]))
+				e++;
+			if (p->t[f->term[j]].first == first && e == j)
+				f->need[i]++;
+		}
+		f->repeats |= f->need[i] > 1;
+	}
+}
+
+/* Whether phrase f's repeated words have the positions it needs in
+ * document url of site: false when one has too few (it cannot occur). */
+static bool phrase_may(const struct prune *p, const struct pphrase *f, uint32_t site,
+		       uint32_t url)
+{
+	for (size_t i = 0; f->repeats && i < f->k; i++) {
+		const struct psub *s = &p->sub[p->t[f->term[i]].first];
+
+		if (f->need[i] > 1 && s->kind == SUB_OWN && !s->ended && s->site == site &&
+		    !s->site_done && s->url == url && s->n < f->need[i])
+			return false;
+	}
+	return true;
 }
 
 /* The query's phrases (run_prune_eligible(): each the root or a part of
@@ -282,6 +351,7 @@ static void prune_phrases(struct prune *p)
 			f->d[j] = n->offs ? n->offs[j] - n->offs[0] : (uint32_t)j;
 			f->ph->idf += l->idf;
 		}
+		prune_repeats(p, f);
 	}
 }
 
@@ -627,9 +697,13 @@ static int prune_doc(struct prune *p, uint32_t site, uint32_t url)
 			return 0;
 	}
 	/* A phrase is required: the document matches when each occurs. */
-	for (size_t i = 0; i < p->nf; i++)
+	for (size_t i = 0; i < p->nf; i++) {
+		if (!phrase_may(p, &p->f[i], site, url))
+			return 0;
+		r->work.phrase_docs++;
 		if (!phrase_match(p, &p->f[i], NULL, NULL))
 			return 0;
+	}
 	rc = storage_doc(r->ix->st, url, &d);
 	if (rc < 0)
 		return -1;
@@ -954,6 +1028,7 @@ static int prune_walk(struct prune *p)
 	size_t seen = 0;
 	int rc;
 
+	r->work.lists += p->nsub;
 	for (;;) {
 		bool skip;
 

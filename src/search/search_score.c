@@ -740,20 +740,24 @@ double run_doc_bound(const struct run *r, double text, double pr, bool in_title,
 
 double run_proximity_bound(const struct run *r, const bool *found)
 {
-	double prev = -1, sum = 0;
+	const struct leaf *prev = NULL;
+	double sum = 0;
 	size_t n = 0;
 
 	/* As score_words() and score_proximity(): consecutive positive words
 	 * outside phrases that have positions in the document (a word found
-	 * by its anchor text alone has none), each pair at distance 1 at best. */
+	 * by its anchor text alone has none), each pair at distance 1 at best.
+	 * A word beside itself (`a a`) has the same positions twice: distance
+	 * 0, which the score does not boost. */
 	for (size_t i = 0; i < r->n_leaves && n < 64; i++) {
 		const struct leaf *l = &r->leaves[i];
 
 		if (!l->positive || l->in_phrase || (found && !found[i]))
 			continue;
-		if (prev >= 0)
-			sum += r->rp.proximity * fmin(prev, l->idf);
-		prev = l->idf;
+		if (prev && (prev->node->type != l->node->type || prev->mask != l->mask ||
+			     strcmp(prev->node->word, l->node->word)))
+			sum += r->rp.proximity * fmin(prev->idf, l->idf);
+		prev = l;
 		n++;
 	}
 	return sum;

@@ -22,6 +22,8 @@
  *               -v each query's answer first ("query: Q", then as below)
  *   -W          print the work of the queries on stderr: "work queries N
  *               pruned N matched N postings N scored N" (struct search_work)
+ *               and "walked lists N phrase-docs N" (pruned queries' posting
+ *               lists, documents searched for a phrase)
  * Every answer is also encoded and decoded as searchd would send it
  * ("ERROR WIRE ..." when that fails).
  * Output: "ERROR token message" or one line "total_urls total_results
@@ -372,6 +374,9 @@ int main(int argc, char **argv)
 				"work queries %" PRIu64 " pruned %" PRIu64 " matched %" PRIu64
 				" postings %" PRIu64 " scored %" PRIu64 "\n",
 				work.queries, work.pruned, work.matched, work.postings, work.scored);
+		if (o.work)
+			fprintf(stderr, "walked lists %" PRIu64 " phrase-docs %" PRIu64 "\n",
+				work.lists, work.phrase_docs);
 		arena_free(&ar);
 	}
 out:

@@ -80,6 +80,7 @@ last_or = len(out)
 # (doc/SEARCH.md, "Top-k pruning").  With a third argument, they are
 # written there too.
 grams = {2: {}, 3: {}}
+rgrams = {}
 for u in docs:
     at = {}
     for w in by_doc.get(u, []):
@@ -90,6 +91,8 @@ for u in docs:
             g = [at.get(p + i) for i in range(k)]
             if None not in g and len(set(g)) == k:
                 grams[k].setdefault(" ".join(g), set()).add(u)
+            elif None not in g:
+                rgrams.setdefault(" ".join(g), set()).add(u)
 phr = []
 for k in (2, 3):
     by_df = sorted(grams[k], key=lambda g: (len(grams[k][g]), g))
@@ -103,6 +106,41 @@ for i, g in enumerate(sorted(set(phr))):
     out.append('%s "%s"' % (ws[0], g))
     out.append('"%s" -%s' % (g, ws[-1]))
     out.append('"%s" "%s"' % (g, phr[(i * 7 + 1) % len(phr)]))
+# A word twice (term_alias(): its lists walked once): `w w`, `w x w`,
+# `x -w -w`, words with anchor text or forms twice; and phrases with a word
+# twice, those of the pages ("x y x", "w w") and a phrase of the pages with
+# its first word again after it (on few pages: most of its documents have
+# that word once, and prune_repeats() skips them).  With a fourth argument,
+# the single words, the same words twice, the phrases with a word twice and
+# (a comment) how many documents have every word of those phrases go there.
+rep = []
+for u in docs[::max(1, len(docs) // 40)]:
+    ws = sorted(by_doc.get(u, []), key=lambda w: (-len(post[w]), w))
+    if len(ws) >= 3:
+        rep.append((ws[0], ws[len(ws) // 2]))
+twice = [w for w, _ in rep] + anchored[::max(1, len(anchored) // 10)] + \
+    formed[::max(1, len(formed) // 10)]
+twice = sorted(set(w for w in twice if w in post))
+for w, x in rep:
+    out.append("%s %s %s" % (w, x, w))
+    out.append("%s -%s -%s" % (w, x, x))
+out += ["%s %s" % (w, w) for w in twice]
+rph = sorted(rgrams, key=lambda g: (len(rgrams[g]), g))
+rph = rph[:20] + rph[-20:]
+rph += ["%s %s" % (g, g.split()[0]) for g in sorted(grams[2])[::max(1, len(grams[2]) // 40)]]
+rph = sorted(set('"%s"' % g for g in rph))
+out += rph
+if len(sys.argv) > 4:
+    with open(sys.argv[4], "w", encoding="utf-8") as f:
+        have = 0
+        for q in rph:
+            ws = set(q.strip('"').split())
+            have += len(set.intersection(*(set(post[w]) for w in ws)))
+        print("# %d" % have, file=f)
+        for w in twice:
+            print("1\t%s\n2\t%s %s" % (w, w, w), file=f)
+        for q in rph:
+            print("p\t%s" % q, file=f)
 if len(sys.argv) > 3:
     with open(sys.argv[3], "w", encoding="utf-8") as f:
         for q in sorted(set(out)):

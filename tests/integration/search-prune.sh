@@ -49,7 +49,7 @@ mdb_sql "SELECT url_id, url FROM urlword" prune >"$T/urls.tsv"
 "$PY" "$srcdir/tests/integration/search-oracle.py" "$T/dump.tsv" "$T/urls.tsv" "$WEB_PORT" |
 	cut -f1 >"$T/q"
 grep -v '^#' "$srcdir/tests/data/mrr/known-items.tsv" | cut -f2 >>"$T/q"
-"$PY" "$srcdir/tests/integration/search-prune.py" "$T/dump.tsv" "$T/orq" "$T/phq" >>"$T/q" \
+"$PY" "$srcdir/tests/integration/search-prune.py" "$T/dump.tsv" "$T/orq" "$T/phq" "$T/rep" >>"$T/q" \
 	2>"$T/gen.log"
 # Phrases with site: too (the site's filter beside the phrase's matching).
 head -40 "$T/phq" | sed "s|\$| site:127.0.0.1:$WEB_PORT|" >>"$T/q"
@@ -95,6 +95,36 @@ tap_diag "phrases: $p of $q queries pruned; $m matched ($xm); scored $pscored of
 	"postings decoded $ppost of $xpost"
 tap_ok "$([ "$p" = "$nphq" ] && [ "$m" = "$xm" ] && [ "$pscored" -lt "$xscored" ] && echo 1)" \
 	"phrases: every query pruned, the same matches, fewer documents scored"
+
+# A word twice walks its lists once (term_alias()), and a phrase with a
+# word twice is searched only in the documents that have the word as often
+# (prune_repeats()), with no proximity bound between itself and itself
+# (run_proximity_bound()): with every word a plain word, `w w` walks as many
+# lists as `w`, and fewer documents are searched for those phrases than
+# have all their words (the pages are compared below with the others).
+printf 'Stemming no\nAnchorWeight 0\n' >"$T/plain.conf"
+for k in 1 2 p; do
+	grep "^$k"$'\t' "$T/rep" | cut -f2 >"$T/rep$k"
+	"$tool" -b -W -S "$T/plain.conf" "$conf" "$T/rep$k" >/dev/null 2>"$T/rep$k.w"
+done
+have=$(sed -n 's/^# //p' "$T/rep")
+read -r _ _ l1 _ _ < <(grep '^walked' "$T/rep1.w")
+read -r _ _ l2 _ _ < <(grep '^walked' "$T/rep2.w")
+read -r _ _ _ _ pd < <(grep '^walked' "$T/repp.w")
+read -r _ _ _ _ _ _ _ _ _ _ s2 < <(grep '^work' "$T/rep2.w")
+printf 'Stemming no\nAnchorWeight 0\nProximityBoost 0\n' >"$T/noprox.conf"
+"$tool" -b -W -S "$T/noprox.conf" "$conf" "$T/rep2" >/dev/null 2>"$T/rep2z.w"
+read -r _ _ _ _ _ _ _ _ _ _ s2z < <(grep '^work' "$T/rep2z.w")
+tap_diag "a word twice: $l2 lists walked, $s2 documents scored ($s2z with ProximityBoost 0)" \
+	"for $(wc -l <"$T/rep2") queries ($l1 lists for the word once);" \
+	"$(wc -l <"$T/repp") phrases with a word twice: $pd documents searched, $have have their words"
+tap_ok "$([ "${l1:-0}" -gt 0 ] && [ "$l1" = "$l2" ] && echo 1)" "a word twice walks its lists once"
+# ... and is bounded without a proximity boost (its distance to itself is
+# 0): as many documents scored as with ProximityBoost 0.
+tap_ok "$([ "${s2z:-0}" -gt 0 ] && [ "${s2:-0}" = "$s2z" ] && echo 1)" \
+	"a word twice: no proximity in its bound, as many documents scored as without the boost"
+tap_ok "$([ "${pd:-0}" -gt 0 ] && [ "$pd" -lt "${have:-0}" ] && echo 1)" \
+	"a phrase with a word twice: only documents with it as often are searched"
 
 # name, then search-tool's options; @PLAIN@: with `Stemming no` and
 # `AnchorWeight 0` (every word a plain word).
