@@ -1255,8 +1255,6 @@ static int write_generation(struct merge *m)
 		if (!rc)
 			rc = merge_write_stems(m->c, m->dir);
 		if (!rc)
-			merge_write_boiler(m->c, m->dir, m->cap);
-		if (!rc)
 			rc = merge_write_neardup(m->c, m->db, m->dir);
 		if (!rc && m->db)
 			rc = update_wordurl(m->db, m->old, m->dir, m->gen, m->cur);
