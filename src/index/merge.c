@@ -530,8 +530,10 @@ static int collect(struct part_build *b, const unsigned char *rec)
 	}
 	w = &b->w[b->n - 1];
 	w->n++;
-	if (fwrite(rec + 2, 1, 10, b->tmp) != 10 ||
-	    fwrite(rec + POST_FIXED + wl, 1, 4 * np, b->tmp) != 4 * np)
+	/* Unlocked: the stream is this thread's, and the lock of every call
+	 * was ~4% of a merge's CPU (here and in write_word()'s reads). */
+	if (fwrite_unlocked(rec + 2, 1, 10, b->tmp) != 10 ||
+	    fwrite_unlocked(rec + POST_FIXED + wl, 1, 4 * np, b->tmp) != 4 * np)
 		return error_errno("merge: cannot write %s", b->tmp_path);
 	b->off += 10 + 4 * np;
 	return 0;
@@ -596,12 +598,12 @@ static int write_word(struct storage_part_writer *pw, const struct storage *old,
 		n_has = 0;                                                                  \
 		if (!left)                                                                  \
 			break;                                                              \
-		if (fread(h, 1, 10, tmp) != 10)                                             \
+		if (fread_unlocked(h, 1, 10, tmp) != 10)                                    \
 			return error("merge: temp file short");                             \
 		n_site = le_get32(h);                                                          \
 		n_url = le_get32(h + 4);                                                       \
 		n_n = le_get16(h + 8);                                                         \
-		if (fread(npos_buf, 4, n_n, tmp) != n_n)                                    \
+		if (fread_unlocked(npos_buf, 4, n_n, tmp) != n_n)                           \
 			return error("merge: temp file short");                             \
 		for (uint32_t i_ = 0; i_ < n_n; i_++)                                       \
 			npos_buf[i_] = le_get32((const unsigned char *)&npos_buf[i_]);         \
