@@ -128,7 +128,7 @@ struct merger {
 	const struct kind *k;
 	struct run *r;
 	size_t n;
-	size_t *heap, hn;       /* the runs that have a record, smallest first */
+	size_t *loser, win;     /* a loser tree over the runs (merge_sort.c) */
 	bool started;           /* heap[0]'s record was handed out */
 };
 
