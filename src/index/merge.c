@@ -1209,7 +1209,7 @@ static int build_partitions(struct merge *m)
 	x.pos = xmalloc(65536 * sizeof(*x.pos));
 	x.me = m->me;
 	x.owner = m->owner;
-	rc = merge_files(&merge_k_post, m->pfrom, m->n_pfrom, on_rec, &x);
+	rc = merge_files_piped(&merge_k_post, m->pfrom, m->n_pfrom, on_rec, &x);
 	if (!rc && x.cur >= 0) {
 		x.next = x.cur;
 		rc = build_until(&x, x.cur + 1);

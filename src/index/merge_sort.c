@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +150,141 @@ int merge_files(const struct kind *k, char **paths, size_t n,
 		rc = fn(arg, rec);
 	merger_close(&m);
 	return rc || got < 0 ? -1 : 0;
+}
+
+/* ---- the k-way merge in a thread of its own ------------------------------ */
+
+#define PIPE_CHUNK (1u << 20) /* records handed over at a time (two in flight) */
+
+/* The merging thread fills chunk 0, 1, 0, ... with whole records, the
+ * caller's thread empties them in the same order. */
+struct pipe {
+	const struct kind *k;
+	char **paths;
+	size_t n;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned char *b[2];
+	size_t len[2], cap;
+	bool full[2];
+	bool done, stop;        /* the merge ended (rc), the caller gave up */
+	int rc;
+};
+
+/* Wait until chunk i is empty (0) or the caller gave up (-1). */
+static int pipe_wait_empty(struct pipe *p, int i)
+{
+	int rc;
+
+	pthread_mutex_lock(&p->mu);
+	while (p->full[i] && !p->stop)
+		pthread_cond_wait(&p->cv, &p->mu);
+	rc = p->stop ? -1 : 0;
+	pthread_mutex_unlock(&p->mu);
+	return rc;
+}
+
+static void pipe_hand_over(struct pipe *p, int i, bool done, int rc)
+{
+	pthread_mutex_lock(&p->mu);
+	if (p->len[i])
+		p->full[i] = true;
+	if (done) {
+		p->done = true;
+		p->rc = rc;
+	}
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void *pipe_main(void *arg)
+{
+	struct pipe *p = arg;
+	struct merger m;
+	const unsigned char *rec = NULL;
+	int rc = merger_open(&m, p->k, p->paths, p->n), got = 0, i = 0;
+
+	if (!rc && pipe_wait_empty(p, i))
+		rc = -1;
+	p->len[i] = 0;
+	while (!rc && (got = merger_next(&m, &rec)) > 0) {
+		size_t len = p->k->head + (size_t)p->k->extra(rec);
+
+		if (p->len[i] + len > p->cap) {
+			pipe_hand_over(p, i, false, 0);
+			i ^= 1;
+			if (pipe_wait_empty(p, i)) {
+				rc = -1;
+				break;
+			}
+			p->len[i] = 0;
+		}
+		memcpy(p->b[i] + p->len[i], rec, len);
+		p->len[i] += len;
+	}
+	merger_close(&m);
+	pipe_hand_over(p, i, true, rc || got < 0 ? -1 : 0);
+	return NULL;
+}
+
+/* merge_files(), the merge in a thread and fn(rec) in the caller's: the
+ * merge (reading, decoding, comparing: ~half of a partition pass's CPU)
+ * overlaps what fn does, on a second core.  Records cross in two chunks
+ * of PIPE_CHUNK (at least the largest record).  Without a thread, it is
+ * merge_files().  Returns 0 or -1. */
+int merge_files_piped(const struct kind *k, char **paths, size_t n,
+		      int (*fn)(void *arg, const unsigned char *rec), void *arg)
+{
+	struct pipe p = { .k = k, .paths = paths, .n = n, .cap = PIPE_CHUNK };
+	sigset_t all, old;
+	pthread_t th;
+	int rc = 0, i = 0, e;
+
+	if (p.cap < k->max)
+		p.cap = k->max;
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.cv, NULL);
+	p.b[0] = xmalloc(p.cap);
+	p.b[1] = xmalloc(p.cap);
+	/* Signals stay with the main thread (the stop handlers, MPI's). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(&th, NULL, pipe_main, &p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e) {
+		rc = merge_files(k, paths, n, fn, arg);
+		goto out;
+	}
+	for (;;) {
+		pthread_mutex_lock(&p.mu);
+		while (!p.full[i] && !p.done)
+			pthread_cond_wait(&p.cv, &p.mu);
+		if (!p.full[i]) { /* done, and every chunk handed over was emptied */
+			rc = p.rc;
+			pthread_mutex_unlock(&p.mu);
+			break;
+		}
+		pthread_mutex_unlock(&p.mu);
+		for (size_t at = 0; at < p.len[i] && !rc; at += k->head + (size_t)k->extra(p.b[i] + at))
+			rc = fn(arg, p.b[i] + at);
+		pthread_mutex_lock(&p.mu);
+		p.full[i] = false;
+		p.stop = rc != 0;
+		pthread_cond_broadcast(&p.cv);
+		pthread_mutex_unlock(&p.mu);
+		if (rc)
+			break;
+		i ^= 1;
+	}
+	pthread_join(th, NULL);
+	if (!rc && p.rc)
+		rc = -1;
+out:
+	free(p.b[0]);
+	free(p.b[1]);
+	pthread_cond_destroy(&p.cv);
+	pthread_mutex_destroy(&p.mu);
+	return rc;
 }
 
 static int write_rec(void *arg, const unsigned char *rec)
@@ -380,7 +517,7 @@ static int sorter_reduce(struct sorter *s)
 		int rc = wr_open(&out, s->k, path);
 
 		if (!rc)
-			rc = merge_files(s->k, s->runs, k, write_rec, &out);
+			rc = merge_files_piped(s->k, s->runs, k, write_rec, &out);
 		if (wr_close(&out))
 			rc = -1;
 		for (size_t i = 0; i < k; i++) {
