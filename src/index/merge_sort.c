@@ -297,10 +297,17 @@ static int write_rec(void *arg, const unsigned char *rec)
  * stays within cap; at least FANIN_MIN, and at most FANIN_MAX and half the
  * descriptors the process may open.  Each pass over the runs reads and
  * writes all of them: with 1 MiB runs and 64 at once, a 10^6-page merge
- * read its postings three times. */
+ * read its postings three times.  A run's record buffer is k->max bytes
+ * (a posting's: ~256 KiB), but calloc()'d that large it is mapped on
+ * demand and holds pages only as far as the run's largest record reaches
+ * (a few hundred bytes): charging k->max made the fan-in 204 instead of
+ * 963 for a 64 MiB buffer, so that ~1,300 runs of a 10^6-page merge went
+ * through a pass more: 85% of them instead of 27%. */
+#define RUN_REC_CHARGE 4096 /* a record buffer's pages, as charged */
+
 static size_t sorter_fanin(size_t cap, const struct kind *k)
 {
-	size_t f = cap / (MERGE_RD_BUF + k->max);
+	size_t f = cap / (MERGE_RD_BUF + (k->max < RUN_REC_CHARGE ? k->max : RUN_REC_CHARGE));
 	struct rlimit rl;
 
 	if (f > FANIN_MAX)
