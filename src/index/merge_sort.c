@@ -156,7 +156,7 @@ int merge_files(const struct kind *k, char **paths, size_t n,
 
 #define PIPE_CHUNK (1u << 20) /* records handed over at a time (two in flight) */
 
-/* The merging thread fills chunk 0, 1, 0, ... with whole records, the
+/* A merging thread fills chunk 0, 1, 0, ... with whole records, the
  * caller's thread empties them in the same order. */
 struct pipe {
 	const struct kind *k;
@@ -227,63 +227,160 @@ static void *pipe_main(void *arg)
 	return NULL;
 }
 
-/* merge_files(), the merge in a thread and fn(rec) in the caller's: the
- * merge (reading, decoding, comparing: ~half of a partition pass's CPU)
- * overlaps what fn does, on a second core.  Records cross in two chunks
- * of PIPE_CHUNK (at least the largest record).  Without a thread, it is
- * merge_files().  Returns 0 or -1. */
+/* The caller's end of a pipe: the chunk it holds and its next record. */
+struct pstream {
+	struct pipe *p;
+	int i;                  /* the chunk next or held */
+	bool holding, have;
+	size_t at;
+	const unsigned char *rec;
+	bool whole;
+	uint64_t key[2];
+};
+
+/* A current record in s->rec: 1, 0 at the end, -1 (the merge failed). */
+static int ps_fill(struct pstream *s)
+{
+	struct pipe *p = s->p;
+	int rc = 1;
+
+	if (s->have)
+		return 1;
+	if (s->holding && s->at < p->len[s->i]) {
+		s->rec = p->b[s->i] + s->at;
+	} else {
+		pthread_mutex_lock(&p->mu);
+		if (s->holding) { /* emptied: back to the merging thread */
+			p->full[s->i] = false;
+			pthread_cond_broadcast(&p->cv);
+			s->i ^= 1;
+			s->holding = false;
+		}
+		while (!p->full[s->i] && !p->done)
+			pthread_cond_wait(&p->cv, &p->mu);
+		if (!p->full[s->i]) /* done, and every chunk handed over was emptied */
+			rc = p->rc ? -1 : 0;
+		pthread_mutex_unlock(&p->mu);
+		if (rc <= 0)
+			return rc;
+		s->holding = true;
+		s->at = 0;
+		s->rec = p->b[s->i];
+	}
+	s->have = true;
+	if (p->k->key)
+		s->whole = p->k->key(s->rec, s->key);
+	return 1;
+}
+
+static void ps_take(struct pstream *s)
+{
+	s->at += s->p->k->head + (size_t)s->p->k->extra(s->rec);
+	s->have = false;
+}
+
+/* b's record before a's (m_less()'s order; a first on a tie). */
+static bool ps_before(const struct kind *k, const struct pstream *b, const struct pstream *a)
+{
+	if (k->key) {
+		if (b->key[0] != a->key[0])
+			return b->key[0] < a->key[0];
+		if (b->whole && a->whole)
+			return b->key[1] < a->key[1];
+	}
+	return k->cmp(b->rec, a->rec) < 0;
+}
+
+static void pipe_init(struct pipe *p, const struct kind *k, char **paths, size_t n)
+{
+	memset(p, 0, sizeof(*p));
+	p->k = k;
+	p->paths = paths;
+	p->n = n;
+	p->cap = PIPE_CHUNK < k->max ? k->max : PIPE_CHUNK;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	p->b[0] = xmalloc(p->cap);
+	p->b[1] = xmalloc(p->cap);
+}
+
+static void pipe_stop(struct pipe *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->stop = true;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void pipe_free(struct pipe *p)
+{
+	free(p->b[0]);
+	free(p->b[1]);
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mu);
+}
+
+/* merge_files(), the merge in threads and fn(rec) in the caller's: with
+ * PIPE_SPLIT runs or more, two threads merge the first and the second half
+ * of them and the caller merges their two streams (the k-way merge, which
+ * reads, decodes and compares, cost three times what a partition's writer
+ * does with the records); fewer are merged by one thread.  Records cross
+ * in two chunks of PIPE_CHUNK (at least the largest record) per thread.
+ * Without threads, it is merge_files().  Returns 0 or -1. */
+#define PIPE_SPLIT 8
+
 int merge_files_piped(const struct kind *k, char **paths, size_t n,
 		      int (*fn)(void *arg, const unsigned char *rec), void *arg)
 {
-	struct pipe p = { .k = k, .paths = paths, .n = n, .cap = PIPE_CHUNK };
+	struct pipe p[2];
+	struct pstream st[2];
+	pthread_t th[2];
+	size_t np = n >= PIPE_SPLIT ? 2 : 1, half = np == 2 ? n / 2 : n, started = 0;
 	sigset_t all, old;
-	pthread_t th;
-	int rc = 0, i = 0, e;
+	int rc = 0;
 
-	if (p.cap < k->max)
-		p.cap = k->max;
-	pthread_mutex_init(&p.mu, NULL);
-	pthread_cond_init(&p.cv, NULL);
-	p.b[0] = xmalloc(p.cap);
-	p.b[1] = xmalloc(p.cap);
+	pipe_init(&p[0], k, paths, half);
+	if (np == 2)
+		pipe_init(&p[1], k, paths + half, n - half);
 	/* Signals stay with the main thread (the stop handlers, MPI's). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	e = pthread_create(&th, NULL, pipe_main, &p);
+	for (; started < np; started++)
+		if (pthread_create(&th[started], NULL, pipe_main, &p[started]))
+			break;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (e) {
+	if (started < np) {
+		for (size_t t = 0; t < started; t++) {
+			pipe_stop(&p[t]);
+			pthread_join(th[t], NULL);
+		}
 		rc = merge_files(k, paths, n, fn, arg);
 		goto out;
 	}
+	for (size_t t = 0; t < np; t++)
+		st[t] = (struct pstream){ .p = &p[t] };
 	for (;;) {
-		pthread_mutex_lock(&p.mu);
-		while (!p.full[i] && !p.done)
-			pthread_cond_wait(&p.cv, &p.mu);
-		if (!p.full[i]) { /* done, and every chunk handed over was emptied */
-			rc = p.rc;
-			pthread_mutex_unlock(&p.mu);
+		int g0 = ps_fill(&st[0]), g1 = np == 2 ? ps_fill(&st[1]) : 0, pick;
+
+		if (g0 < 0 || g1 < 0) {
+			rc = -1;
 			break;
 		}
-		pthread_mutex_unlock(&p.mu);
-		for (size_t at = 0; at < p.len[i] && !rc; at += k->head + (size_t)k->extra(p.b[i] + at))
-			rc = fn(arg, p.b[i] + at);
-		pthread_mutex_lock(&p.mu);
-		p.full[i] = false;
-		p.stop = rc != 0;
-		pthread_cond_broadcast(&p.cv);
-		pthread_mutex_unlock(&p.mu);
+		if (!g0 && !g1)
+			break;
+		pick = !g0 || (g1 && ps_before(k, &st[1], &st[0]));
+		rc = fn(arg, st[pick].rec);
 		if (rc)
 			break;
-		i ^= 1;
+		ps_take(&st[pick]);
 	}
-	pthread_join(th, NULL);
-	if (!rc && p.rc)
-		rc = -1;
+	for (size_t t = 0; t < np; t++) {
+		pipe_stop(&p[t]);
+		pthread_join(th[t], NULL);
+	}
 out:
-	free(p.b[0]);
-	free(p.b[1]);
-	pthread_cond_destroy(&p.cv);
-	pthread_mutex_destroy(&p.mu);
+	for (size_t t = 0; t < np; t++)
+		pipe_free(&p[t]);
 	return rc;
 }
 

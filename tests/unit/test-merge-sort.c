@@ -4,7 +4,8 @@
  * of their files), with empty files and one file among them; the same
  * merge with its reading in a thread (merge_files_piped()) gives the same
  * records over many chunks, stops when the caller fails and fails on a
- * damaged file, without hanging.
+ * damaged file, without hanging.  Ten files are merged by two threads,
+ * five each, and the caller (merge_sort.c's PIPE_SPLIT is 8); one by one.
  */
 #include "config.h"
 
@@ -21,7 +22,7 @@
 #include "tap.h"
 #include "util.h"
 
-#define N_FILES 7
+#define N_FILES 10
 
 static char tmp_root[256];
 
@@ -172,7 +173,7 @@ static void drop(char **paths, size_t n)
 
 static void orders(void)
 {
-	const size_t n[N_FILES] = { 40000, 0, 1, 25000, 3, 0, 60000 };
+	const size_t n[N_FILES] = { 40000, 0, 1, 25000, 3, 0, 60000, 7000, 0, 15000 };
 	struct seq want = { .fail_after = -1 }, got = { .fail_after = -1 },
 		   piped = { .fail_after = -1 }, one = { .fail_after = -1 };
 	char **paths = write_files(n, &want), **c;
@@ -181,13 +182,14 @@ static void orders(void)
 	c = copies(paths, N_FILES, "a");
 	rc = merge_files(&merge_k_post, c, N_FILES, collect, &got);
 	ok(rc == 0 && same(&got, &want),
-	   "7 files (two empty, one of one record): every record in order, ties in file "
-	   "order (%zu of %zu)", got.n, want.n);
+	   "10 files (three empty, one of one record): every record in order, ties in "
+	   "file order (%zu of %zu)", got.n, want.n);
 	drop(c, N_FILES);
 	c = copies(paths, N_FILES, "b");
 	rc = merge_files_piped(&merge_k_post, c, N_FILES, collect, &piped);
 	ok(rc == 0 && same(&piped, &want) && want.len > 4 * (1u << 20),
-	   "the same merged in a thread: the same records over %zu MB", want.len >> 20);
+	   "the same merged by two threads (5 files each) and the caller: the same "
+	   "records, ties in file order, over %zu MB", want.len >> 20);
 	drop(c, N_FILES);
 	c = copies(paths + 3, 1, "c");
 	rc = merge_files_piped(&merge_k_post, c, 1, collect, &one);
