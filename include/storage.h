@@ -142,6 +142,10 @@ int storage_open_dir(const char *gen_dir, struct storage **out, struct buf *err)
  * Everyone else refuses an old generation (storage_open_dir() says how to
  * convert it). */
 int storage_open_old(const char *gen_dir, struct storage **out, struct buf *err);
+/* Only the docinfo of the generation being written in gen_dir (no FORMAT,
+ * no partitions yet), for storage_doc() alone: the merge's boilerplate pass
+ * runs beside the partitions (doc/MERGE.md, step 8). */
+int storage_open_docinfo(const char *gen_dir, struct storage **out, struct buf *err);
 void storage_close(struct storage *s); /* accepts NULL */
 uint64_t storage_generation(const struct storage *s);
 /* Read errors (a bound check failing after open: the bytes changed under the

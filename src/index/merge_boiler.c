@@ -238,7 +238,9 @@ int merge_boiler_build(const char *gen_dir, const struct tokenizer *tok,
 	memset(stats, 0, sizeof(*stats));
 	if (!(p->share > 0))
 		return 0;
-	if (storage_open_dir(gen_dir, &st, err))
+	/* The generation is still being written (the partitions, FORMAT):
+	 * its docinfo, finished, gives the sites. */
+	if (storage_open_docinfo(gen_dir, &st, err))
 		return -1;
 	rc = docstore_open(gen_dir, &ds, err);
 	if (rc <= 0) {

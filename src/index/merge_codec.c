@@ -292,12 +292,19 @@ static bool post_key(const unsigned char *rec, uint64_t k[2])
 	const unsigned char *w = rec + POST_FIXED;
 	unsigned wlen = rec[1];
 	uint64_t x = rec[0];
+	bool nul = false;
 
-	for (unsigned i = 0; i < 7; i++)
-		x = x << 8 | (i < wlen ? w[i] : 0u);
+	/* The NUL test in the same loop: memchr() for a few bytes, once per
+	 * record sorted and per record merged, was ~4% of a merge's CPU. */
+	for (unsigned i = 0; i < 7; i++) {
+		unsigned c = i < wlen ? w[i] : 0u;
+
+		nul |= i < wlen && !c;
+		x = x << 8 | c;
+	}
 	k[0] = x;
 	k[1] = (uint64_t)le_get32(rec + 2) << 32 | le_get32(rec + 6);
-	return wlen <= 7 && !memchr(w, 0, wlen);
+	return wlen <= 7 && !nul;
 }
 
 static long post_extra(const unsigned char *p)

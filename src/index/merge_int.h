@@ -128,7 +128,7 @@ struct merger {
 	const struct kind *k;
 	struct run *r;
 	size_t n;
-	size_t *heap, hn;       /* the runs that have a record, smallest first */
+	size_t *loser, win;     /* a loser tree over the runs (merge_sort.c) */
 	bool started;           /* heap[0]'s record was handed out */
 };
 
@@ -142,6 +142,11 @@ void merger_close(struct merger *m);
 /* k-way merge of files into fn(rec) calls, in order.  Returns 0 or -1. */
 int merge_files(const struct kind *k, char **paths, size_t n,
 		int (*fn)(void *arg, const unsigned char *rec), void *arg);
+/* The same with the merge in a thread of its own, fn(rec) in the caller's
+ * (records handed over in two chunks of 1 MiB): the partitions and the
+ * passes over runs use a second core. */
+int merge_files_piped(const struct kind *k, char **paths, size_t n,
+		      int (*fn)(void *arg, const unsigned char *rec), void *arg);
 
 /* ---- the external sort ---------------------------------------------------- */
 

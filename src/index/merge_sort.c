@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,12 +34,15 @@ static int run_next(const struct kind *k, struct run *r)
 }
 
 /* Records compared by their keys, and by cmp() where the keys cannot tell
- * (struct kind); equal records in the order of their runs. */
+ * (struct kind); equal records in the order of their runs, and a run at its
+ * end after every other: a strict order, so the merge's output is one. */
 static bool m_less(const struct merger *m, size_t a, size_t b)
 {
 	const struct run *x = &m->r[a], *y = &m->r[b];
 	int c;
 
+	if (!x->has || !y->has)
+		return x->has && !y->has;
 	if (m->k->key) {
 		if (x->key[0] != y->key[0])
 			return x->key[0] < y->key[0];
@@ -51,22 +56,20 @@ static bool m_less(const struct merger *m, size_t a, size_t b)
 	return c < 0 || (c == 0 && a < b);
 }
 
-static void m_down(struct merger *m, size_t j)
+/* The tournament after run w's record changed: one comparison per level
+ * on the way from its leaf (n + w) to the root, where a binary heap made
+ * two per level on the way down (~6% of a merge's CPU went to the heap). */
+static void m_replay(struct merger *m, size_t w)
 {
-	for (;;) {
-		size_t a = 2 * j + 1, b = a + 1, s = j, t;
+	for (size_t j = (m->n + w) / 2; j >= 1; j /= 2) {
+		if (m_less(m, m->loser[j], w)) {
+			size_t t = m->loser[j];
 
-		if (a < m->hn && m_less(m, m->heap[a], m->heap[s]))
-			s = a;
-		if (b < m->hn && m_less(m, m->heap[b], m->heap[s]))
-			s = b;
-		if (s == j)
-			return;
-		t = m->heap[j];
-		m->heap[j] = m->heap[s];
-		m->heap[s] = t;
-		j = s;
+			m->loser[j] = w;
+			w = t;
+		}
 	}
+	m->win = w;
 }
 
 void merger_close(struct merger *m)
@@ -76,7 +79,7 @@ void merger_close(struct merger *m)
 		free(m->r[i].rec);
 	}
 	free(m->r);
-	free(m->heap);
+	free(m->loser);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -84,11 +87,13 @@ void merger_close(struct merger *m)
  * Returns 0, or -1 (then close it anyway). */
 int merger_open(struct merger *m, const struct kind *k, char **paths, size_t n)
 {
+	size_t *win;
+
 	memset(m, 0, sizeof(*m));
 	m->k = k;
 	m->n = n;
 	m->r = xcalloc(n ? n : 1, sizeof(*m->r));
-	m->heap = xmalloc((n ? n : 1) * sizeof(*m->heap));
+	m->loser = xcalloc(n ? n : 1, sizeof(*m->loser));
 	for (size_t i = 0; i < n; i++) {
 		/* Zeroed: an encoded file starts after a record of zeroes. */
 		m->r[i].rec = xcalloc(1, k->max);
@@ -96,30 +101,40 @@ int merger_open(struct merger *m, const struct kind *k, char **paths, size_t n)
 			return -1;
 		if (run_next(k, &m->r[i]) < 0)
 			return -1;
-		if (m->r[i].has)
-			m->heap[m->hn++] = i;
 	}
-	for (size_t j = m->hn / 2; j-- > 0;)
-		m_down(m, j);
+	if (n < 2)
+		return 0; /* m->win 0: the only run, or none (n is 0) */
+	/* A loser tree: leaf n + i is run i, node j (1 <= j < n) keeps the
+	 * loser of its two subtrees' winners, the root's winner is m->win. */
+	win = xmalloc(2 * n * sizeof(*win));
+	for (size_t i = 0; i < n; i++)
+		win[n + i] = i;
+	for (size_t j = n - 1; j >= 1; j--) {
+		size_t a = win[2 * j], b = win[2 * j + 1];
+		bool a_first = m_less(m, a, b);
+
+		win[j] = a_first ? a : b;
+		m->loser[j] = a_first ? b : a;
+	}
+	m->win = win[1];
+	free(win);
 	return 0;
 }
 
 /* 1 and *rec (borrowed until the next call), 0 at the end, -1. */
 int merger_next(struct merger *m, const unsigned char **rec)
 {
-	if (m->started && m->hn) {
-		struct run *top = &m->r[m->heap[0]];
-
-		if (run_next(m->k, top) < 0)
+	if (!m->n)
+		return 0;
+	if (m->started && m->r[m->win].has) {
+		if (run_next(m->k, &m->r[m->win]) < 0)
 			return -1;
-		if (!top->has)
-			m->heap[0] = m->heap[--m->hn];
-		m_down(m, 0);
+		m_replay(m, m->win);
 	}
 	m->started = true;
-	if (!m->hn)
-		return 0;
-	*rec = m->r[m->heap[0]].rec;
+	if (!m->r[m->win].has)
+		return 0; /* the least run is at its end: all are */
+	*rec = m->r[m->win].rec;
 	return 1;
 }
 
@@ -137,6 +152,238 @@ int merge_files(const struct kind *k, char **paths, size_t n,
 	return rc || got < 0 ? -1 : 0;
 }
 
+/* ---- the k-way merge in a thread of its own ------------------------------ */
+
+#define PIPE_CHUNK (1u << 20) /* records handed over at a time (two in flight) */
+
+/* A merging thread fills chunk 0, 1, 0, ... with whole records, the
+ * caller's thread empties them in the same order. */
+struct pipe {
+	const struct kind *k;
+	char **paths;
+	size_t n;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned char *b[2];
+	size_t len[2], cap;
+	bool full[2];
+	bool done, stop;        /* the merge ended (rc), the caller gave up */
+	int rc;
+};
+
+/* Wait until chunk i is empty (0) or the caller gave up (-1). */
+static int pipe_wait_empty(struct pipe *p, int i)
+{
+	int rc;
+
+	pthread_mutex_lock(&p->mu);
+	while (p->full[i] && !p->stop)
+		pthread_cond_wait(&p->cv, &p->mu);
+	rc = p->stop ? -1 : 0;
+	pthread_mutex_unlock(&p->mu);
+	return rc;
+}
+
+static void pipe_hand_over(struct pipe *p, int i, bool done, int rc)
+{
+	pthread_mutex_lock(&p->mu);
+	if (p->len[i])
+		p->full[i] = true;
+	if (done) {
+		p->done = true;
+		p->rc = rc;
+	}
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void *pipe_main(void *arg)
+{
+	struct pipe *p = arg;
+	struct merger m;
+	const unsigned char *rec = NULL;
+	int rc = merger_open(&m, p->k, p->paths, p->n), got = 0, i = 0;
+
+	if (!rc && pipe_wait_empty(p, i))
+		rc = -1;
+	p->len[i] = 0;
+	while (!rc && (got = merger_next(&m, &rec)) > 0) {
+		size_t len = p->k->head + (size_t)p->k->extra(rec);
+
+		if (p->len[i] + len > p->cap) {
+			pipe_hand_over(p, i, false, 0);
+			i ^= 1;
+			if (pipe_wait_empty(p, i)) {
+				rc = -1;
+				break;
+			}
+			p->len[i] = 0;
+		}
+		memcpy(p->b[i] + p->len[i], rec, len);
+		p->len[i] += len;
+	}
+	merger_close(&m);
+	pipe_hand_over(p, i, true, rc || got < 0 ? -1 : 0);
+	return NULL;
+}
+
+/* The caller's end of a pipe: the chunk it holds and its next record. */
+struct pstream {
+	struct pipe *p;
+	int i;                  /* the chunk next or held */
+	bool holding, have;
+	size_t at;
+	const unsigned char *rec;
+	bool whole;
+	uint64_t key[2];
+};
+
+/* A current record in s->rec: 1, 0 at the end, -1 (the merge failed). */
+static int ps_fill(struct pstream *s)
+{
+	struct pipe *p = s->p;
+	int rc = 1;
+
+	if (s->have)
+		return 1;
+	if (s->holding && s->at < p->len[s->i]) {
+		s->rec = p->b[s->i] + s->at;
+	} else {
+		pthread_mutex_lock(&p->mu);
+		if (s->holding) { /* emptied: back to the merging thread */
+			p->full[s->i] = false;
+			pthread_cond_broadcast(&p->cv);
+			s->i ^= 1;
+			s->holding = false;
+		}
+		while (!p->full[s->i] && !p->done)
+			pthread_cond_wait(&p->cv, &p->mu);
+		if (!p->full[s->i]) /* done, and every chunk handed over was emptied */
+			rc = p->rc ? -1 : 0;
+		pthread_mutex_unlock(&p->mu);
+		if (rc <= 0)
+			return rc;
+		s->holding = true;
+		s->at = 0;
+		s->rec = p->b[s->i];
+	}
+	s->have = true;
+	if (p->k->key)
+		s->whole = p->k->key(s->rec, s->key);
+	return 1;
+}
+
+static void ps_take(struct pstream *s)
+{
+	s->at += s->p->k->head + (size_t)s->p->k->extra(s->rec);
+	s->have = false;
+}
+
+/* b's record before a's (m_less()'s order; a first on a tie). */
+static bool ps_before(const struct kind *k, const struct pstream *b, const struct pstream *a)
+{
+	if (k->key) {
+		if (b->key[0] != a->key[0])
+			return b->key[0] < a->key[0];
+		if (b->whole && a->whole)
+			return b->key[1] < a->key[1];
+	}
+	return k->cmp(b->rec, a->rec) < 0;
+}
+
+static void pipe_init(struct pipe *p, const struct kind *k, char **paths, size_t n)
+{
+	memset(p, 0, sizeof(*p));
+	p->k = k;
+	p->paths = paths;
+	p->n = n;
+	p->cap = PIPE_CHUNK < k->max ? k->max : PIPE_CHUNK;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	p->b[0] = xmalloc(p->cap);
+	p->b[1] = xmalloc(p->cap);
+}
+
+static void pipe_stop(struct pipe *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->stop = true;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void pipe_free(struct pipe *p)
+{
+	free(p->b[0]);
+	free(p->b[1]);
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mu);
+}
+
+/* merge_files(), the merge in threads and fn(rec) in the caller's: with
+ * PIPE_SPLIT runs or more, two threads merge the first and the second half
+ * of them and the caller merges their two streams (the k-way merge, which
+ * reads, decodes and compares, cost three times what a partition's writer
+ * does with the records); fewer are merged by one thread.  Records cross
+ * in two chunks of PIPE_CHUNK (at least the largest record) per thread.
+ * Without threads, it is merge_files().  Returns 0 or -1. */
+#define PIPE_SPLIT 8
+
+int merge_files_piped(const struct kind *k, char **paths, size_t n,
+		      int (*fn)(void *arg, const unsigned char *rec), void *arg)
+{
+	struct pipe p[2];
+	struct pstream st[2];
+	pthread_t th[2];
+	size_t np = n >= PIPE_SPLIT ? 2 : 1, half = np == 2 ? n / 2 : n, started = 0;
+	sigset_t all, old;
+	int rc = 0;
+
+	pipe_init(&p[0], k, paths, half);
+	if (np == 2)
+		pipe_init(&p[1], k, paths + half, n - half);
+	/* Signals stay with the main thread (the stop handlers, MPI's). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (; started < np; started++)
+		if (pthread_create(&th[started], NULL, pipe_main, &p[started]))
+			break;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (started < np) {
+		for (size_t t = 0; t < started; t++) {
+			pipe_stop(&p[t]);
+			pthread_join(th[t], NULL);
+		}
+		rc = merge_files(k, paths, n, fn, arg);
+		goto out;
+	}
+	for (size_t t = 0; t < np; t++)
+		st[t] = (struct pstream){ .p = &p[t] };
+	for (;;) {
+		int g0 = ps_fill(&st[0]), g1 = np == 2 ? ps_fill(&st[1]) : 0, pick;
+
+		if (g0 < 0 || g1 < 0) {
+			rc = -1;
+			break;
+		}
+		if (!g0 && !g1)
+			break;
+		pick = !g0 || (g1 && ps_before(k, &st[1], &st[0]));
+		rc = fn(arg, st[pick].rec);
+		if (rc)
+			break;
+		ps_take(&st[pick]);
+	}
+	for (size_t t = 0; t < np; t++) {
+		pipe_stop(&p[t]);
+		pthread_join(th[t], NULL);
+	}
+out:
+	for (size_t t = 0; t < np; t++)
+		pipe_free(&p[t]);
+	return rc;
+}
+
 static int write_rec(void *arg, const unsigned char *rec)
 {
 	return wr_put(arg, rec);
@@ -147,10 +394,17 @@ static int write_rec(void *arg, const unsigned char *rec)
  * stays within cap; at least FANIN_MIN, and at most FANIN_MAX and half the
  * descriptors the process may open.  Each pass over the runs reads and
  * writes all of them: with 1 MiB runs and 64 at once, a 10^6-page merge
- * read its postings three times. */
+ * read its postings three times.  A run's record buffer is k->max bytes
+ * (a posting's: ~256 KiB), but calloc()'d that large it is mapped on
+ * demand and holds pages only as far as the run's largest record reaches
+ * (a few hundred bytes): charging k->max made the fan-in 204 instead of
+ * 963 for a 64 MiB buffer, so that ~1,300 runs of a 10^6-page merge went
+ * through a pass more: 85% of them instead of 27%. */
+#define RUN_REC_CHARGE 4096 /* a record buffer's pages, as charged */
+
 static size_t sorter_fanin(size_t cap, const struct kind *k)
 {
-	size_t f = cap / (MERGE_RD_BUF + k->max);
+	size_t f = cap / (MERGE_RD_BUF + (k->max < RUN_REC_CHARGE ? k->max : RUN_REC_CHARGE));
 	struct rlimit rl;
 
 	if (f > FANIN_MAX)
@@ -194,46 +448,50 @@ void sorter_free(struct sorter *s)
 
 /* ---- the in-memory sort: entries by key, records only on ties ------------ */
 
-static bool ent_less(const struct sort_ent *x, const struct sort_ent *y)
-{
-	return x->k0 < y->k0 || (x->k0 == y->k0 && x->k1 < y->k1);
-}
-
-/* Bottom-up merge sort of a[0..n) by key, tmp[0..n) its scratch (the
- * entries are moved in order, each level one sequential pass); returns
- * the array that holds the result. */
+/* Sorts a[0..n) by key, stably (equal keys keep the arena's order), with
+ * tmp[0..n) as scratch; returns the array that holds the result.  An LSD
+ * radix sort over the key's 16 bytes, a byte a pass, skipping the bytes
+ * every entry shares (the high bytes of site and url, short words' zero
+ * padding): each pass is one sequential read and 256 sequential writes.
+ * It replaced a bottom-up merge sort whose unpredictable comparisons took
+ * a sixth of a merge's CPU (doc/MERGE.md, "Memory"); the order, and so
+ * every run, is the same. */
 static struct sort_ent *ent_sort(struct sort_ent *a, struct sort_ent *tmp, size_t n)
 {
-	enum { INS = 16 };
+	enum { DIGITS = 16 };
+	size_t(*cnt)[256] = xcalloc(DIGITS, sizeof(*cnt));
 
-	for (size_t lo = 0; lo < n; lo += INS) {
-		size_t hi = n - lo < INS ? n : lo + INS;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k0 = a[i].k0, k1 = a[i].k1;
 
-		for (size_t i = lo + 1; i < hi; i++) {
-			struct sort_ent e = a[i];
-			size_t j = i;
-
-			for (; j > lo && ent_less(&e, &a[j - 1]); j--)
-				a[j] = a[j - 1];
-			a[j] = e;
+		for (unsigned d = 0; d < 8; d++) {
+			cnt[d][(k1 >> (8 * d)) & 0xff]++;
+			cnt[8 + d][(k0 >> (8 * d)) & 0xff]++;
 		}
 	}
-	for (size_t w = INS; w < n; w *= 2) {
-		for (size_t lo = 0; lo < n; lo += 2 * w) {
-			size_t mid = n - lo < w ? n : lo + w, hi = n - lo < 2 * w ? n : lo + 2 * w;
-			size_t i = lo, j = mid, o = lo;
+	for (unsigned d = 0; d < DIGITS && n > 1; d++) {
+		unsigned sh = 8 * (d & 7);
+		bool hi = d >= 8;
+		size_t sum = 0, first = hi ? (a[0].k0 >> sh) & 0xff : (a[0].k1 >> sh) & 0xff;
 
-			while (i < mid && j < hi)
-				tmp[o++] = ent_less(&a[j], &a[i]) ? a[j++] : a[i++];
-			while (i < mid)
-				tmp[o++] = a[i++];
-			while (j < hi)
-				tmp[o++] = a[j++];
+		if (cnt[d][first] == n)
+			continue; /* every entry has this byte: the pass would copy */
+		for (unsigned b = 0; b < 256; b++) {
+			size_t c = cnt[d][b];
+
+			cnt[d][b] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++) {
+			unsigned b = (unsigned)(((hi ? a[i].k0 : a[i].k1) >> sh) & 0xff);
+
+			tmp[cnt[d][b]++] = a[i];
 		}
 		struct sort_ent *t = a;
 		a = tmp;
 		tmp = t;
 	}
+	free(cnt);
 	return a;
 }
 
@@ -363,7 +621,7 @@ static int sorter_reduce(struct sorter *s)
 		int rc = wr_open(&out, s->k, path);
 
 		if (!rc)
-			rc = merge_files(s->k, s->runs, k, write_rec, &out);
+			rc = merge_files_piped(s->k, s->runs, k, write_rec, &out);
 		if (wr_close(&out))
 			rc = -1;
 		for (size_t i = 0; i < k; i++) {

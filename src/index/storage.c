@@ -906,6 +906,29 @@ int storage_open_old(const char *gen_dir, struct storage **out, struct buf *err)
 	return open_gen(gen_dir, STORAGE_FORMAT_OLDEST, out, err);
 }
 
+int storage_open_docinfo(const char *gen_dir, struct storage **out, struct buf *err)
+{
+	struct storage *s = xcalloc(1, sizeof(*s));
+	char *path = xasprintf("%s/docinfo", gen_dir);
+	int rc;
+
+	*out = NULL;
+	s->dir = xstrdup(gen_dir);
+	s->faults = xcalloc(1, sizeof(*s->faults));
+	s->f.version = STORAGE_FORMAT_VERSION;
+	rc = storage_map_file(path, F_DOCINFO, NO_PART, s->f.version, &s->doc, err);
+	if (!rc && (s->doc.len % DOC_ENTRY || s->doc.len / DOC_ENTRY != s->doc.count))
+		rc = error_into(err, "%s: offset 16: %" PRIu64 " entries do not fill %zu bytes",
+		                path, s->doc.count, s->doc.len);
+	free(path);
+	if (rc) {
+		storage_close(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
 int storage_open(const char *data_dir, struct storage **out, struct buf *err)
 {
 	uint64_t gen;

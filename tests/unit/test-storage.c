@@ -860,6 +860,43 @@ out:
 	free(gen);
 }
 
+/* storage_open_docinfo(): a generation being written, with its docinfo and
+ * nothing else yet, gives its sites (the merge's boilerplate pass); a
+ * docinfo cut short is refused. */
+static void docinfo_only(const char *root)
+{
+	char *gen = xasprintf("%s/dionly/gen-00000001.tmp", root), *path;
+	struct storage_format f = { .generation = 1 };
+	struct storage_docinfo_writer *dw;
+	struct storage_doc d = { .site_id = 5, .len = { 3 } }, got = { 0 };
+	struct storage *s = NULL;
+	struct buf err = BUF_INIT(4096);
+	int rc;
+
+	mkdir_p(gen);
+	rc = storage_docinfo_begin(gen, &dw, &err) || storage_docinfo_put(dw, 3, &d) ||
+	     storage_docinfo_finish(dw, &f.n_docs, f.sum_len, &f.max_url_id, &err);
+	ok(rc == 0, "docinfo alone written %s", buf_str(&err));
+	ok(storage_open_dir(gen, &s, &err) != 0, "the whole generation does not open yet");
+	buf_reset(&err);
+	rc = storage_open_docinfo(gen, &s, &err);
+	ok(rc == 0, "its docinfo opens %s", buf_str(&err));
+	if (rc == 0) {
+		ok(storage_doc(s, 3, &got) == 1 && got.site_id == 5 && got.len[0] == 3 &&
+		   storage_doc(s, 2, &got) == 0 && storage_doc(s, 4, &got) == 0,
+		   "url 3 is on site 5, urls 2 and 4 are not indexed");
+		storage_close(s);
+	}
+	path = xasprintf("%s/docinfo", gen);
+	s = NULL;
+	buf_reset(&err);
+	ok(truncate(path, 40) == 0 && storage_open_docinfo(gen, &s, &err) != 0 && !s &&
+	   strstr(buf_str(&err), "docinfo"), "a docinfo cut short is refused: %s", buf_str(&err));
+	free(path);
+	buf_free(&err);
+	free(gen);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/test-storage-XXXXXX";
@@ -896,6 +933,7 @@ int main(void)
 	entry_codec();
 	big_offsets(root);
 	old_version(root);
+	docinfo_only(root);
 
 	/* The live generation opens through the current symlink. */
 	{
