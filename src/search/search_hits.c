@@ -286,6 +286,7 @@ struct hit_text {
 	uint32_t size;             /* docstore_doc.size */
 	size_t len;                /* the plain text: data[0 .. len) */
 	size_t bytes;              /* of the whole entry */
+	bool plain;                /* the plain text was made; else the fields alone (no snippets asked) */
 	uint32_t field[4];         /* title, description, keywords, content type: at data + */
 	char data[];               /* the text, a NUL, then the four fields */
 };
@@ -335,13 +336,20 @@ static void text_doc(const struct hit_text *t, struct docstore_doc *d)
 	d->content_type = t->data + t->field[3];
 }
 
-/* Keep url_id's entry: the fields of d (found, with a text) and plain. */
+/* Keep url_id's entry: the fields of d (found) and plain, its text made
+ * plain, or NULL: the fields alone, for pages without snippets (an entry
+ * with the text replaces such a one). */
 static void text_put(struct search_index *ix, uint32_t url_id, const struct docstore_doc *d,
 		     const struct buf *plain)
 {
+	static const struct buf none = BUF_INIT(0);
 	const char *f[4] = { d->title, d->description, d->keywords, d->content_type };
-	size_t i, at, bytes = sizeof(struct hit_text) + plain->len + 1;
+	bool made = plain != NULL;
+	size_t i, at, bytes;
 	struct hit_text *t;
+
+	plain = made ? plain : &none;
+	bytes = sizeof(struct hit_text) + plain->len + 1;
 
 	for (int k = 0; k < 4; k++)
 		bytes += strlen(f[k] ? f[k] : "") + 1;
@@ -352,6 +360,7 @@ static void text_put(struct search_index *ix, uint32_t url_id, const struct docs
 	t->size = d->size;
 	t->len = plain->len;
 	t->bytes = bytes;
+	t->plain = made;
 	if (plain->len)
 		memcpy(t->data, plain->ptr, plain->len);
 	t->data[plain->len] = '\0';
@@ -375,8 +384,14 @@ static void text_put(struct search_index *ix, uint32_t url_id, const struct docs
 	if (ix->text_rows >= SEARCH_TEXT_ROWS || ix->text_bytes + bytes > SEARCH_TEXT_BYTES)
 		text_cache_clear_locked(ix);
 	for (i = slot_of(url_id, SEARCH_TEXT_SLOTS); ix->texts[i]; i = (i + 1) & (SEARCH_TEXT_SLOTS - 1))
-		if (ix->texts[i]->url_id == url_id)
-			goto out;
+		if (ix->texts[i]->url_id == url_id) {
+			if (ix->texts[i]->plain || !made)
+				goto out;
+			ix->text_bytes -= ix->texts[i]->bytes;
+			ix->text_rows--;
+			free(ix->texts[i]);
+			break;
+		}
 	ix->texts[i] = t;
 	t = NULL;
 	ix->text_rows++;
@@ -464,7 +479,12 @@ static int docstore_snippets(struct run *r, struct hit_row *rows, const struct e
 
 		if (!rows[i].found)
 			continue;
-		if ((kept = text_get(r->ix, h->url_id)))
+		kept = text_get(r->ix, h->url_id);
+		if (kept && max_ex && !kept->plain) {
+			free(kept);        /* the fields alone: the text is read now */
+			kept = NULL;
+		}
+		if (kept)
 			text_doc(kept, &d);
 		else if ((got = docstore_get(r->ix->ds, &cur, h->url_id, &d, &err)) < 0)
 			warning("url %u: %s", h->url_id, buf_str(&err));
@@ -487,6 +507,10 @@ static int docstore_snippets(struct run *r, struct hit_row *rows, const struct e
 			cut_snippets(r, h->url_id, &raw, ctype, terms, max_ex, ex_len, h);
 			free(ctype);
 		} else {
+			/* No snippets asked: the fields are kept all the same,
+			 * so that the next page showing it reads no block. */
+			if (!kept && got == 1 && d.found && !max_ex)
+				text_put(r->ix, h->url_id, &d, NULL);
 			tried = false;
 		}
 		free(kept);

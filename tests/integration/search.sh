@@ -165,6 +165,12 @@ tap_is "$(sed -n 's/^cache //p' "$T/cache")" "$hits hits $hits misses $hits rows
 tap_ok "$(awk '/^texts / { print ($2 > 0 && $2 == $4 && $4 == $6) ? 1 : 0 }' "$T/cache")" \
 	"the hits' docstore entries were read once and kept ($(sed -n 's/^texts //p' "$T/cache"))"
 
+# ... and a page without snippets keeps the entries' fields alone: the
+# second and third runs read no block
+"$tool" -v -n 10 -r 3 "$conf" "apple OR pie OR zebra" >/dev/null 2>"$T/cache"
+tap_is "$(sed -n 's/^texts //p' "$T/cache")" "$((2 * hits)) hits $hits misses $hits kept" \
+	"pages without snippets read each hit's docstore entry once"
+
 # ---- the docstore: pages with snippets equal with and without it (the
 # database then gives the texts), no statement per page once the rows are
 # cached, --check verifies it, an incremental merge copies it

@@ -116,6 +116,12 @@ tap_ok "$(grep -q "serving index generation $gen1 " "$main_log" && echo 1)" \
 	"the log names generation $gen1"
 
 # ---- results
+# A page without snippets keeps its hits' docstore fields alone (the next
+# such page reads no block); the first page with snippets of the same hit
+# (below: "the excerpt marks the query word") must then make its text.
+for _ in 1 2; do Q -e 0 aboutword >"$T/noex"; done
+tap_ok "$(grep -q 'about.html' "$T/noex" && ! grep -q '\*aboutword\*' "$T/noex" && echo 1)" \
+	"a page without snippets: the hit, no excerpt"
 home=$(first_url homeword)
 tap_ok "$(echo "$home" | grep -qE "^${WEB_URL}(index\.html)?\$" && echo 1)" \
 	"homeword: the home page first ($home)"
