@@ -312,6 +312,8 @@ long db_frontier_recount(struct db *db);
  * -1 (the default) sees every URL.  The pick reads sites of sites.tag = tag
  * or -1 (a site whose Server lines give different tags). */
 void db_select_tag(struct db *db, long tag);
+/* The tag db_select_tag() gave db (-1: every URL). */
+long db_selected_tag(const struct db *db);
 
 /* The work queue at one moment (one statement, one read view). */
 #define DB_DUE_COUNT_CAP 100000 /* due URLs are counted up to this many */

@@ -396,6 +396,8 @@ struct db *crawl_db_open(struct crawl *cr)
 		return NULL;
 	db_set_grace(db, (double)cr->c->db_grace);
 	db_share_outage(db, cr->db);
+	/* The claim thread's claims are the loop's: of --tag's URLs alone. */
+	db_select_tag(db, db_selected_tag(cr->db));
 	return db;
 }
 

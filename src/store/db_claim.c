@@ -97,6 +97,11 @@ void db_select_tag(struct db *db, long tag)
 	db->tag = tag < 0 ? -1 : tag;
 }
 
+long db_selected_tag(const struct db *db)
+{
+	return db->tag;
+}
+
 const char st_sql_claim_tag[] = CLAIM_TAG_SELECT;
 const char st_sql_claim_site_tag[] = CLAIM_SITE_TAG_SELECT;
 
