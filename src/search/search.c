@@ -82,19 +82,15 @@ static int split_groups(struct search_index *ix)
 		}
 		if (!split)
 			continue;
-		for (size_t k = i; k < j; k++) {
-			uint32_t id = m[k].url_id;
-
-			if (!ix->nd_split || id > ix->nd_split_max) {
-				uint32_t max = id | 4095;
-				size_t was = ix->nd_split ? ix->nd_split_max / 64 + 1 : 0;
-
-				ix->nd_split = xrealloc(ix->nd_split, (max / 64 + 1) * sizeof(uint64_t));
-				memset(ix->nd_split + was, 0, (max / 64 + 1 - was) * sizeof(uint64_t));
-				ix->nd_split_max = max;
-			}
-			ix->nd_split[id / 64] |= 1ull << (id % 64);
+		if (!ix->nd_split) {
+			/* A bit per url_id up to the largest member of any group. */
+			for (size_t k = 0; k < n; k++)
+				if (m[k].url_id > ix->nd_split_max)
+					ix->nd_split_max = m[k].url_id;
+			ix->nd_split = xcalloc(ix->nd_split_max / 64 + 1, sizeof(uint64_t));
 		}
+		for (size_t k = i; k < j; k++)
+			ix->nd_split[m[k].url_id / 64] |= 1ull << (m[k].url_id % 64);
 	}
 	return 0;
 }

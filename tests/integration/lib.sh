@@ -587,27 +587,33 @@ web_stop() {
 	fi
 }
 
+# _lib_server_wait DIR PID NAME STOP: wait (10 s at most) for the test server
+# PID to write DIR/port; if it does not, show its errors, call STOP and bail out.
+_lib_server_wait() {
+	local d=$1 pid=$2 name=$3 stop=$4 i
+	for i in $(seq 200); do
+		[ -s "$d/port" ] && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	[ -s "$d/port" ] && return 0
+	tail -20 "$d/server.err" | sed 's/^/# /'
+	"$stop"
+	echo "Bail out! $name did not start (see above)"
+	exit 1
+}
+
 # hostile_start [hostile.py options]: see the top of this file.  The server
 # also ends by itself after $HOSTILE_LIFETIME s (default 900).
 hostile_start() {
-	local d i
+	local d
 	command -v python3 >/dev/null 2>&1 || tap_skip_all "python3 not found"
 	hostile_stop
 	d=$(tmp_dir)
 	python3 "$srcdir/tests/servers/hostile.py" --port-file "$d/port" --log "$d/requests.log" \
 		--lifetime "${HOSTILE_LIFETIME:-900}" "$@" </dev/null >"$d/server.out" 2>"$d/server.err" &
 	_hostile_pid=$!
-	for i in $(seq 200); do
-		[ -s "$d/port" ] && break
-		kill -0 "$_hostile_pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	if ! [ -s "$d/port" ]; then
-		tail -20 "$d/server.err" | sed 's/^/# /'
-		hostile_stop
-		echo "Bail out! hostile.py did not start (see above)"
-		exit 1
-	fi
+	_lib_server_wait "$d" "$_hostile_pid" hostile.py hostile_stop
 	HOSTILE_PORTS=$(cat "$d/port")
 	HOSTILE_PORT=${HOSTILE_PORTS%% *}
 	HOSTILE_URL=http://127.0.0.1:$HOSTILE_PORT/
@@ -627,7 +633,7 @@ hostile_stop() {
 # server also ends by itself after $CHANGEWEB_LIFETIME s (default 900).
 _lib_cw_pid=""
 changeweb_start() {
-	local d=$1 i
+	local d=$1
 	shift
 	command -v python3 >/dev/null 2>&1 || tap_skip_all "python3 not found"
 	changeweb_stop
@@ -637,17 +643,7 @@ changeweb_start() {
 		--truth "$d/truth.json" --lifetime "${CHANGEWEB_LIFETIME:-900}" "$@" \
 		</dev/null >"$d/server.out" 2>"$d/server.err" &
 	_lib_cw_pid=$!
-	for i in $(seq 200); do
-		[ -s "$d/port" ] && break
-		kill -0 "$_lib_cw_pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	if ! [ -s "$d/port" ]; then
-		tail -20 "$d/server.err" | sed 's/^/# /'
-		changeweb_stop
-		echo "Bail out! changeweb.py did not start (see above)"
-		exit 1
-	fi
+	_lib_server_wait "$d" "$_lib_cw_pid" changeweb.py changeweb_stop
 	CHANGEWEB_URL=http://127.0.0.1:$(cat "$d/port")/
 	CHANGEWEB_LOG=$d/requests.log
 	CHANGEWEB_TRUTH=$d/truth.json

@@ -43,6 +43,8 @@ import sys
 import threading
 import time
 
+from announce import announce_and_serve
+
 RATES = [1 / 2, 1 / 4, 1 / 8, 1 / 15, 1 / 30, 1 / 60, 1 / 120]
 VALUES = [1, 3, 9, 27]
 HORIZON = 3600.0   # change times are drawn this far
@@ -182,18 +184,7 @@ def main():
         with open(ARGS.truth + ".tmp", "w") as f:
             json.dump({"t0": T0, "pages": SITE}, f)
         os.rename(ARGS.truth + ".tmp", ARGS.truth)
-    port = srv.server_address[1]
-    print(port, flush=True)
-    if ARGS.port_file:
-        with open(ARGS.port_file + ".tmp", "w") as f:
-            f.write("%d\n" % port)
-        os.rename(ARGS.port_file + ".tmp", ARGS.port_file)
-    threading.Timer(ARGS.lifetime, lambda: os._exit(0)).start()
-    try:
-        srv.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return announce_and_serve(srv, ARGS.port_file, ARGS.lifetime)
 
 
 if __name__ == "__main__":

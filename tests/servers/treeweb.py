@@ -21,12 +21,13 @@ MD5.  Other paths are 404.
 """
 import argparse
 import http.server
-import os
 import re
 import socketserver
 import sys
 import threading
 import time
+
+from announce import announce_and_serve
 
 ARGS = None
 LOG_LOCK = threading.Lock()
@@ -97,18 +98,7 @@ def main():
     if ARGS.log:
         LOG = open(ARGS.log, "a")
     srv = Server((ARGS.bind, ARGS.port), Handler)
-    port = srv.server_address[1]
-    print(port, flush=True)
-    if ARGS.port_file:
-        with open(ARGS.port_file + ".tmp", "w") as f:
-            f.write("%d\n" % port)
-        os.rename(ARGS.port_file + ".tmp", ARGS.port_file)
-    threading.Timer(ARGS.lifetime, lambda: os._exit(0)).start()
-    try:
-        srv.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return announce_and_serve(srv, ARGS.port_file, ARGS.lifetime)
 
 
 if __name__ == "__main__":
