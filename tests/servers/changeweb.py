@@ -43,7 +43,7 @@ import sys
 import threading
 import time
 
-from announce import announce_and_serve
+from serverlib import announce_and_serve, send_body
 
 RATES = [1 / 2, 1 / 4, 1 / 8, 1 / 15, 1 / 30, 1 / 60, 1 / 120]
 VALUES = [1, 3, 9, 27]
@@ -98,15 +98,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 path[2:-1].isdigit() and int(path[2:-1]) in VALUES:
             status, body = 200, index_page(int(path[2:-1]))
             version = 0
-        self.send_response(status)
-        self.send_header("Content-Type", "text/html" if status == 200 else "text/plain")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        try:
-            self.wfile.write(body)
-            self.wfile.flush()
-        except OSError:
-            status = 0
+        status = send_body(self, status, body)
         if LOG:
             with LOG_LOCK:
                 LOG.write("%.6f\t%s\t%d\t%d\n" % (now, path, version, status))

@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 
-from announce import announce_and_serve
+from serverlib import announce_and_serve, send_body
 
 ARGS = None
 LOG_LOCK = threading.Lock()
@@ -61,15 +61,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             status, body = 200, b'<html><head><title>Home</title></head><body><a href="/p/0.html">start</a></body></html>\n'
         elif m and int(m.group(1)) < ARGS.pages:
             status, body = 200, page(host, int(m.group(1)), ARGS.pages)
-        self.send_response(status)
-        self.send_header("Content-Type", "text/html" if status == 200 else "text/plain")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        try:
-            self.wfile.write(body)
-            self.wfile.flush()
-        except OSError:
-            status = 0
+        status = send_body(self, status, body)
         end = time.time()
         if LOG:
             with LOG_LOCK:
