@@ -159,7 +159,8 @@ int fetcher_add(struct fetcher *f, const struct fetch_req *r);
 int fetcher_set_host_delay(struct fetcher *f, const char *host_key, double seconds);
 
 /* Drive the transfers: start those whose host is due, wait (without busy
- * looping: curl_multi_poll until activity or the next host is due), and call
+ * looping: epoll_wait until a socket is ready, libcurl's timeout or the next
+ * host is due), and call
  * cb once per finished request.  Returns as soon as at least one result was
  * delivered, or after max_wait_s seconds, or at once when nothing is queued
  * or running.  Returns the number of results delivered, or -1 on a libcurl

@@ -22,6 +22,7 @@
 #include "buf.h"
 #include "caps.h"
 #include "fetch.h"
+#include "fetch_int.h"
 #include "log.h"
 #include "util.h"
 
@@ -93,6 +94,7 @@ struct fetcher {
 	char **headers;
 	size_t n_headers;
 	CURLM *multi;
+	struct fetch_events ev;     /* its sockets and timer (fetch_events.c) */
 	CURLSH *share;
 	bool curl_inited;
 	struct host **buckets;
@@ -1029,13 +1031,24 @@ static void sweep_hosts(struct fetcher *f, double now)
 	}
 }
 
-/* Start the requests of the hosts that are due and let libcurl send them. */
+/* Start the requests of the hosts that are due and let libcurl send them
+ * (a transfer just added is due on libcurl's timer at once). */
 static CURLMcode send_due(struct fetcher *f)
 {
-	int still;
-
 	start_due(f);
-	return f->running ? curl_multi_perform(f->multi, &still) : CURLM_OK;
+	return f->running ? fetch_events_timeout(&f->ev) : CURLM_OK;
+}
+
+/* Let libcurl act on the sockets that are ready (waiting at most
+ * timeout_ms for one) and take the transfers that ended. */
+static CURLMcode drive(struct fetcher *f, int timeout_ms)
+{
+	CURLMcode mc = fetch_events_drive(&f->ev, timeout_ms);
+
+	if (mc != CURLM_OK)
+		error("libcurl: %s", curl_multi_strerror(mc));
+	collect_done(f);
+	return mc;
 }
 
 int fetcher_run(struct fetcher *f, double max_wait_s, fetch_done_fn cb, void *arg)
@@ -1043,7 +1056,6 @@ int fetcher_run(struct fetcher *f, double max_wait_s, fetch_done_fn cb, void *ar
 	double deadline, now;
 	size_t n = 0;
 	CURLMcode mc;
-	int still;
 
 	if (!f)
 		return error("fetcher_run: no fetcher");
@@ -1054,25 +1066,22 @@ int fetcher_run(struct fetcher *f, double max_wait_s, fetch_done_fn cb, void *ar
 		double wait;
 
 		start_due(f);
-		if (f->running) {
-			if ((mc = curl_multi_perform(f->multi, &still)) != CURLM_OK)
-				return error("curl_multi_perform: %s", curl_multi_strerror(mc));
-			collect_done(f);
-		}
+		if (f->running && drive(f, 0) != CURLM_OK)
+			return -1;
 		if (f->ndone) {
 			/* The hosts of these results are free: their next
 			 * requests go out before the callback spends time on
 			 * the results (it may wait for a page's analysis and
 			 * the database). */
 			if ((mc = send_due(f)) != CURLM_OK)
-				return error("curl_multi_perform: %s", curl_multi_strerror(mc));
+				return error("libcurl: %s", curl_multi_strerror(mc));
 			n += deliver(f, cb, arg);
 		}
 		if (n) {
 			/* And what the callback queued goes out before the
 			 * caller spends time on the results. */
 			if ((mc = send_due(f)) != CURLM_OK)
-				return error("curl_multi_perform: %s", curl_multi_strerror(mc));
+				return error("libcurl: %s", curl_multi_strerror(mc));
 			break;
 		}
 		if (atomic_exchange(&f->woken, 0))
@@ -1083,23 +1092,21 @@ int fetcher_run(struct fetcher *f, double max_wait_s, fetch_done_fn cb, void *ar
 		wait = deadline - now;
 		if (f->heap_len && f->running < f->o.max_transfers)
 			wait = dmin(wait, dmax(f->heap[0]->due - now, bw_wait(f, now)));
-		/* +1 ms: never wake just before a host is due and spin. */
-		mc = curl_multi_poll(f->multi, NULL, 0,
-				     wait <= 0 ? 0 : wait > INT_MAX / 1000 ? INT_MAX : (int)(wait * 1000) + 1,
-				     NULL);
-		if (mc != CURLM_OK)
-			return error("curl_multi_poll: %s", curl_multi_strerror(mc));
+		/* +1 ms: never wake just before a host is due and spin.  The
+		 * wait ends early for a ready socket, libcurl's timeout or a
+		 * wake-up. */
+		if (drive(f, wait <= 0 ? 0 : wait > INT_MAX / 1000 ? INT_MAX : (int)(wait * 1000) + 1) !=
+		    CURLM_OK)
+			return -1;
 	}
 	return n > INT_MAX ? INT_MAX : (int)n;
 }
 
 void fetcher_kick(struct fetcher *f)
 {
-	int still;
-
 	if (!f || !f->running)
 		return;
-	if (curl_multi_perform(f->multi, &still) != CURLM_OK)
+	if (fetch_events_drive(&f->ev, 0) != CURLM_OK)
 		return;               /* fetcher_run() reports it */
 	collect_done(f);
 	send_due(f);
@@ -1108,7 +1115,7 @@ void fetcher_kick(struct fetcher *f)
 void fetcher_wakeup(struct fetcher *f)
 {
 	atomic_store(&f->woken, 1);
-	curl_multi_wakeup(f->multi);
+	fetch_events_wake(&f->ev);
 }
 
 /* Empty every host's queue: each request is delivered as aborted. */
@@ -1198,6 +1205,7 @@ struct fetcher *fetcher_new(const struct fetch_opts *opts)
 	CURLMcode mc = CURLM_OK;
 	long idle;
 
+	f->ev.epfd = f->ev.wakefd = -1;   /* fetcher_free() before fetch_events_init() */
 	if (!o.max_transfers)
 		o.max_transfers = DEF_MAX_TRANSFERS;
 	idle = fit_descriptors(&o);
@@ -1262,6 +1270,8 @@ struct fetcher *fetcher_new(const struct fetch_opts *opts)
 		error("fetch: curl_multi_init failed");
 		goto fail;
 	}
+	if (fetch_events_init(&f->ev, f->multi))
+		goto fail;
 	/* Our per-host queue already keeps one transfer per host; libcurl's cap
 	 * is a second guard.  Through a proxy libcurl counts the proxy as the
 	 * host, which would serialise every site, so it is lifted then. */
@@ -1314,6 +1324,7 @@ void fetcher_free(struct fetcher *f)
 	free(f->heap);
 	if (f->multi)
 		curl_multi_cleanup(f->multi);
+	fetch_events_free(&f->ev);
 	if (f->share)
 		curl_share_cleanup(f->share);
 	for (size_t i = 0; i < f->n_headers; i++)
