@@ -17,6 +17,8 @@
  * then take simhash_final(). */
 struct simhash {
 	int32_t v[64];             /* per bit: shingles with it set minus those without */
+	uint64_t acc[8];           /* votes not yet in v: byte i of acc[k] counts bit 8k + i */
+	unsigned pending;          /* shingles in acc (at most 255: a byte) */
 	uint64_t win[SIMHASH_SHINGLE - 1]; /* the previous words' hashes */
 	unsigned nwin;             /* words seen, capped at SIMHASH_SHINGLE - 1 */
 	uint64_t shingles;         /* shingles added */

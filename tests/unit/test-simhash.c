@@ -126,6 +126,40 @@ static void test_input(void)
 	free(a);
 }
 
+/* Signatures as the first version computed them: the votes are counted
+ * faster now, and a signature that changed would split every group of the
+ * pages crawled before from those crawled after. */
+static const struct known {
+	unsigned seed;
+	size_t words;              /* page(seed, words, "x"), or 0: text */
+	const char *text;
+	uint64_t sig;
+} known[] = {
+	{ 0, 0, "word", 0x1a940848fb0b5d04ull },
+	{ 0, 0, "Merge the INDEX of 12 sites", 0x32002a260c84c990ull },
+	{ 0, 0, "a b", 0xfb2c1c450830da02ull },
+	{ 0, 0, "caf\xc3\xa9 na\xc3\xafve r\xc3\xa9sum\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac text", 0x63255e95db788208ull },
+	{ 3, 40, NULL, 0x7962a7fc9d585742ull },
+	{ 4, 254, NULL, 0x9c0c77af9c00a716ull },
+	{ 5, 255, NULL, 0xe2565b68061170cdull },
+	{ 6, 600, NULL, 0x76b045522e035977ull },
+	{ 9, 5000, NULL, 0xb4e1246eff7a65f1ull },
+};
+
+static void test_known(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++) {
+		const struct known *k = &known[i];
+		char *t = k->text ? NULL : page(k->seed, k->words, "x");
+		const char *text = k->text ? k->text : t;
+		uint64_t got = simhash_text(text, strlen(text));
+
+		if (!ok(got == k->sig, "known signature %zu (%zu words)", i, k->words))
+			diag("got 0x%016llx", (unsigned long long)got);
+		free(t);
+	}
+}
+
 static const struct neardup_doc docs[] = {
 	{ 10, 0x0123456789abcdefull },
 	{ 11, 0x0123456789abcdefull ^ 0x8000000000000101ull }, /* 3 bits from 10, in 2 blocks */
@@ -214,6 +248,7 @@ int main(void)
 	test_pairs();
 	test_spread();
 	test_input();
+	test_known();
 	test_groups();
 	test_file();
 	return done_testing();
