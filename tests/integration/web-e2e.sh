@@ -8,7 +8,7 @@
 # tests/e2e/drive.js) types a query, checks the results, follows page 2,
 # opens a cached copy, and checks that <script>alert(1)</script> in q comes
 # back escaped and fires no dialog.  Screenshots at 1280 px (desktop) and
-# 390 px (phone) go to $builddir/tests/e2e-shots/.  Skipped only when
+# 390 px (phone) go to $builddir/tests/e2e-shots/ (e2e-shots-cgi/ for the CGI mode).  Skipped only when
 # chromium, node or playwright-core (mpi-scripts/deps test) is missing.
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
@@ -35,7 +35,9 @@ cgi) webflag=--cgi
 esac
 
 T=$(tmp_dir)
-shots="$builddir/tests/e2e-shots"
+# One directory per mode: web-e2e-cgi.sh runs beside this test under
+# make -j2, and each removes the old screenshots when it starts.
+shots="$builddir/tests/e2e-shots${webflag:+-cgi}"
 mkdir -p "$shots"
 rm -f "$shots"/*.png
 
