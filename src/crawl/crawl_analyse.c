@@ -137,6 +137,7 @@ static void words_free(struct word_tab *w)
 		free(w->ents[i].pos);
 	free(w->ents);
 	free(w->sorted);
+	free(w->keys);
 	free(w->slots);
 	memset(w, 0, sizeof(*w));
 }
@@ -265,25 +266,38 @@ static inline bool word_less(const struct word_ent *x, const struct word_ent *y)
 	return delta_wordcmp(x->word + 8, x->len - 8u, y->word + 8, y->len - 8u) < 0;
 }
 
-/* Sort v[0..n) by word_less(): quicksort, median of three, the smaller side
+/* A word to sort: its key beside it, so that most comparisons read no
+ * word_ent (a page's few thousand words are scattered in ents). */
+struct word_key {
+	uint64_t key;
+	const struct word_ent *e;
+};
+
+static inline bool key_less(const struct word_key *x, const struct word_key *y)
+{
+	return x->key != y->key ? x->key < y->key : word_less(x->e, y->e);
+}
+
+/* Sort v[0..n) by key_less(): quicksort, median of three, the smaller side
  * first by recursion (depth at most log2 n), insertion sort below 16.  Half
- * of what qsort() with delta_wordcmp() cost. */
-static void word_sort(const struct word_ent **v, size_t n)
+ * of what qsort() with delta_wordcmp() cost, and half of that again with
+ * the keys beside the pointers. */
+static void word_sort(struct word_key *v, size_t n)
 {
 	while (n > 16) {
-		const struct word_ent *t, *p;
+		struct word_key t, p;
 		size_t a = 0, b = n / 2, c = n - 1, i, j;
 
-		if (word_less(v[b], v[a])) { t = v[a]; v[a] = v[b]; v[b] = t; }
-		if (word_less(v[c], v[b])) { t = v[b]; v[b] = v[c]; v[c] = t; }
-		if (word_less(v[b], v[a])) { t = v[a]; v[a] = v[b]; v[b] = t; }
+		if (key_less(&v[b], &v[a])) { t = v[a]; v[a] = v[b]; v[b] = t; }
+		if (key_less(&v[c], &v[b])) { t = v[b]; v[b] = v[c]; v[c] = t; }
+		if (key_less(&v[b], &v[a])) { t = v[a]; v[a] = v[b]; v[b] = t; }
 		p = v[b];
 		i = 0;
 		j = n - 1;
 		for (;;) {
-			while (word_less(v[i], p))
+			while (key_less(&v[i], &p))
 				i++;
-			while (word_less(p, v[j]))
+			while (key_less(&p, &v[j]))
 				j--;
 			if (i >= j)
 				break;
@@ -302,10 +316,10 @@ static void word_sort(const struct word_ent **v, size_t n)
 		}
 	}
 	for (size_t i = 1; i < n; i++) {
-		const struct word_ent *x = v[i];
+		struct word_key x = v[i];
 		size_t k = i;
 
-		for (; k > 0 && word_less(x, v[k - 1]); k--)
+		for (; k > 0 && key_less(&x, &v[k - 1]); k--)
 			v[k] = v[k - 1];
 		v[k] = x;
 	}
@@ -371,13 +385,19 @@ fallback:
  * the delta writer on the crawl loop). */
 static void words_finish(struct word_tab *w)
 {
+	struct word_key *keys;
+
 	if (w->n > w->sorted_cap) {
 		w->sorted_cap = w->n;
 		w->sorted = xrealloc(w->sorted, w->sorted_cap * sizeof(*w->sorted));
+		w->keys = xrealloc(w->keys, w->sorted_cap * sizeof(*keys));
 	}
+	keys = w->keys;
 	for (size_t i = 0; i < w->n; i++)
-		w->sorted[i] = &w->ents[i];
-	word_sort(w->sorted, w->n);
+		keys[i] = (struct word_key){ w->ents[i].key, &w->ents[i] };
+	word_sort(keys, w->n);
+	for (size_t i = 0; i < w->n; i++)
+		w->sorted[i] = keys[i].e;
 	for (size_t i = 0; i < w->n; i++) {
 		struct word_ent *e = &w->ents[i];
 		size_t k = 0;

@@ -143,6 +143,7 @@ struct word_ent {
 struct word_tab {
 	struct word_ent *ents;
 	const struct word_ent **sorted; /* words_finish(): ents[0..n) in delta_wordcmp() order */
+	struct word_key *keys;       /* words_finish()'s scratch: sorted_cap (key, entry) pairs */
 	size_t sorted_cap;
 	size_t n, cap;
 	uint32_t *slots;             /* index + 1, 0 = empty */
