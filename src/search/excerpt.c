@@ -424,7 +424,7 @@ int excerpt_highlight(const struct tokenizer *tok, const char *text, size_t len,
 		      const struct excerpt_terms *terms, uint32_t max_spans, struct proto_text *out)
 {
 	struct buf clean = BUF_INIT(MAX_DOC_BYTES + 1);
-	struct match *m;
+	struct match few[64], *m = few; /* a title's or description's: no malloc */
 	size_t nm, cap = max_spans < EXCERPT_MAX_MATCHES * 16 ? max_spans : EXCERPT_MAX_MATCHES * 16;
 
 	memset(out, 0, sizeof(*out));
@@ -435,10 +435,12 @@ int excerpt_highlight(const struct tokenizer *tok, const char *text, size_t len,
 		text = buf_str(&clean);
 		len = clean.len;
 	}
-	m = xmalloc((cap ? cap : 1) * sizeof(*m));
+	if (cap > ARRAY_SIZE(few))
+		m = xmalloc(cap * sizeof(*m));
 	nm = find_matches(tok, text, len, terms, m, cap);
 	make_text(text, 0, len, m, nm, out);
-	free(m);
+	if (m != few)
+		free(m);
 	buf_free(&clean);
 	return 0;
 }
