@@ -120,31 +120,6 @@ static size_t slot_of(uint32_t url_id, size_t cap)
 	return (size_t)(url_id * 2654435761u) & (cap - 1);
 }
 
-/* The kept rows of the page's hits into rows[i] (a reference each; NULL
- * where there is none): one lock for the page, nothing copied. */
-static void cache_get_page(struct search_index *ix, const struct proto_hit *hits, size_t n,
-			   struct hit_row **rows)
-{
-	pthread_mutex_lock(&ix->cache_mu);
-	for (size_t k = 0; k < n; k++) {
-		uint32_t url_id = hits[k].url_id;
-
-		rows[k] = NULL;
-		for (size_t i = slot_of(url_id, SEARCH_CACHE_SLOTS); ix->cache && ix->cache[i];
-		     i = (i + 1) & (SEARCH_CACHE_SLOTS - 1))
-			if (ix->cache[i]->url_id == url_id) {
-				rows[k] = ix->cache[i];
-				atomic_fetch_add_explicit(&rows[k]->refs, 1, memory_order_relaxed);
-				break;
-			}
-		if (rows[k])
-			ix->cache_hits++;
-		else
-			ix->cache_misses++;
-	}
-	pthread_mutex_unlock(&ix->cache_mu);
-}
-
 void hit_cache_clear_locked(struct search_index *ix)
 {
 	for (size_t i = 0; ix->cache && i < SEARCH_CACHE_SLOTS; i++) {
@@ -153,6 +128,14 @@ void hit_cache_clear_locked(struct search_index *ix)
 	}
 	ix->cache_rows = 0;
 	ix->cache_bytes = 0;
+}
+
+void search_index_cache_limit(struct search_index *ix, size_t rows, size_t texts)
+{
+	pthread_mutex_lock(&ix->cache_mu);
+	ix->cache_max = rows < SEARCH_CACHE_ROWS ? rows : SEARCH_CACHE_ROWS;
+	ix->text_max = texts < SEARCH_TEXT_ROWS ? texts : SEARCH_TEXT_ROWS;
+	pthread_mutex_unlock(&ix->cache_mu);
 }
 
 /* The slots are mapped, not malloc'd.  From malloc, a generation's 1 MB
@@ -194,7 +177,8 @@ static void cache_put(struct search_index *ix, struct hit_row *row)
 	pthread_mutex_lock(&ix->cache_mu);
 	if (!ix->cache && !(ix->cache = cache_slots_new()))
 		goto out;
-	if (ix->cache_rows >= SEARCH_CACHE_ROWS || ix->cache_bytes + row->bytes > SEARCH_CACHE_BYTES)
+	if (ix->cache_rows >= (ix->cache_max ? ix->cache_max : SEARCH_CACHE_ROWS) ||
+	    ix->cache_bytes + row->bytes > SEARCH_CACHE_BYTES)
 		hit_cache_clear_locked(ix);
 	for (i = slot_of(row->url_id, SEARCH_CACHE_SLOTS); ix->cache[i];
 	     i = (i + 1) & (SEARCH_CACHE_SLOTS - 1))
@@ -330,12 +314,12 @@ static void text_cache_clear_locked(struct search_index *ix)
 	ix->text_bytes = 0;
 }
 
-/* url_id's kept entry (a reference: text_unref() it), or NULL. */
-static struct hit_text *text_get(struct search_index *ix, uint32_t url_id)
+/* url_id's kept entry (a reference: text_unref() it), or NULL; cache_mu
+ * held. */
+static struct hit_text *text_find_locked(struct search_index *ix, uint32_t url_id)
 {
 	struct hit_text *t = NULL;
 
-	pthread_mutex_lock(&ix->cache_mu);
 	for (size_t i = slot_of(url_id, SEARCH_TEXT_SLOTS); ix->texts && ix->texts[i];
 	     i = (i + 1) & (SEARCH_TEXT_SLOTS - 1))
 		if (ix->texts[i]->url_id == url_id) {
@@ -347,8 +331,45 @@ static struct hit_text *text_get(struct search_index *ix, uint32_t url_id)
 		ix->text_hits++;
 	else
 		ix->text_misses++;
+	return t;
+}
+
+static struct hit_text *text_get(struct search_index *ix, uint32_t url_id)
+{
+	struct hit_text *t;
+
+	pthread_mutex_lock(&ix->cache_mu);
+	t = text_find_locked(ix, url_id);
 	pthread_mutex_unlock(&ix->cache_mu);
 	return t;
+}
+
+/* The kept rows of the page's hits into rows[i], and the kept texts of
+ * those into texts[i] when texts (a reference each; NULL where there is
+ * none): one lock for the page, nothing copied. */
+static void cache_get_page(struct search_index *ix, const struct proto_hit *hits, size_t n,
+			   struct hit_row **rows, struct hit_text **texts)
+{
+	pthread_mutex_lock(&ix->cache_mu);
+	for (size_t k = 0; k < n; k++) {
+		uint32_t url_id = hits[k].url_id;
+
+		rows[k] = NULL;
+		for (size_t i = slot_of(url_id, SEARCH_CACHE_SLOTS); ix->cache && ix->cache[i];
+		     i = (i + 1) & (SEARCH_CACHE_SLOTS - 1))
+			if (ix->cache[i]->url_id == url_id) {
+				rows[k] = ix->cache[i];
+				atomic_fetch_add_explicit(&rows[k]->refs, 1, memory_order_relaxed);
+				break;
+			}
+		if (rows[k])
+			ix->cache_hits++;
+		else
+			ix->cache_misses++;
+		if (texts)
+			texts[k] = rows[k] ? text_find_locked(ix, url_id) : NULL;
+	}
+	pthread_mutex_unlock(&ix->cache_mu);
 }
 
 /* The entry's fields as docstore_get() gave them (no stored text: what
@@ -411,7 +432,8 @@ static void text_put(struct search_index *ix, uint32_t url_id, const struct docs
 			goto out;
 		ix->texts = p;
 	}
-	if (ix->text_rows >= SEARCH_TEXT_ROWS || ix->text_bytes + bytes > SEARCH_TEXT_BYTES)
+	if (ix->text_rows >= (ix->text_max ? ix->text_max : SEARCH_TEXT_ROWS) ||
+	    ix->text_bytes + bytes > SEARCH_TEXT_BYTES)
 		text_cache_clear_locked(ix);
 	for (i = slot_of(url_id, SEARCH_TEXT_SLOTS); ix->texts[i]; i = (i + 1) & (SEARCH_TEXT_SLOTS - 1))
 		if (ix->texts[i]->url_id == url_id) {
@@ -470,27 +492,27 @@ static void cut_snippets(struct run *r, uint32_t url, const struct buf *raw, con
 
 /* s highlighted into *out (s made valid UTF-8 first, copied only when it
  * is not). */
-static void highlight_field(struct run *r, const char *s, const struct excerpt_terms *terms,
+static void highlight_field(struct run *r, const char *s, const struct excerpt_ready *rd,
 			    struct proto_text *out)
 {
 	size_t len = strlen(s);
 	char *t;
 
 	if (utf8_valid(s, len)) {
-		excerpt_highlight(r->env->tok, s, len, terms, 64, out);
+		excerpt_highlight_ready(r->env->tok, s, len, rd, 64, out);
 		return;
 	}
 	t = valid_dup(s);
-	excerpt_highlight(r->env->tok, t, strlen(t), terms, 64, out);
+	excerpt_highlight_ready(r->env->tok, t, strlen(t), rd, 64, out);
 	free(t);
 }
 
 /* The hit's fields from its docstore entry d (found). */
 static void docstore_fields(struct run *r, struct proto_hit *h, const struct docstore_doc *d,
-			    const struct excerpt_terms *terms)
+			    const struct excerpt_ready *rd)
 {
-	highlight_field(r, d->title, terms, &h->title);
-	highlight_field(r, d->description, terms, &h->description);
+	highlight_field(r, d->title, rd, &h->title);
+	highlight_field(r, d->description, rd, &h->description);
 	h->keywords = valid_dup(d->keywords);
 	h->content_type = valid_dup(d->content_type);
 	h->size = d->size;
@@ -499,12 +521,16 @@ static void docstore_fields(struct run *r, struct proto_hit *h, const struct doc
 /* The page's hits from the docstore: urlwordsNN's fields and the snippets
  * cut from its text, one block read per hit (none for an entry kept from
  * an earlier page); the rows (URL, site, clones) come from the cache or
- * the database as before.  fields[i] is set where the docstore gave hit
- * i's fields (the row's are not used then). */
-static int docstore_snippets(struct run *r, struct hit_row *const *rows,
-			     const struct excerpt_terms *terms, uint32_t max_ex, uint32_t ex_len,
-			     bool *fields)
+ * the database as before.  texts[i]: hit i's kept entry, looked for here
+ * when its row was read by this page (fresh[i]; the caller drops the
+ * references); fields[i]
+ * is set where the docstore gave hit i's fields (the row's are not used
+ * then). */
+static int docstore_snippets(struct run *r, struct hit_row *const *rows, const bool *fresh,
+			     struct hit_text **texts, const struct excerpt_ready *rd,
+			     uint32_t max_ex, uint32_t ex_len, bool *fields)
 {
+	const struct excerpt_terms *terms = rd->terms;
 	struct proto_results *res = r->res;
 	struct docstore_cursor cur = { 0 };
 	struct buf raw = BUF_INIT(MAX_DOC_BYTES), plain = BUF_INIT(MAX_DOC_BYTES + 1),
@@ -520,17 +546,17 @@ static int docstore_snippets(struct run *r, struct hit_row *const *rows,
 
 		if (!rows[i]->found)
 			continue;
-		kept = text_get(r->ix, h->url_id);
-		if (kept && max_ex && !kept->plain) {
-			text_unref(kept);  /* the fields alone: the text is read now */
-			kept = NULL;
-		}
+		if (fresh[i])
+			texts[i] = text_get(r->ix, h->url_id);
+		kept = texts[i];
+		if (kept && max_ex && !kept->plain)
+			kept = NULL;       /* the fields alone: the text is read now */
 		if (kept)
 			text_doc(kept, &d);
 		else if ((got = docstore_get(r->ix->ds, &cur, h->url_id, &d, &err)) < 0)
 			warning("url %u: %s", h->url_id, buf_str(&err));
 		if (got == 1 && d.found) {
-			docstore_fields(r, h, &d, terms);
+			docstore_fields(r, h, &d, rd);
 			fields[i] = true;
 		}
 		if (kept && max_ex) {
@@ -556,7 +582,6 @@ static int docstore_snippets(struct run *r, struct hit_row *const *rows,
 				text_put(r->ix, h->url_id, &d, NULL);
 			tried = false;
 		}
-		text_unref(kept);
 		if (tried && run_past_deadline(r))
 			break;
 	}
@@ -595,7 +620,7 @@ fail:
 
 /* The row's URL, site and clones (then its near-duplicates) into h, and
  * its fields unless the docstore gave them (fields). */
-static void row_to_hit(struct run *r, const struct hit_row *w, const struct excerpt_terms *terms,
+static void row_to_hit(struct run *r, const struct hit_row *w, const struct excerpt_ready *rd,
 		       bool fields, struct proto_hit *h)
 {
 	uint32_t nc = w->found ? w->n_clones : 0, nd = w->n_dups, k = 0;
@@ -607,9 +632,9 @@ static void row_to_hit(struct run *r, const struct hit_row *w, const struct exce
 		h->site = xstrdup(w->site);
 	}
 	if (w->found && !fields) {
-		excerpt_highlight(r->env->tok, w->title, strlen(w->title), terms, 64, &h->title);
-		excerpt_highlight(r->env->tok, w->description, strlen(w->description), terms, 64,
-				  &h->description);
+		excerpt_highlight_ready(r->env->tok, w->title, strlen(w->title), rd, 64, &h->title);
+		excerpt_highlight_ready(r->env->tok, w->description, strlen(w->description), rd, 64,
+					&h->description);
 		h->keywords = xstrdup(w->keywords);
 		h->content_type = xstrdup(w->content_type);
 		h->size = w->size;
@@ -631,11 +656,13 @@ int run_fill_hits(struct run *r, const struct search_doc *docs, const struct sea
 	const struct proto_search *q = r->req;
 	struct db_hit_doc *dd = NULL;
 	struct hit_row **rows = NULL;
+	struct hit_text **texts = NULL;
 	uint32_t *miss;
 	size_t *which, n_miss = 0;
-	bool *fields;
+	bool *fields, *fresh;
 	const char **words = NULL;
 	struct excerpt_terms terms;
+	struct excerpt_ready *rd;
 	struct buf raw = BUF_INIT(MAX_DOC_BYTES), err = BUF_INIT(256);
 	uint32_t max_ex = q->max_excerpts < PROTO_MAX_EXCERPTS ? q->max_excerpts : PROTO_MAX_EXCERPTS;
 	uint32_t ex_len = q->excerpt_len < PROTO_MAX_EXCERPT_LEN ? q->excerpt_len :
@@ -664,12 +691,15 @@ int run_fill_hits(struct run *r, const struct search_doc *docs, const struct sea
 	miss = arena_alloc(r->ar, n * sizeof(*miss));
 	which = arena_alloc(r->ar, n * sizeof(*which));
 	fields = arena_calloc(r->ar, n, sizeof(*fields));
+	fresh = arena_calloc(r->ar, n, sizeof(*fresh));
+	texts = r->ix->ds ? arena_calloc(r->ar, n, sizeof(*texts)) : NULL;
 	if (!max_ex || r->ix->ds)
-		cache_get_page(r->ix, res->hits, n, rows);
+		cache_get_page(r->ix, res->hits, n, rows, texts);
 	for (size_t i = 0; i < n; i++)
 		if (!rows[i]) {
 			miss[n_miss] = res->hits[i].url_id;
 			which[n_miss++] = i;
+			fresh[i] = true;
 		}
 	if (n_miss && rows_from_db(r, miss, which, n_miss, max_ex > 0 && !r->ix->ds, rows, &dd)) {
 		rc = -1;
@@ -677,12 +707,16 @@ int run_fill_hits(struct run *r, const struct search_doc *docs, const struct sea
 	}
 	run_highlight_words(r, &words, &terms.n);
 	terms.words = words;
+	/* The words' lengths and first bytes once for the page's titles and
+	 * descriptions, not per text. */
+	rd = arena_alloc(r->ar, sizeof(*rd));
+	excerpt_terms_ready(&terms, rd);
 	/* The docstore's fields first: a hit it gives them for needs none of
 	 * its row's (highlighted once, not twice). */
 	if (r->ix->ds)
-		rc = docstore_snippets(r, rows, &terms, max_ex, ex_len, fields);
+		rc = docstore_snippets(r, rows, fresh, texts, rd, max_ex, ex_len, fields);
 	for (size_t i = 0; i < n; i++)
-		row_to_hit(r, rows[i], &terms, fields[i], &res->hits[i]);
+		row_to_hit(r, rows[i], rd, fields[i], &res->hits[i]);
 	for (size_t k = 0; max_ex && !r->ix->ds && k < n_miss; k++) {
 		struct proto_hit *h = &res->hits[which[k]];
 		struct db_hit_doc *d = &dd[k];
@@ -702,8 +736,11 @@ out:
 	for (size_t k = 0; dd && k < n_miss; k++)
 		db_hit_doc_free(&dd[k]);
 	free(dd);
-	for (size_t i = 0; rows && i < n; i++)
+	for (size_t i = 0; rows && i < n; i++) {
 		hit_row_unref(rows[i]);
+		if (texts)
+			text_unref(texts[i]);
+	}
 	buf_free(&raw);
 	buf_free(&err);
 	return rc;

@@ -60,6 +60,7 @@ struct search_index {
 	pthread_mutex_t cache_mu;
 	struct hit_row **cache;    /* SEARCH_CACHE_SLOTS, open addressing; NULL until used */
 	size_t cache_rows, cache_bytes;
+	size_t cache_max, text_max; /* search_index_cache_limit(); 0: the defaults */
 	uint64_t cache_hits, cache_misses; /* under cache_mu */
 	/* snippet texts: the docstore's text made plain (search_hits.c) */
 	struct hit_text **texts;   /* SEARCH_TEXT_SLOTS, under cache_mu; NULL until used */
