@@ -59,6 +59,22 @@ int excerpt_passages(const struct tokenizer *tok, const char *text, size_t text_
 int excerpt_highlight(const struct tokenizer *tok, const char *text, size_t len,
 		      const struct excerpt_terms *terms, uint32_t max_spans, struct proto_text *out);
 
+/* terms made ready for many texts: each word's length and the bytes words
+ * start with, worked out once (excerpt_highlight() does it per text). */
+struct excerpt_ready {
+	const struct excerpt_terms *terms;
+	size_t n;                  /* of terms' words used: at most EXCERPT_MAX_TERMS */
+	size_t len[EXCERPT_MAX_TERMS];
+	bool first[256];           /* a word starts with this byte (all: an empty word) */
+};
+
+void excerpt_terms_ready(const struct excerpt_terms *terms, struct excerpt_ready *out);
+/* excerpt_highlight() with terms made ready (the page's titles and
+ * descriptions). */
+int excerpt_highlight_ready(const struct tokenizer *tok, const char *text, size_t len,
+			    const struct excerpt_ready *rd, uint32_t max_spans,
+			    struct proto_text *out);
+
 void excerpt_text_free(struct proto_text *t); /* accepts a zeroed struct */
 
 #endif

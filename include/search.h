@@ -61,6 +61,10 @@ void search_index_cache_stats(struct search_index *ix, uint64_t *hits, uint64_t 
  * lookups answered, lookups that read the docstore, entries kept. */
 void search_index_text_stats(struct search_index *ix, uint64_t *hits, uint64_t *misses,
 			     uint64_t *texts);
+/* Keep at most rows rows and texts docstore entries (0: the default,
+ * as above) in the generation's caches from now on: tests make them small
+ * so that pages find them emptied under them. */
+void search_index_cache_limit(struct search_index *ix, size_t rows, size_t texts);
 
 /* The real-time index (include/rt.h), DataDir/index/rt read into memory:
  * 0 and *out (one reference), or -1 with the reason in err (a damaged or

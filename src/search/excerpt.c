@@ -174,23 +174,33 @@ static int run_word(const char *word, size_t len, tok_pos_t pos, bool stop, void
 }
 
 /* The runs of text[0..len) holding a query word, at most max of them. */
+void excerpt_terms_ready(const struct excerpt_terms *terms, struct excerpt_ready *out)
+{
+	out->terms = terms;
+	out->n = terms ? terms->n : 0;
+	if (out->n > EXCERPT_MAX_TERMS)
+		out->n = EXCERPT_MAX_TERMS;
+	memset(out->first, 0, sizeof(out->first));
+	for (size_t t = 0; t < out->n; t++) {
+		out->len[t] = strlen(terms->words[t]);
+		out->first[(unsigned char)terms->words[t][0]] = true;
+		if (!out->len[t]) /* an empty word prefixes every run */
+			memset(out->first, 1, sizeof(out->first));
+	}
+}
+
 static size_t find_matches(const struct tokenizer *tok, const char *text, size_t len,
-			   const struct excerpt_terms *terms, struct match *m, size_t max)
+			   const struct excerpt_ready *rd, struct match *m, size_t max)
 {
 	const unsigned char *s = (const unsigned char *)text;
+	const struct excerpt_terms *terms = rd->terms;
+	const size_t *tlen = rd->len;
+	const bool *first = rd->first;
 	size_t i = 0, n = 0;
+	bool ascii;
 
-	size_t tlen[EXCERPT_MAX_TERMS];
-	bool ascii, first[256] = { false };
-
-	if (!terms || terms->n == 0)
+	if (!rd->n)
 		return 0;
-	for (size_t t = 0; t < terms->n && t < EXCERPT_MAX_TERMS; t++) {
-		tlen[t] = strlen(terms->words[t]);
-		first[(unsigned char)terms->words[t][0]] = true;
-		if (!tlen[t]) /* an empty word prefixes every run */
-			memset(first, 1, sizeof(first));
-	}
 	/* Most of a page's bytes are ASCII: they are classed here, and
 	 * sep_len() is asked about the others only (the profile of a result
 	 * page had this loop first, doc/SEARCH.md). */
@@ -240,7 +250,7 @@ static size_t find_matches(const struct tokenizer *tok, const char *text, size_t
 			 * tokenizer asked. */
 			bool maybe_cut = false;
 
-			for (size_t t = 0; t < terms->n && t < EXCERPT_MAX_TERMS && !x.hit; t++) {
+			for (size_t t = 0; t < rd->n && !x.hit; t++) {
 				if (tlen[t] > j - i || !folded_prefix(terms->words[t], tlen[t], text + i))
 					continue;
 				if (tlen[t] == j - i)
@@ -283,9 +293,9 @@ static void make_text(const char *text, size_t a, size_t b, const struct match *
 	out->text = xmalloc(b - a + 1);
 	memcpy(out->text, text + a, b - a);
 	out->text[b - a] = '\0';
-	for (size_t i = 0; i < b - a; i++)
-		if (!out->text[i])
-			out->text[i] = ' ';
+	/* A NUL is rare (a title or text comes from strings): looked for first. */
+	for (char *z = memchr(out->text, '\0', b - a); z; z = memchr(z, '\0', out->text + (b - a) - z))
+		*z = ' ';
 	out->spans = NULL;
 	for (size_t i = 0; i < nm; i++)
 		if (m[i].start >= a && m[i].end <= b)
@@ -337,6 +347,7 @@ int excerpt_passages(const struct tokenizer *tok, const char *text, size_t text_
 		     const struct excerpt_terms *terms, uint32_t max, uint32_t len,
 		     struct proto_text **out, uint32_t *n)
 {
+	struct excerpt_ready rd;
 	struct match *m;
 	size_t nm, scan = text_len < EXCERPT_MAX_SCAN ? text_len : EXCERPT_MAX_SCAN;
 	size_t chosen_a[PROTO_MAX_EXCERPTS], chosen_b[PROTO_MAX_EXCERPTS];
@@ -348,8 +359,9 @@ int excerpt_passages(const struct tokenizer *tok, const char *text, size_t text_
 		return 0;
 	if (max > PROTO_MAX_EXCERPTS)
 		max = PROTO_MAX_EXCERPTS;
+	excerpt_terms_ready(terms, &rd);
 	m = xmalloc(EXCERPT_MAX_MATCHES * sizeof(*m));
-	nm = find_matches(tok, text, scan, terms, m, EXCERPT_MAX_MATCHES);
+	nm = find_matches(tok, text, scan, &rd, m, EXCERPT_MAX_MATCHES);
 	while (nc < max) {
 		long best = -1;
 		size_t ba = 0, bb = 0;
@@ -423,8 +435,18 @@ int excerpt_passages(const struct tokenizer *tok, const char *text, size_t text_
 int excerpt_highlight(const struct tokenizer *tok, const char *text, size_t len,
 		      const struct excerpt_terms *terms, uint32_t max_spans, struct proto_text *out)
 {
+	struct excerpt_ready rd;
+
+	excerpt_terms_ready(terms, &rd);
+	return excerpt_highlight_ready(tok, text, len, &rd, max_spans, out);
+}
+
+int excerpt_highlight_ready(const struct tokenizer *tok, const char *text, size_t len,
+			    const struct excerpt_ready *rd, uint32_t max_spans,
+			    struct proto_text *out)
+{
 	struct buf clean = BUF_INIT(MAX_DOC_BYTES + 1);
-	struct match *m;
+	struct match few[64], *m = few; /* a title's or description's: no malloc */
 	size_t nm, cap = max_spans < EXCERPT_MAX_MATCHES * 16 ? max_spans : EXCERPT_MAX_MATCHES * 16;
 
 	memset(out, 0, sizeof(*out));
@@ -435,10 +457,12 @@ int excerpt_highlight(const struct tokenizer *tok, const char *text, size_t len,
 		text = buf_str(&clean);
 		len = clean.len;
 	}
-	m = xmalloc((cap ? cap : 1) * sizeof(*m));
-	nm = find_matches(tok, text, len, terms, m, cap);
+	if (cap > ARRAY_SIZE(few))
+		m = xmalloc(cap * sizeof(*m));
+	nm = find_matches(tok, text, len, rd, m, cap);
 	make_text(text, 0, len, m, nm, out);
-	free(m);
+	if (m != few)
+		free(m);
 	buf_free(&clean);
 	return 0;
 }

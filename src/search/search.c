@@ -381,8 +381,6 @@ static int make_page(struct run *r, const struct search_doc *docs, size_t n_docs
 	res->total_urls = n_docs;
 	res->first = req->page * ps;
 	rc = run_fill_hits(r, docs, picks, n_picks);
-	if (!rc)
-		rc = run_list_neardups(r);
 	free(picks);
 	return rc;
 }
@@ -560,7 +558,6 @@ dberr:
 	res->error = xstrdup("ER_DATABASE");
 	rc = -1;
 out:
-	free(words);
 	db_hit_doc_free(&d);
 	buf_free(&raw);
 	buf_free(&plain);

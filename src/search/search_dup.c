@@ -2,7 +2,8 @@
  * "Near-duplicates"): of the matching documents of one near-duplicate group
  * (the generation's `neardup` file, neardup.h) the best ranked stays, the
  * others leave the list before the page is cut; a hit of a group lists the
- * group's other pages with its clones.
+ * group's other pages with its clones (their URLs read here, kept with the
+ * hit's row by search_hits.c).
  */
 #include "config.h"
 
@@ -74,8 +75,9 @@ size_t run_fold_neardups(struct run *r, struct search_doc *docs, size_t n)
 }
 
 struct url_fill {
-	struct proto_results *res;
-	const uint32_t *hit_of;    /* for each asked url_id (ascending), its hit */
+	int (*cb)(void *arg, size_t i, uint32_t url_id, const char *url);
+	void *arg;
+	const uint32_t *of;        /* for each asked url_id (ascending), its document's index */
 	const uint32_t *ids;
 	size_t n, at;
 };
@@ -83,26 +85,18 @@ struct url_fill {
 static int url_cb(void *arg, uint32_t url_id, const char *url)
 {
 	struct url_fill *f = arg;
-	struct proto_hit *h;
 
 	/* The rows come ascending by url_id, as asked: walk along. */
 	while (f->at < f->n && f->ids[f->at] < url_id)
 		f->at++;
-	for (; f->at < f->n && f->ids[f->at] == url_id; f->at++) {
-		h = &f->res->hits[f->hit_of[f->at]];
-		if (h->n_clones >= PROTO_MAX_CLONES)
-			continue;
-		if (!h->clones)
-			h->clones = xcalloc(PROTO_MAX_CLONES, sizeof(*h->clones));
-		h->clones[h->n_clones].url_id = url_id;
-		h->clones[h->n_clones].url = xstrdup(url);
-		h->n_clones++;
-	}
+	for (; f->at < f->n && f->ids[f->at] == url_id; f->at++)
+		if (f->cb(f->arg, f->of[f->at], url_id, url))
+			return -1;
 	return 0;
 }
 
 struct ask {
-	uint32_t url_id, hit;
+	uint32_t url_id, doc;
 };
 
 static int cmp_ask(const void *a, const void *b)
@@ -111,49 +105,44 @@ static int cmp_ask(const void *a, const void *b)
 
 	if (x->url_id != y->url_id)
 		return x->url_id < y->url_id ? -1 : 1;
-	return x->hit < y->hit ? -1 : x->hit > y->hit;
+	return x->doc < y->doc ? -1 : x->doc > y->doc;
 }
 
-int run_list_neardups(struct run *r)
+int run_neardup_urls(struct run *r, const uint32_t *url_ids, size_t n_ids,
+		     int (*cb)(void *arg, size_t i, uint32_t url_id, const char *url), void *arg)
 {
-	struct proto_results *res = r->res;
 	struct ask *ask = NULL;
-	uint32_t *ids = NULL, *hit_of = NULL, member[PROTO_MAX_CLONES + 1];
+	uint32_t *ids = NULL, *of = NULL, member[PROTO_MAX_CLONES + 1];
 	struct url_fill f;
 	size_t n = 0, cap = 0;
 	int rc = 0;
 
 	if (!r->ix->nd || !r->env->db)
 		return 0;
-	for (uint32_t i = 0; i < res->n_hits; i++) {
-		uint32_t g = neardup_group_of(r->ix->nd, res->hits[i].url_id);
+	for (size_t i = 0; i < n_ids; i++) {
+		uint32_t g = neardup_group_of(r->ix->nd, url_ids[i]);
 		size_t k = neardup_members(r->ix->nd, g, member, ARRAY_SIZE(member));
 
 		for (size_t j = 0; j < k; j++) {
-			if (member[j] == res->hits[i].url_id)
+			if (member[j] == url_ids[i])
 				continue;
 			if (n == cap) {
 				cap = cap ? 2 * cap : 64;
 				ask = xrealloc(ask, cap * sizeof(*ask));
 			}
-			ask[n++] = (struct ask){ member[j], i };
+			ask[n++] = (struct ask){ member[j], (uint32_t)i };
 		}
 	}
 	if (!n)
 		goto out;
 	qsort(ask, n, sizeof(*ask), cmp_ask);
 	ids = xmalloc(n * sizeof(*ids));
-	hit_of = xmalloc(n * sizeof(*hit_of));
+	of = xmalloc(n * sizeof(*of));
 	for (size_t j = 0; j < n; j++) {
 		ids[j] = ask[j].url_id;
-		hit_of[j] = ask[j].hit;
+		of[j] = ask[j].doc;
 	}
-	/* The hits' clone arrays are full-size (PROTO_MAX_CLONES) from here. */
-	for (uint32_t i = 0; i < res->n_hits; i++)
-		if (res->hits[i].clones)
-			res->hits[i].clones = xrealloc(res->hits[i].clones,
-						       PROTO_MAX_CLONES * sizeof(*res->hits[i].clones));
-	f = (struct url_fill){ res, hit_of, ids, n, 0 };
+	f = (struct url_fill){ cb, arg, of, ids, n, 0 };
 	if (db_hit_urls(r->env->db, ids, n, url_cb, &f)) {
 		r->db_failed = true;
 		rc = -1;
@@ -161,6 +150,6 @@ int run_list_neardups(struct run *r)
 out:
 	free(ask);
 	free(ids);
-	free(hit_of);
+	free(of);
 	return rc;
 }

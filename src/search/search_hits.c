@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -33,10 +34,10 @@
 
 _Static_assert(DOCSTORE_MAX_TEXT == EXCERPT_MAX_HTML, "the docstore keeps what snippets parse");
 
-/* The distinct positive words, for highlighting. */
+/* The distinct positive words, for highlighting (in the query's arena). */
 void run_highlight_words(struct run *r, const char ***out, size_t *n)
 {
-	const char **v = xmalloc(EXCERPT_MAX_TERMS * sizeof(char *));
+	const char **v = arena_alloc(r->ar, EXCERPT_MAX_TERMS * sizeof(char *));
 	size_t k = 0;
 
 	for (size_t i = 0; i < r->n_leaves; i++) {
@@ -74,20 +75,34 @@ char *valid_dup(const char *s)
 /* What a result page shows of a document besides its snippets: read from
  * the database once per generation and kept (a recrawl changes the rows
  * before the index follows; the cache follows with the next generation,
- * like the index).  Owned strings; clones owned too. */
+ * like the index).  Owned strings; clones and near-duplicates owned too.
+ * Shared, never changed once made: the cache holds a reference, and so
+ * does each page using it, which reads it without the lock and without a
+ * copy; the last reference frees it (a cache emptied while a page reads
+ * one of its rows). */
 struct hit_row {
 	uint32_t url_id;
 	bool found;                /* the database has the document */
+	atomic_uint refs;
 	char *url, *site, *title, *description, *keywords, *content_type;
 	uint32_t size;
 	struct proto_clone *clones;
 	uint32_t n_clones;
+	struct proto_clone *dups;  /* the near-duplicates' URLs (search_dup.c), after the clones */
+	uint32_t n_dups;
 	size_t bytes;
 };
 
-static void hit_row_free(struct hit_row *h)
+static void clones_free(struct proto_clone *c, uint32_t n)
 {
-	if (!h)
+	for (uint32_t i = 0; i < n; i++)
+		free(c[i].url);
+	free(c);
+}
+
+static void hit_row_unref(struct hit_row *h)
+{
+	if (!h || atomic_fetch_sub_explicit(&h->refs, 1, memory_order_acq_rel) != 1)
 		return;
 	free(h->url);
 	free(h->site);
@@ -95,26 +110,9 @@ static void hit_row_free(struct hit_row *h)
 	free(h->description);
 	free(h->keywords);
 	free(h->content_type);
-	for (uint32_t i = 0; i < h->n_clones; i++)
-		free(h->clones[i].url);
-	free(h->clones);
-	memset(h, 0, sizeof(*h));
-}
-
-static void hit_row_copy(struct hit_row *to, const struct hit_row *from)
-{
-	*to = *from;
-	to->url = xstrdup(from->url);
-	to->site = xstrdup(from->site);
-	to->title = xstrdup(from->title);
-	to->description = xstrdup(from->description);
-	to->keywords = xstrdup(from->keywords);
-	to->content_type = xstrdup(from->content_type);
-	to->clones = from->n_clones ? xmalloc(from->n_clones * sizeof(*to->clones)) : NULL;
-	for (uint32_t i = 0; i < from->n_clones; i++) {
-		to->clones[i].url_id = from->clones[i].url_id;
-		to->clones[i].url = xstrdup(from->clones[i].url);
-	}
+	clones_free(h->clones, h->n_clones);
+	clones_free(h->dups, h->n_dups);
+	free(h);
 }
 
 static size_t slot_of(uint32_t url_id, size_t cap)
@@ -122,42 +120,22 @@ static size_t slot_of(uint32_t url_id, size_t cap)
 	return (size_t)(url_id * 2654435761u) & (cap - 1);
 }
 
-/* Copy the cached row of url_id into *out: true when there is one. */
-static bool cache_get(struct search_index *ix, uint32_t url_id, struct hit_row *out)
-{
-	bool hit = false;
-
-	pthread_mutex_lock(&ix->cache_mu);
-	if (ix->cache) {
-		for (size_t i = slot_of(url_id, SEARCH_CACHE_SLOTS);; i = (i + 1) & (SEARCH_CACHE_SLOTS - 1)) {
-			struct hit_row *h = ix->cache[i];
-
-			if (!h)
-				break;
-			if (h->url_id == url_id) {
-				hit_row_copy(out, h);
-				hit = true;
-				break;
-			}
-		}
-	}
-	if (hit)
-		ix->cache_hits++;
-	else
-		ix->cache_misses++;
-	pthread_mutex_unlock(&ix->cache_mu);
-	return hit;
-}
-
 void hit_cache_clear_locked(struct search_index *ix)
 {
 	for (size_t i = 0; ix->cache && i < SEARCH_CACHE_SLOTS; i++) {
-		hit_row_free(ix->cache[i]);
-		free(ix->cache[i]);
+		hit_row_unref(ix->cache[i]);
 		ix->cache[i] = NULL;
 	}
 	ix->cache_rows = 0;
 	ix->cache_bytes = 0;
+}
+
+void search_index_cache_limit(struct search_index *ix, size_t rows, size_t texts)
+{
+	pthread_mutex_lock(&ix->cache_mu);
+	ix->cache_max = rows < SEARCH_CACHE_ROWS ? rows : SEARCH_CACHE_ROWS;
+	ix->text_max = texts < SEARCH_TEXT_ROWS ? texts : SEARCH_TEXT_ROWS;
+	pthread_mutex_unlock(&ix->cache_mu);
 }
 
 /* The slots are mapped, not malloc'd.  From malloc, a generation's 1 MB
@@ -189,33 +167,38 @@ void hit_cache_free(struct search_index *ix)
 	ix->texts = NULL;
 }
 
-/* Keep a copy of row (nothing when url_id is there already).  A full cache
- * is emptied first: rows are cheap to read again, and nothing is evicted
- * one by one. */
-static void cache_put(struct search_index *ix, const struct hit_row *row)
+/* Keep row (a reference; nothing when url_id is there already).  A full
+ * cache is emptied first: rows are cheap to read again, and nothing is
+ * evicted one by one. */
+static void cache_put(struct search_index *ix, struct hit_row *row)
 {
 	size_t i;
 
 	pthread_mutex_lock(&ix->cache_mu);
 	if (!ix->cache && !(ix->cache = cache_slots_new()))
 		goto out;
-	if (ix->cache_rows >= SEARCH_CACHE_ROWS || ix->cache_bytes + row->bytes > SEARCH_CACHE_BYTES)
+	if (ix->cache_rows >= (ix->cache_max ? ix->cache_max : SEARCH_CACHE_ROWS) ||
+	    ix->cache_bytes + row->bytes > SEARCH_CACHE_BYTES)
 		hit_cache_clear_locked(ix);
 	for (i = slot_of(row->url_id, SEARCH_CACHE_SLOTS); ix->cache[i];
 	     i = (i + 1) & (SEARCH_CACHE_SLOTS - 1))
 		if (ix->cache[i]->url_id == row->url_id)
 			goto out;
-	ix->cache[i] = xmalloc(sizeof(*ix->cache[i]));
-	hit_row_copy(ix->cache[i], row);
+	atomic_fetch_add_explicit(&row->refs, 1, memory_order_relaxed);
+	ix->cache[i] = row;
 	ix->cache_rows++;
 	ix->cache_bytes += row->bytes;
 out:
 	pthread_mutex_unlock(&ix->cache_mu);
 }
 
-static void row_from_db(struct hit_row *h, const struct db_hit_doc *d)
+/* A new row (one reference) of url_id from d. */
+static struct hit_row *row_from_db(uint32_t url_id, const struct db_hit_doc *d)
 {
-	h->url_id = d->url_id;
+	struct hit_row *h = xcalloc(1, sizeof(*h));
+
+	atomic_init(&h->refs, 1);
+	h->url_id = url_id;
 	h->found = d->found;
 	h->url = valid_dup(d->found ? d->url : "");
 	h->site = valid_dup(d->found ? d->site : "");
@@ -226,26 +209,47 @@ static void row_from_db(struct hit_row *h, const struct db_hit_doc *d)
 	h->size = d->size;
 	h->bytes = sizeof(*h) + strlen(h->url) + strlen(h->site) + strlen(h->title) +
 		   strlen(h->description) + strlen(h->keywords) + strlen(h->content_type) + 6;
+	return h;
 }
 
 struct clone_fill {
-	struct hit_row *rows;
+	struct hit_row **rows;
 	const size_t *which;       /* row of each asked id */
 };
+
+/* One more URL (owned) of a row's clones or near-duplicates: *list grows
+ * to PROTO_MAX_CLONES at once. */
+static void row_add_url(struct hit_row *h, struct proto_clone **list, uint32_t *n, uint32_t url_id,
+			char *url)
+{
+	if (*n >= PROTO_MAX_CLONES) {
+		free(url);
+		return;
+	}
+	if (!*list)
+		*list = xcalloc(PROTO_MAX_CLONES, sizeof(**list));
+	(*list)[*n].url_id = url_id;
+	(*list)[*n].url = url;
+	h->bytes += sizeof(**list) + strlen((*list)[*n].url) + 1;
+	(*n)++;
+}
 
 static int clone_cb(void *arg, size_t i, uint32_t clone_id, const char *url)
 {
 	struct clone_fill *c = arg;
-	struct hit_row *h = &c->rows[c->which[i]];
+	struct hit_row *h = c->rows[c->which[i]];
 
-	if (h->n_clones >= PROTO_MAX_CLONES)
-		return 0;
-	if (!h->clones)
-		h->clones = xcalloc(PROTO_MAX_CLONES, sizeof(*h->clones));
-	h->clones[h->n_clones].url_id = clone_id;
-	h->clones[h->n_clones].url = valid_dup(url);
-	h->bytes += sizeof(*h->clones) + strlen(h->clones[h->n_clones].url) + 1;
-	h->n_clones++;
+	row_add_url(h, &h->clones, &h->n_clones, clone_id, valid_dup(url));
+	return 0;
+}
+
+static int dup_cb(void *arg, size_t i, uint32_t url_id, const char *url)
+{
+	struct clone_fill *c = arg;
+	struct hit_row *h = c->rows[c->which[i]];
+
+	/* As the database has it (clones' URLs are made valid UTF-8). */
+	row_add_url(h, &h->dups, &h->n_dups, url_id, xstrdup(url));
 	return 0;
 }
 
@@ -280,10 +284,13 @@ static int text_from_db(struct run *r, uint32_t url_id, struct buf *raw, char **
  * searchd's CPU per result page and decompressing the entry's block a
  * third of the rest, for entries that only change with the generation
  * (the docstore and the boilerplate ranges are the generation's): kept
- * here like the rows, and emptied when full. */
+ * here like the rows, and emptied when full.  Shared like the rows: a
+ * page reads an entry through its reference, without a copy (the text
+ * can be megabytes) and without the lock while it cuts snippets. */
 struct hit_text {
 	uint32_t url_id;
 	uint32_t size;             /* docstore_doc.size */
+	atomic_uint refs;
 	size_t len;                /* the plain text: data[0 .. len) */
 	size_t bytes;              /* of the whole entry */
 	bool plain;                /* the plain text was made; else the fields alone (no snippets asked) */
@@ -291,35 +298,78 @@ struct hit_text {
 	char data[];               /* the text, a NUL, then the four fields */
 };
 
+static void text_unref(struct hit_text *t)
+{
+	if (t && atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1)
+		free(t);
+}
+
 static void text_cache_clear_locked(struct search_index *ix)
 {
 	for (size_t i = 0; ix->texts && i < SEARCH_TEXT_SLOTS; i++) {
-		free(ix->texts[i]);
+		text_unref(ix->texts[i]);
 		ix->texts[i] = NULL;
 	}
 	ix->text_rows = 0;
 	ix->text_bytes = 0;
 }
 
-/* A copy of url_id's kept entry (free() it), or NULL. */
-static struct hit_text *text_get(struct search_index *ix, uint32_t url_id)
+/* url_id's kept entry (a reference: text_unref() it), or NULL; cache_mu
+ * held. */
+static struct hit_text *text_find_locked(struct search_index *ix, uint32_t url_id)
 {
-	struct hit_text *copy = NULL;
+	struct hit_text *t = NULL;
 
-	pthread_mutex_lock(&ix->cache_mu);
 	for (size_t i = slot_of(url_id, SEARCH_TEXT_SLOTS); ix->texts && ix->texts[i];
 	     i = (i + 1) & (SEARCH_TEXT_SLOTS - 1))
 		if (ix->texts[i]->url_id == url_id) {
-			copy = xmalloc(ix->texts[i]->bytes);
-			memcpy(copy, ix->texts[i], ix->texts[i]->bytes);
+			t = ix->texts[i];
+			atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
 			break;
 		}
-	if (copy)
+	if (t)
 		ix->text_hits++;
 	else
 		ix->text_misses++;
+	return t;
+}
+
+static struct hit_text *text_get(struct search_index *ix, uint32_t url_id)
+{
+	struct hit_text *t;
+
+	pthread_mutex_lock(&ix->cache_mu);
+	t = text_find_locked(ix, url_id);
 	pthread_mutex_unlock(&ix->cache_mu);
-	return copy;
+	return t;
+}
+
+/* The kept rows of the page's hits into rows[i], and the kept texts of
+ * those into texts[i] when texts (a reference each; NULL where there is
+ * none): one lock for the page, nothing copied. */
+static void cache_get_page(struct search_index *ix, const struct proto_hit *hits, size_t n,
+			   struct hit_row **rows, struct hit_text **texts)
+{
+	pthread_mutex_lock(&ix->cache_mu);
+	for (size_t k = 0; k < n; k++) {
+		uint32_t url_id = hits[k].url_id;
+
+		rows[k] = NULL;
+		for (size_t i = slot_of(url_id, SEARCH_CACHE_SLOTS); ix->cache && ix->cache[i];
+		     i = (i + 1) & (SEARCH_CACHE_SLOTS - 1))
+			if (ix->cache[i]->url_id == url_id) {
+				rows[k] = ix->cache[i];
+				atomic_fetch_add_explicit(&rows[k]->refs, 1, memory_order_relaxed);
+				break;
+			}
+		if (rows[k])
+			ix->cache_hits++;
+		else
+			ix->cache_misses++;
+		if (texts)
+			texts[k] = rows[k] ? text_find_locked(ix, url_id) : NULL;
+	}
+	pthread_mutex_unlock(&ix->cache_mu);
 }
 
 /* The entry's fields as docstore_get() gave them (no stored text: what
@@ -356,6 +406,7 @@ static void text_put(struct search_index *ix, uint32_t url_id, const struct docs
 	if (bytes > SEARCH_TEXT_BYTES / 16)
 		return;
 	t = xmalloc(bytes);
+	atomic_init(&t->refs, 1);
 	t->url_id = url_id;
 	t->size = d->size;
 	t->len = plain->len;
@@ -381,7 +432,8 @@ static void text_put(struct search_index *ix, uint32_t url_id, const struct docs
 			goto out;
 		ix->texts = p;
 	}
-	if (ix->text_rows >= SEARCH_TEXT_ROWS || ix->text_bytes + bytes > SEARCH_TEXT_BYTES)
+	if (ix->text_rows >= (ix->text_max ? ix->text_max : SEARCH_TEXT_ROWS) ||
+	    ix->text_bytes + bytes > SEARCH_TEXT_BYTES)
 		text_cache_clear_locked(ix);
 	for (i = slot_of(url_id, SEARCH_TEXT_SLOTS); ix->texts[i]; i = (i + 1) & (SEARCH_TEXT_SLOTS - 1))
 		if (ix->texts[i]->url_id == url_id) {
@@ -389,7 +441,7 @@ static void text_put(struct search_index *ix, uint32_t url_id, const struct docs
 				goto out;
 			ix->text_bytes -= ix->texts[i]->bytes;
 			ix->text_rows--;
-			free(ix->texts[i]);
+			text_unref(ix->texts[i]);
 			break;
 		}
 	ix->texts[i] = t;
@@ -438,20 +490,29 @@ static void cut_snippets(struct run *r, uint32_t url, const struct buf *raw, con
 	buf_free(&text);
 }
 
+/* s highlighted into *out (s made valid UTF-8 first, copied only when it
+ * is not). */
+static void highlight_field(struct run *r, const char *s, const struct excerpt_ready *rd,
+			    struct proto_text *out)
+{
+	size_t len = strlen(s);
+	char *t;
+
+	if (utf8_valid(s, len)) {
+		excerpt_highlight_ready(r->env->tok, s, len, rd, 64, out);
+		return;
+	}
+	t = valid_dup(s);
+	excerpt_highlight_ready(r->env->tok, t, strlen(t), rd, 64, out);
+	free(t);
+}
+
 /* The hit's fields from its docstore entry d (found). */
 static void docstore_fields(struct run *r, struct proto_hit *h, const struct docstore_doc *d,
-			    const struct excerpt_terms *terms)
+			    const struct excerpt_ready *rd)
 {
-	char *t = valid_dup(d->title), *ds = valid_dup(d->description);
-
-	excerpt_text_free(&h->title);
-	excerpt_text_free(&h->description);
-	excerpt_highlight(r->env->tok, t, strlen(t), terms, 64, &h->title);
-	excerpt_highlight(r->env->tok, ds, strlen(ds), terms, 64, &h->description);
-	free(t);
-	free(ds);
-	free(h->keywords);
-	free(h->content_type);
+	highlight_field(r, d->title, rd, &h->title);
+	highlight_field(r, d->description, rd, &h->description);
 	h->keywords = valid_dup(d->keywords);
 	h->content_type = valid_dup(d->content_type);
 	h->size = d->size;
@@ -460,10 +521,16 @@ static void docstore_fields(struct run *r, struct proto_hit *h, const struct doc
 /* The page's hits from the docstore: urlwordsNN's fields and the snippets
  * cut from its text, one block read per hit (none for an entry kept from
  * an earlier page); the rows (URL, site, clones) come from the cache or
- * the database as before. */
-static int docstore_snippets(struct run *r, struct hit_row *rows, const struct excerpt_terms *terms,
-			     uint32_t max_ex, uint32_t ex_len)
+ * the database as before.  texts[i]: hit i's kept entry, looked for here
+ * when its row was read by this page (fresh[i]; the caller drops the
+ * references); fields[i]
+ * is set where the docstore gave hit i's fields (the row's are not used
+ * then). */
+static int docstore_snippets(struct run *r, struct hit_row *const *rows, const bool *fresh,
+			     struct hit_text **texts, const struct excerpt_ready *rd,
+			     uint32_t max_ex, uint32_t ex_len, bool *fields)
 {
+	const struct excerpt_terms *terms = rd->terms;
 	struct proto_results *res = r->res;
 	struct docstore_cursor cur = { 0 };
 	struct buf raw = BUF_INIT(MAX_DOC_BYTES), plain = BUF_INIT(MAX_DOC_BYTES + 1),
@@ -477,19 +544,21 @@ static int docstore_snippets(struct run *r, struct hit_row *rows, const struct e
 		int got = 1;
 		bool tried = true;         /* snippets made: the deadline is checked */
 
-		if (!rows[i].found)
+		if (!rows[i]->found)
 			continue;
-		kept = text_get(r->ix, h->url_id);
-		if (kept && max_ex && !kept->plain) {
-			free(kept);        /* the fields alone: the text is read now */
-			kept = NULL;
-		}
+		if (fresh[i])
+			texts[i] = text_get(r->ix, h->url_id);
+		kept = texts[i];
+		if (kept && max_ex && !kept->plain)
+			kept = NULL;       /* the fields alone: the text is read now */
 		if (kept)
 			text_doc(kept, &d);
 		else if ((got = docstore_get(r->ix->ds, &cur, h->url_id, &d, &err)) < 0)
 			warning("url %u: %s", h->url_id, buf_str(&err));
-		if (got == 1 && d.found)
-			docstore_fields(r, h, &d, terms);
+		if (got == 1 && d.found) {
+			docstore_fields(r, h, &d, rd);
+			fields[i] = true;
+		}
 		if (kept && max_ex) {
 			excerpt_passages(r->env->tok, kept->data, kept->len, terms, max_ex, ex_len,
 					 &h->excerpts, &h->n_excerpts);
@@ -513,7 +582,6 @@ static int docstore_snippets(struct run *r, struct hit_row *rows, const struct e
 				text_put(r->ix, h->url_id, &d, NULL);
 			tried = false;
 		}
-		free(kept);
 		if (tried && run_past_deadline(r))
 			break;
 	}
@@ -524,19 +592,78 @@ static int docstore_snippets(struct run *r, struct hit_row *rows, const struct e
 	return r->db_failed ? -1 : 0;
 }
 
+/* The page's rows not kept (miss[k], of hit which[k]) into rows[]: one
+ * SELECT for the rows (with the texts of snippets when texts: then not
+ * kept, *dd has them), one for the clones, one for the near-duplicates'
+ * URLs; the documents found are kept.  0, or -1 when the database failed. */
+static int rows_from_db(struct run *r, const uint32_t *miss, const size_t *which, size_t n_miss,
+			bool texts, struct hit_row **rows, struct db_hit_doc **dd)
+{
+	struct clone_fill cf = { rows, which };
+
+	*dd = xcalloc(n_miss, sizeof(**dd));
+	if (db_hit_docs(r->env->db, miss, n_miss, texts, *dd))
+		goto fail;
+	for (size_t k = 0; k < n_miss; k++)
+		rows[which[k]] = row_from_db(miss[k], &(*dd)[k]);
+	if (db_hit_clones(r->env->db, miss, n_miss, clone_cb, &cf) ||
+	    run_neardup_urls(r, miss, n_miss, dup_cb, &cf))
+		goto fail;
+	for (size_t k = 0; k < n_miss; k++)
+		if (rows[which[k]]->found)
+			cache_put(r->ix, rows[which[k]]);
+	return 0;
+fail:
+	r->db_failed = true;
+	return -1;
+}
+
+/* The row's URL, site and clones (then its near-duplicates) into h, and
+ * its fields unless the docstore gave them (fields). */
+static void row_to_hit(struct run *r, const struct hit_row *w, const struct excerpt_ready *rd,
+		       bool fields, struct proto_hit *h)
+{
+	uint32_t nc = w->found ? w->n_clones : 0, nd = w->n_dups, k = 0;
+
+	if (nd > PROTO_MAX_CLONES - nc)
+		nd = PROTO_MAX_CLONES - nc;
+	if (w->found) {
+		h->url = xstrdup(w->url);
+		h->site = xstrdup(w->site);
+	}
+	if (w->found && !fields) {
+		excerpt_highlight_ready(r->env->tok, w->title, strlen(w->title), rd, 64, &h->title);
+		excerpt_highlight_ready(r->env->tok, w->description, strlen(w->description), rd, 64,
+					&h->description);
+		h->keywords = xstrdup(w->keywords);
+		h->content_type = xstrdup(w->content_type);
+		h->size = w->size;
+	}
+	if (nc + nd == 0)
+		return;
+	h->clones = xmalloc((nc + nd) * sizeof(*h->clones));
+	for (uint32_t i = 0; i < nc; i++, k++)
+		h->clones[k] = (struct proto_clone){ w->clones[i].url_id, xstrdup(w->clones[i].url) };
+	for (uint32_t i = 0; i < nd; i++, k++)
+		h->clones[k] = (struct proto_clone){ w->dups[i].url_id, xstrdup(w->dups[i].url) };
+	h->n_clones = k;
+}
+
 int run_fill_hits(struct run *r, const struct search_doc *docs, const struct search_pick *pk,
 		  size_t n)
 {
 	struct proto_results *res = r->res;
 	const struct proto_search *q = r->req;
 	struct db_hit_doc *dd = NULL;
-	struct hit_row *rows = NULL;
-	uint32_t *miss = NULL;
-	size_t *which = NULL, n_miss = 0;
+	struct hit_row **rows = NULL;
+	struct hit_text **texts = NULL;
+	uint32_t *miss;
+	size_t *which, n_miss = 0;
+	bool *fields, *fresh;
 	const char **words = NULL;
 	struct excerpt_terms terms;
-	struct buf raw = BUF_INIT(MAX_DOC_BYTES), plain = BUF_INIT(MAX_DOC_BYTES + 1),
-		   err = BUF_INIT(256);
+	struct excerpt_ready *rd;
+	struct buf raw = BUF_INIT(MAX_DOC_BYTES), err = BUF_INIT(256);
 	uint32_t max_ex = q->max_excerpts < PROTO_MAX_EXCERPTS ? q->max_excerpts : PROTO_MAX_EXCERPTS;
 	uint32_t ex_len = q->excerpt_len < PROTO_MAX_EXCERPT_LEN ? q->excerpt_len :
 			  PROTO_MAX_EXCERPT_LEN;
@@ -557,63 +684,39 @@ int run_fill_hits(struct run *r, const struct search_doc *docs, const struct sea
 	}
 	if (!r->env->db || n == 0)
 		goto out;
-	/* The rows: from the cache, the rest in one SELECT (with the texts of
-	 * snippets when there is no docstore: not cached) and one for clones. */
-	rows = xcalloc(n, sizeof(*rows));
-	miss = xmalloc(n * sizeof(*miss));
-	which = xmalloc(n * sizeof(*which));
-	for (size_t i = 0; i < n; i++) {
-		if ((!max_ex || r->ix->ds) && cache_get(r->ix, res->hits[i].url_id, &rows[i]))
-			continue;
-		miss[n_miss] = res->hits[i].url_id;
-		which[n_miss++] = i;
-	}
-	if (n_miss) {
-		struct clone_fill cf = { rows, which };
-
-		dd = xcalloc(n_miss, sizeof(*dd));
-		if (db_hit_docs(r->env->db, miss, n_miss, max_ex > 0 && !r->ix->ds, dd)) {
-			r->db_failed = true;
-			rc = -1;
-			goto out;
+	/* The rows: from the cache, the rest from the database (with the texts
+	 * of snippets when there is no docstore: not cached).  The page's
+	 * scratch is in the query's arena. */
+	rows = arena_calloc(r->ar, n, sizeof(*rows));
+	miss = arena_alloc(r->ar, n * sizeof(*miss));
+	which = arena_alloc(r->ar, n * sizeof(*which));
+	fields = arena_calloc(r->ar, n, sizeof(*fields));
+	fresh = arena_calloc(r->ar, n, sizeof(*fresh));
+	texts = r->ix->ds ? arena_calloc(r->ar, n, sizeof(*texts)) : NULL;
+	if (!max_ex || r->ix->ds)
+		cache_get_page(r->ix, res->hits, n, rows, texts);
+	for (size_t i = 0; i < n; i++)
+		if (!rows[i]) {
+			miss[n_miss] = res->hits[i].url_id;
+			which[n_miss++] = i;
+			fresh[i] = true;
 		}
-		for (size_t k = 0; k < n_miss; k++) {
-			row_from_db(&rows[which[k]], &dd[k]);
-			rows[which[k]].url_id = miss[k];
-		}
-		if (db_hit_clones(r->env->db, miss, n_miss, clone_cb, &cf)) {
-			r->db_failed = true;
-			rc = -1;
-			goto out;
-		}
-		for (size_t k = 0; k < n_miss; k++)
-			if (rows[which[k]].found)
-				cache_put(r->ix, &rows[which[k]]);
+	if (n_miss && rows_from_db(r, miss, which, n_miss, max_ex > 0 && !r->ix->ds, rows, &dd)) {
+		rc = -1;
+		goto out;
 	}
 	run_highlight_words(r, &words, &terms.n);
 	terms.words = words;
-	for (size_t i = 0; i < n; i++) {
-		struct proto_hit *h = &res->hits[i];
-		struct hit_row *w = &rows[i];
-
-		if (!w->found)
-			continue;
-		h->url = xstrdup(w->url);
-		h->site = xstrdup(w->site);
-		excerpt_highlight(r->env->tok, w->title, strlen(w->title), &terms, 64, &h->title);
-		excerpt_highlight(r->env->tok, w->description, strlen(w->description), &terms, 64,
-				  &h->description);
-		h->keywords = xstrdup(w->keywords);
-		h->content_type = xstrdup(w->content_type);
-		h->size = w->size;
-		/* The clones move over to the hit. */
-		h->clones = w->clones;
-		h->n_clones = w->n_clones;
-		w->clones = NULL;
-		w->n_clones = 0;
-	}
+	/* The words' lengths and first bytes once for the page's titles and
+	 * descriptions, not per text. */
+	rd = arena_alloc(r->ar, sizeof(*rd));
+	excerpt_terms_ready(&terms, rd);
+	/* The docstore's fields first: a hit it gives them for needs none of
+	 * its row's (highlighted once, not twice). */
 	if (r->ix->ds)
-		rc = docstore_snippets(r, rows, &terms, max_ex, ex_len);
+		rc = docstore_snippets(r, rows, fresh, texts, rd, max_ex, ex_len, fields);
+	for (size_t i = 0; i < n; i++)
+		row_to_hit(r, rows[i], rd, fields[i], &res->hits[i]);
 	for (size_t k = 0; max_ex && !r->ix->ds && k < n_miss; k++) {
 		struct proto_hit *h = &res->hits[which[k]];
 		struct db_hit_doc *d = &dd[k];
@@ -633,14 +736,12 @@ out:
 	for (size_t k = 0; dd && k < n_miss; k++)
 		db_hit_doc_free(&dd[k]);
 	free(dd);
-	for (size_t i = 0; rows && i < n; i++)
-		hit_row_free(&rows[i]);
-	free(rows);
-	free(miss);
-	free(which);
-	free(words);
+	for (size_t i = 0; rows && i < n; i++) {
+		hit_row_unref(rows[i]);
+		if (texts)
+			text_unref(texts[i]);
+	}
 	buf_free(&raw);
-	buf_free(&plain);
 	buf_free(&err);
 	return rc;
 }

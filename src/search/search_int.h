@@ -60,6 +60,7 @@ struct search_index {
 	pthread_mutex_t cache_mu;
 	struct hit_row **cache;    /* SEARCH_CACHE_SLOTS, open addressing; NULL until used */
 	size_t cache_rows, cache_bytes;
+	size_t cache_max, text_max; /* search_index_cache_limit(); 0: the defaults */
 	uint64_t cache_hits, cache_misses; /* under cache_mu */
 	/* snippet texts: the docstore's text made plain (search_hits.c) */
 	struct hit_text **texts;   /* SEARCH_TEXT_SLOTS, under cache_mu; NULL until used */
@@ -323,16 +324,19 @@ int run_prune(struct run *r, uint32_t page_size, struct search_doc **docs, size_
 /* search_dup.c: the documents of one near-duplicate group but the best
  * ranked leave docs[0..n) (order kept); the new count. */
 size_t run_fold_neardups(struct run *r, struct search_doc *docs, size_t n);
-/* ... and each hit lists its group's other pages after its clones (one
- * SELECT for the page).  0, or -1 when the database failed. */
-int run_list_neardups(struct run *r);
+/* ... and each hit lists its group's other pages after its clones: the
+ * live ones' URLs of url_ids[0..n) in one SELECT, cb(arg, i, url_id, url)
+ * for each, ascending by url_id for each i.  0, or -1 when the database
+ * failed (or cb did). */
+int run_neardup_urls(struct run *r, const uint32_t *url_ids, size_t n,
+		     int (*cb)(void *arg, size_t i, uint32_t url_id, const char *url), void *arg);
 /* search_hits.c: the hits of picks pk[0..n) into r->res, with the rows from
  * the database (and the generation's cache) and their snippets; -1 when the
  * database failed. */
 int run_fill_hits(struct run *r, const struct search_doc *docs, const struct search_pick *pk,
 		  size_t n);
 /* search_hits.c: the distinct positive words, for highlighting: *out is
- * malloc'd (caller frees), its strings borrowed from r's leaves. */
+ * in the query's arena (r->ar), its strings borrowed from r's leaves. */
 void run_highlight_words(struct run *r, const char ***out, size_t *n);
 /* search_hits.c: s as valid UTF-8 (invalid bytes replaced); malloc'd. */
 char *valid_dup(const char *s);

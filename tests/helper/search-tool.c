@@ -20,6 +20,12 @@
  *   -b          QUERY is a file of queries, one a line: run each (-r times,
  *               default 1) and print "queries N p50 P95 p99 max" in ms; with
  *               -v each query's answer first ("query: Q", then as below)
+ *   -j N        with -b: N threads at once, each with its own connection and
+ *               arena, each asking every query (-r times) in its own order;
+ *               each answer must equal the one asked alone before: prints
+ *               "threads N answers M differ K" (exit 1 when K > 0)
+ *   -C N        keep at most N rows and N docstore entries in the
+ *               generation's caches (so that they are emptied under pages)
  *   -W          print the work of the queries on stderr: "work queries N
  *               pruned N matched N postings N scored N" (struct search_work)
  *               and "walked lists N phrase-docs N" (pruned queries' posting
@@ -33,6 +39,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,8 +159,131 @@ static int run_bench(struct search_index *ix, const struct search_env *env,
 struct opts {
 	const char *sconf, *gen_dir;
 	bool verbose, cached, expired, bench, work;
-	long repeat;
+	long repeat, threads, cache_limit;
 };
+
+/* ---- -j: threads asking at once -------------------------------------------- */
+
+/* The answer's bytes as searchd would send them, its time left out. */
+static void answer_bytes(struct proto_results *res, struct buf *out)
+{
+	buf_reset(out);
+	res->seconds = 0;
+	if (proto_encode_results(out, res))
+		buf_adds(out, "(does not encode)");
+}
+
+struct par {
+	struct search_index *ix;
+	const struct conf *c, *sc;
+	const struct tokenizer *tok;
+	const char *sock;
+	const struct proto_search *req;
+	char **q;                  /* the queries */
+	struct buf *want;          /* the answer of each, asked alone */
+	size_t nq, first;          /* this thread starts at query first */
+	long repeat;
+	size_t asked, differ;
+	bool failed;
+};
+
+static void *par_thread(void *arg)
+{
+	struct par *p = arg;
+	struct db *db = NULL;
+	struct arena ar = ARENA_INIT;
+	struct buf got = BUF_INIT(PROTO_MAX_FRAME + PROTO_HEADER_SIZE);
+
+	if (db_open(p->c, p->sock, 10, &db)) {
+		p->failed = true;
+		return NULL;
+	}
+	struct search_env env = { .c = p->sc ? p->sc : p->c, .tok = p->tok, .db = db, .arena = &ar };
+	struct proto_search req = *p->req;
+
+	for (long r = 0; r < p->repeat; r++)
+		for (size_t k = 0; k < p->nq; k++) {
+			size_t i = (p->first + k) % p->nq;
+			struct proto_results res;
+
+			req.q = p->q[i];
+			search_run(p->ix, &env, &req, &res);
+			answer_bytes(&res, &got);
+			proto_results_free(&res);
+			p->asked++;
+			if (got.len != p->want[i].len || memcmp(got.ptr, p->want[i].ptr, got.len))
+				p->differ++;
+		}
+	buf_free(&got);
+	arena_free(&ar);
+	db_close(db);
+	return NULL;
+}
+
+/* -b -j: the queries of file in o->threads threads at once.  Returns the
+ * exit code. */
+static int run_threads(struct search_index *ix, const struct search_env *env,
+		       const struct conf *c, const char *sock, struct proto_search *req,
+		       const char *file, const struct opts *o)
+{
+	FILE *fp = fopen(file, "r");
+	char line[PROTO_MAX_QUERY + 2];
+	char **q = NULL;
+	struct buf *want = NULL;
+	size_t nq = 0, asked = 0, differ = 0;
+	long nt = o->threads < 1 ? 1 : o->threads > 64 ? 64 : o->threads;
+	struct par *p = xcalloc((size_t)nt, sizeof(*p));
+	pthread_t *tid = xcalloc((size_t)nt, sizeof(*tid));
+	bool failed = false;
+
+	if (!fp) {
+		fprintf(stderr, "search-tool: cannot open %s\n", file);
+		return 1;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		struct proto_results res;
+
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!line[0])
+			continue;
+		q = xrealloc(q, (nq + 1) * sizeof(*q));
+		want = xrealloc(want, (nq + 1) * sizeof(*want));
+		q[nq] = xstrdup(line);
+		buf_init(&want[nq], PROTO_MAX_FRAME + PROTO_HEADER_SIZE);
+		req->q = q[nq];
+		search_run(ix, env, req, &res);
+		answer_bytes(&res, &want[nq]);
+		proto_results_free(&res);
+		nq++;
+	}
+	fclose(fp);
+	for (long t = 0; t < nt; t++) {
+		p[t] = (struct par){ ix, c, env->c, env->tok, sock, req, q, want, nq,
+				     nq ? (size_t)t * nq / (size_t)nt : 0, o->repeat > 0 ? o->repeat : 1,
+				     0, 0, false };
+		if (pthread_create(&tid[t], NULL, par_thread, &p[t])) {
+			nt = t;
+			failed = true;
+		}
+	}
+	for (long t = 0; t < nt; t++) {
+		pthread_join(tid[t], NULL);
+		asked += p[t].asked;
+		differ += p[t].differ;
+		failed |= p[t].failed;
+	}
+	printf("threads %ld answers %zu differ %zu%s\n", nt, asked, differ,
+	       failed ? " (a thread failed)" : "");
+	for (size_t i = 0; i < nq; i++) {
+		free(q[i]);
+		buf_free(&want[i]);
+	}
+	free(q);
+	free(want);
+	free(p);
+	free(tid);
+	return differ || failed ? 1 : 0;
+}
 
 /* Options into *o and *req (spaces: room for MAX_SPACES); 0, or 2 (usage). */
 static int parse_options(int argc, char **argv, struct opts *o, struct proto_search *req,
@@ -161,7 +291,7 @@ static int parse_options(int argc, char **argv, struct opts *o, struct proto_sea
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "S:p:n:dGt:u:f:T:m:x:l:vcr:Dbs:g:W")) != -1) {
+	while ((opt = getopt(argc, argv, "S:p:n:dGt:u:f:T:m:x:l:vcr:Dbs:g:Wj:C:")) != -1) {
 		switch (opt) {
 		case 'S': o->sconf = optarg; break;
 		case 'p': req->page = (uint32_t)strtoul(optarg, NULL, 10); break;
@@ -181,6 +311,8 @@ static int parse_options(int argc, char **argv, struct opts *o, struct proto_sea
 		case 'D': o->expired = true; break;
 		case 'b': o->bench = true; break;
 		case 'W': o->work = true; break;
+		case 'j': o->threads = strtol(optarg, NULL, 10); break;
+		case 'C': o->cache_limit = strtol(optarg, NULL, 10); break;
 		case 'g': o->gen_dir = optarg; break;
 		case 's':
 			if (req->n_spaces < MAX_SPACES)
@@ -361,7 +493,11 @@ int main(int argc, char **argv)
 					  &work, NULL, &ar };
 		const char *q = argv[optind + 1];
 
-		if (o.bench) {
+		if (o.cache_limit > 0)
+			search_index_cache_limit(ix, (size_t)o.cache_limit, (size_t)o.cache_limit);
+		if (o.bench && o.threads > 0) {
+			rc = run_threads(ix, &env, c, sock, &req, q, &o);
+		} else if (o.bench) {
 			rc = run_bench(ix, &env, &req, q, o.repeat > 0 ? o.repeat : 1, o.verbose);
 		} else if (o.cached) {
 			rc = run_cached(ix, &env, q, &err);

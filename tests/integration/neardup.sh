@@ -77,6 +77,14 @@ tap_ok "$("$tool" -G -n 10 "$conf" lighthouse 2>/dev/null | head -1 | grep -q '^
 	"... and counted as one result ($("$tool" -G -n 10 "$conf" lighthouse 2>/dev/null | head -1))"
 got=$(pages "$conf" keeper)
 tap_ok "$(grep -Eqx 'a\.html \+b\.html|b\.html \+a\.html' <<<"$got" && echo 1)" "keeper (the pair alone): $got"
+# The near-duplicate's URL is kept with its hit's row (doc/SEARCH.md, "The
+# result page"): the same page again asks the database nothing.
+selects() { mdb_sql "SHOW GLOBAL STATUS LIKE 'Com_select'" | cut -f2; }
+s0=$(selects); "$tool" -v -G -n 10 "$conf" lighthouse >"$T/once" 2>/dev/null
+s1=$(selects); "$tool" -v -G -n 10 -r 5 "$conf" lighthouse >"$T/five" 2>/dev/null; s5=$(selects)
+tap_ok "$(cmp -s "$T/once" "$T/five" && grep -q '^    clone: ' "$T/five" && echo 1)" \
+	"lighthouse a fifth time (its rows kept): the same page, the near-duplicate listed"
+tap_is "$(( (s5 - s1 - (s1 - s0)) / 4 ))" 0 "... and a repeated page with a near-duplicate asks no SELECT"
 got=$(pages -n 1 "$conf" lighthouse)
 tap_ok "$(grep -Eqx '[abc]\.html( \+[ab]\.html)?' <<<"$got" && echo 1)" "a page of one hit: $got"
 # The same pruned (plain words; and with forms and anchor text, which are

@@ -7,7 +7,8 @@
 # lists written by hand), for AND/OR/NOT/phrase/title: queries over word
 # pairs against a brute-force evaluation of `mpseek-index --dump-index`
 # (search-oracle.py), and checks paging, grouping, clones, excerpts, the
-# cached copy, the wildcard cap and a damaged generation.  With `Stemming
+# result-page caches (also with 4 threads emptying them under each other),
+# the cached copy, the wildcard cap and a damaged generation.  With `Stemming
 # no`: the oracle and the lists know exact words only (word forms:
 # search-stem.sh).
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
@@ -208,6 +209,17 @@ tap_ok "$(grep -q 'docstore written: [1-9][0-9]* document(s) copied, 0 read' "$T
 	"a merge with nothing new copies the docstore and reads no document"
 pages 1 >"$T/ds-2"
 tap_ok "$(cmp -s "$T/ds-1" "$T/ds-2" && echo 1)" "the copied docstore gives the same pages"
+
+# ---- pages asked by 4 threads at once while the caches, kept to 2 rows
+# and 2 texts, are emptied under them: a page reads its kept rows and texts
+# by reference (doc/SEARCH.md, "The result page"), and every answer equals
+# the one asked alone
+printf '%s\n' "${qs[@]}" cinnamon "apple pie" butter >"$T/par.q"
+"$tool" -b -j 4 -r 25 -C 2 "$conf" "$T/par.q" >"$T/par" 2>&1
+tap_is "$(cat "$T/par")" "threads 4 answers 800 differ 0" \
+	"4 threads, caches emptied under them: every page as asked alone"
+"$tool" -b -j 4 -r 25 -C 2 -x 2 -l 80 "$conf" "$T/par.q" >"$T/par" 2>&1
+tap_is "$(cat "$T/par")" "threads 4 answers 800 differ 0" "... and with snippets"
 
 # ---- the cached copy, by URL and by id
 "$tool" -c "$conf" "http://127.0.0.1:$WEB_PORT/a/banana.html	bread" >"$T/c"
