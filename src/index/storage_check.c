@@ -355,6 +355,7 @@ static const struct {
 	{ CITATIONS_DIR "/direct", verify_direct },
 	{ CITATIONS_DIR "/reverse", verify_reverse },
 	{ NEARDUP_FILE, neardup_verify },
+	{ "NNw/sitesum", storage_sums_verify },
 };
 
 static void check_gen_files(struct checker *k, const char *gen_dir)

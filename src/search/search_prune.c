@@ -50,6 +50,8 @@ struct psub {
 	uint32_t url, n;           /* the record read last (url 0: none yet) */
 	const uint8_t *pos;
 	int kind;                  /* SUB_* */
+	uint32_t word_id, n_urls;
+	struct sum_list *sl;       /* its site summaries (sum_open()); NULL: none */
 };
 
 /* One word: the OR of its posting lists p->sub[first .. first + ns), a
@@ -110,6 +112,13 @@ struct prune {
 	size_t ndocs, capdocs;
 	uint32_t *groups;          /* near-duplicate groups offered to heap (open addressing) */
 	size_t ngroups, capgroups;
+	/* Site summaries (sum_open()): used; a site passed over is counted
+	 * from the driving word's lists' summaries (whole), else by a walk;
+	 * probe: the cursor of its list with summaries beside small ones. */
+	bool use_sum, sum_whole;
+	struct psub *probe;
+	uint32_t *urls;
+	size_t capurls;
 };
 
 /* A plain word, or a word with forms or anchor text (an OR of posting
@@ -233,6 +242,8 @@ static int sub_open(struct prune *p, struct pterm *t, const char *word, size_t l
 	if (rc < 0)
 		return -1;
 	s->ended = rc == 0;
+	s->word_id = w.word_id;
+	s->n_urls = w.n_urls;
 	t->ns++;
 	t->cost += w.n_urls;
 	return 0;
@@ -674,17 +685,12 @@ static double term_bound(struct prune *p, const struct pterm *t, uint32_t site, 
 			     (has_own ? own : rp->stem_weight * forms) + anchor);
 }
 
-/* Document url of the driving word: a candidate with its bound when every
- * positive word has it, no NOT word does and the filters keep it.  0 or
- * -1. */
-static int prune_doc(struct prune *p, uint32_t site, uint32_t url)
+/* Whether document url of the driving word has every positive word and
+ * phrase, no NOT word, and the request's filters of sites and URLs keep
+ * it: 1, 0 or -1. */
+static int doc_has(struct prune *p, uint32_t site, uint32_t url)
 {
 	struct run *r = p->r;
-	const struct proto_search *q = r->req;
-	struct storage_doc d;
-	struct cand *c;
-	double wn[4], text, pr;
-	bool in_title = true, found[PRUNE_MAX_TERMS];
 	int rc;
 
 	if (!run_request_keeps(r, site, url))
@@ -704,6 +710,23 @@ static int prune_doc(struct prune *p, uint32_t site, uint32_t url)
 		if (!phrase_match(p, &p->f[i], NULL, NULL))
 			return 0;
 	}
+	return 1;
+}
+
+/* Document url of the driving word: a candidate with its bound when it
+ * matches (doc_has()) and docinfo's filters keep it.  0 or -1. */
+static int prune_doc(struct prune *p, uint32_t site, uint32_t url)
+{
+	struct run *r = p->r;
+	const struct proto_search *q = r->req;
+	struct storage_doc d;
+	struct cand *c;
+	double wn[4], text, pr;
+	bool in_title = true, found[PRUNE_MAX_TERMS];
+	int rc = doc_has(p, site, url);
+
+	if (rc <= 0)
+		return rc;
 	rc = storage_doc(r->ix->st, url, &d);
 	if (rc < 0)
 		return -1;
@@ -1011,11 +1034,228 @@ static int prune_site(struct prune *p, const struct pterm *d, uint32_t site, siz
 			return -1;
 		if (!term_min_url(p, d, site, &url))
 			return 0;
+		p->r->work.visited++;
 		if (prune_doc(p, site, url))
 			return -1;
 		if (++*seen % 4096 == 0 && run_past_deadline(p->r))
 			return 1;
 	}
+}
+
+/* ---- site summaries ----------------------------------------------------------- */
+
+/* Whether sites may be passed over by their summaries (doc/SEARCH.md,
+ * "Top-k pruning"): every list of every positive word has summaries or is
+ * small enough to be read at the start, and no filter needs each
+ * document's docinfo or URL (time limits, `ul` with URLs).  A passed-over
+ * site is counted from the driving word's lists (whole) when the query
+ * is that word alone (or it twice) and at most one of its lists has
+ * summaries, else by a walk of its records without docinfo.  0 or -1. */
+static int sum_open(struct prune *p)
+{
+	struct run *r = p->r;
+	struct storage_cursor *scratch = NULL;
+	size_t big = 0;
+
+	p->use_sum = p->sum_whole = false;
+	if (!r->ix->sums || r->req->time_from || r->req->time_to || (r->ul_set && r->n_ul_urls))
+		return 0;
+	for (size_t j = 0; j < p->npsub; j++) {
+		struct psub *s = &p->sub[j];
+		int rc;
+
+		if (!scratch && s->n_urls < STORAGE_SUM_MIN_URLS)
+			scratch = arena_alloc(r->ar, sizeof(*scratch));
+		s->sl = arena_alloc(r->ar, sizeof(*s->sl));
+		rc = run_sum_list_open(r, s->word_id, s->n_urls, scratch, s->sl);
+		if (rc <= 0)
+			return rc;
+	}
+	p->use_sum = true;
+	p->sum_whole = p->nt == p->np && p->nf == 0;
+	for (size_t i = 1; i < p->np; i++)
+		p->sum_whole &= p->t[i].first == p->t[0].first;
+	for (size_t j = p->t[0].first; j < p->t[0].first + p->t[0].ns; j++)
+		if (p->sub[j].sl->file)
+			big = j + 1;
+	for (size_t j = p->t[0].first; j < p->t[0].first + p->t[0].ns && p->sum_whole; j++) {
+		if (!p->sub[j].sl->file || j + 1 == big)
+			continue;
+		p->sum_whole = false; /* two lists with summaries: their union is walked */
+	}
+	if (p->sum_whole && big && p->t[0].ns > 1) {
+		p->probe = arena_calloc(r->ar, 1, sizeof(*p->probe));
+		p->probe->c = arena_alloc(r->ar, sizeof(*p->probe->c));
+		if (storage_postings(r->ix->st, p->sub[big - 1].word_id, p->probe->c) < 0)
+			return -1;
+		p->probe->sl = p->sub[big - 1].sl;
+	}
+	return 0;
+}
+
+/* The bound of every document of site from its positive words' lists'
+ * summaries into *ub, as prune_doc() bounds one document: each word's
+ * tf~ at most its own list's bound or StemWeight times the sum of its
+ * forms', plus AnchorWeight times the most anchor occurrences; the
+ * proximity boost of every pair; each phrase's by its words' least; the
+ * title boost when each word's own list has a title (its length at least
+ * the longest of their shortest); the site's best PageRank.  HUGE_VAL
+ * when a list has no summary of the site.  0 or -1. */
+static int sum_bound(struct prune *p, uint32_t site, double *ub)
+{
+	struct run *r = p->r;
+	const struct search_rank_params *rp = &r->rp;
+	double own[PRUNE_MAX_TERMS], text = 0;
+	bool in_title = true;
+	uint16_t title = 0;
+
+	*ub = HUGE_VAL;
+	for (size_t i = 0; i < p->np; i++) {
+		const struct pterm *t = &p->t[i];
+		double forms = 0, anchor = 0;
+		uint16_t tl = STORAGE_SUM_NO_TITLE;
+
+		own[i] = 0;
+		for (size_t j = t->first; j < t->first + t->ns; j++) {
+			struct psub *s = &p->sub[j];
+			int rc = run_sum_list_site(r, s->sl, site, !s->ended && s->site == site);
+
+			if (rc <= 0)
+				return rc;
+			if (s->kind == SUB_OWN) {
+				own[i] = s->sl->tf;
+				tl = s->sl->title;
+			} else if (s->kind == SUB_FORM) {
+				forms += s->sl->tf;
+			} else {
+				anchor = rp->anchor_weight * s->sl->max_n;
+			}
+		}
+		text += run_sat_bound(r, t->l->idf, fmax(own[i], rp->stem_weight * forms) + anchor);
+		if (tl == STORAGE_SUM_NO_TITLE)
+			in_title = false;
+		else if (tl > title)
+			title = tl;
+	}
+	text += run_proximity_bound(r, NULL);
+	for (size_t i = 0; i < p->nf; i++) {
+		const struct pphrase *f = &p->f[i];
+		double t = HUGE_VAL;
+
+		for (size_t j = 0; j < f->k; j++)
+			t = fmin(t, own[f->term[j]]);
+		text += rp->phrase * run_sat_bound(r, f->ph->idf, t);
+	}
+	if (in_title && title < r->query_tokens)
+		title = (uint16_t)r->query_tokens;
+	*ub = run_doc_bound(r, text, run_sum_pr(r, site), in_title, title);
+	*ub += fabs(*ub) * PRUNE_MARGIN + PRUNE_MARGIN;
+	return 0;
+}
+
+/* The matching documents of site, counted without docinfo (every record
+ * of a generation has its document's: storage_check()).  0, -1 or 1
+ * (deadline). */
+static int sum_count(struct prune *p, uint32_t site, uint64_t *n, size_t *seen)
+{
+	const struct pterm *d = &p->t[0];
+	uint32_t url = 0;
+
+	for (;;) {
+		int rc;
+
+		if (term_has(p, d, site, url + 1) < 0)
+			return -1;
+		if (!term_min_url(p, d, site, &url))
+			return 0;
+		p->r->work.visited++;
+		rc = doc_has(p, site, url);
+		if (rc < 0)
+			return -1;
+		*n += (uint64_t)rc;
+		if (++*seen % 4096 == 0 && run_past_deadline(p->r))
+			return 1;
+	}
+}
+
+/* The documents of the driving word's lists in site (sum_whole): those
+ * of its list with summaries, and those of its small lists that list
+ * does not have (looked up with the probe).  0 or -1. */
+static int sum_union(struct prune *p, uint32_t site, uint64_t *n)
+{
+	const struct pterm *t = &p->t[0];
+	size_t nu = 0;
+
+	*n = 0;
+	for (size_t j = t->first; j < t->first + t->ns; j++) {
+		const struct sum_list *l = p->sub[j].sl;
+
+		if (l->file) {
+			*n += l->n_docs;
+			continue;
+		}
+		for (size_t i = l->at; i < l->nrd && l->rd[i].site == site; i++) {
+			if (nu == p->capurls) {
+				size_t old = p->capurls;
+
+				p->capurls = old ? 2 * old : 64;
+				p->urls = arena_grow(p->r->ar, p->urls, old * sizeof(*p->urls),
+						     p->capurls * sizeof(*p->urls));
+			}
+			p->urls[nu++] = l->rd[i].url;
+		}
+	}
+	if (!nu)
+		return 0;
+	qsort(p->urls, nu, sizeof(*p->urls), cmp_u32);
+	if (p->probe && sub_to_site(p->probe, site))
+		return -1;
+	for (size_t i = 0; i < nu; i++) {
+		int rc = 0;
+
+		if (i && p->urls[i] == p->urls[i - 1])
+			continue;
+		if (p->probe)
+			rc = sub_has(p->probe, site, p->urls[i]);
+		if (rc < 0)
+			return -1;
+		*n += rc == 0;
+	}
+	return 0;
+}
+
+/* Pass over site when its summaries' bound is below the threshold (ties
+ * are visited: the url_id tie-break needs the scores), or when `ul` keeps
+ * none of it, counting its matches into r->sum_urls and r->sum_sites: 1
+ * when passed over, 0 when it must be visited, -1 on damage, 2 past the
+ * deadline. */
+static int sum_pass(struct prune *p, uint32_t site, size_t *seen)
+{
+	struct run *r = p->r;
+	uint64_t n = 0;
+	double ub;
+	int rc;
+
+	if (!run_request_keeps(r, site, 0))
+		return 1;
+	if (!(theta(p) > -HUGE_VAL) || run_sum_neardups(r, site))
+		return 0;
+	if (sum_bound(p, site, &ub))
+		return -1;
+	if (!(ub < theta(p)))
+		return 0;
+	if (p->sum_whole) {
+		if (sum_union(p, site, &n))
+			return -1;
+	} else {
+		rc = sum_count(p, site, &n, seen);
+		if (rc)
+			return rc < 0 ? -1 : 2;
+	}
+	r->work.sum_sites++;
+	r->sum_urls += n;
+	r->sum_sites += n > 0;
+	return 1;
 }
 
 /* Every site of the driving word: its candidates, then their scores.  0,
@@ -1049,6 +1289,12 @@ static int prune_walk(struct prune *p)
 		}
 		if (skip)
 			continue;
+		r->work.sites++;
+		rc = p->use_sum ? sum_pass(p, site, &seen) : 0;
+		if (rc < 0 || rc == 2)
+			return rc < 0 ? -1 : 1;
+		if (rc == 1)
+			continue;
 		p->ncand = p->nrec = 0;
 		p->site_max = -HUGE_VAL;
 		rc = prune_site(p, d, site, &seen);
@@ -1073,6 +1319,8 @@ int run_prune(struct run *r, uint32_t page_size, struct search_doc **docs, size_
 	p.k = (size_t)(page + 1) * page_size;
 	p.heap = arena_alloc(r->ar, p.k * sizeof(*p.heap));
 	rc = prune_open(&p);
+	if (rc == 0)
+		rc = sum_open(&p);
 	if (rc == 0)
 		rc = prune_walk(&p);
 	else if (rc == 1)
