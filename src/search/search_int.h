@@ -358,6 +358,8 @@ int run_sum_list_open(struct run *r, uint32_t word_id, uint32_t n_urls,
 /* l's summary of site (asked in ascending order; present: the list has
  * the site): 1 (in l), 0 when the generation has none, -1 damage. */
 int run_sum_list_site(struct run *r, struct sum_list *l, uint32_t site, bool present);
+/* l back before its first site (word_id: its word). */
+void run_sum_list_rewind(const struct run *r, struct sum_list *l, uint32_t word_id);
 /* search_prune.c: true when the query can be answered with top-k pruning
  * (words ANDed, with site: and NOTs of words or sites; all sections; not by
  * date; Pruning yes). */

@@ -36,6 +36,7 @@
 
 #define PRUNE_MAX_TERMS 32     /* words of a query pruning takes */
 #define PRUNE_MARGIN    1e-9   /* a bound's slack for rounding (relative and absolute) */
+#define PRUNE_FIRST     2      /* sites visited first per entry of the page (prune_first()) */
 
 /* What a posting list is of a word: the word itself, one of its other
  * forms (StemWeight), its anchor word (AnchorWeight per occurrence). */
@@ -119,6 +120,11 @@ struct prune {
 	struct psub *probe;
 	uint32_t *urls;
 	size_t capurls;
+	struct first {
+		uint32_t site;
+		double ub;
+	} *first;                  /* the sites visited first (prune_first()), by site */
+	size_t nfirst;
 };
 
 /* A plain word, or a word with forms or anchor text (an OR of posting
@@ -1042,6 +1048,50 @@ static int prune_site(struct prune *p, const struct pterm *d, uint32_t site, siz
 	}
 }
 
+/* The next site after *site that the driving word has, every other
+ * positive word has too and the site filters keep: 1, 0 at the end, -1. */
+static int walk_next(struct prune *p, uint32_t *site)
+{
+	const struct pterm *d = &p->t[0];
+
+	for (;;) {
+		bool skip;
+
+		if (*site == UINT32_MAX || term_to_site(p, d, *site + 1))
+			return *site == UINT32_MAX ? 0 : -1;
+		if (!term_min_site(p, d, site))
+			return 0;
+		skip = !site_keeps(p->r, *site);
+		for (size_t i = 1; i < p->nt && !skip; i++) {
+			uint32_t at;
+
+			if (term_to_site(p, &p->t[i], *site))
+				return -1;
+			/* A word whose sites are all behind: nothing matches any more. */
+			if (i < p->np && !term_min_site(p, &p->t[i], &at))
+				return 0;
+			skip = i < p->np && !term_at_site(p, &p->t[i], *site);
+		}
+		if (!skip)
+			return 1;
+	}
+}
+
+/* Site's candidates, then their scores.  0, -1 or 1 (deadline). */
+static int visit_site(struct prune *p, uint32_t site, size_t *seen)
+{
+	int rc;
+
+	p->ncand = p->nrec = 0;
+	p->site_max = -HUGE_VAL;
+	rc = prune_site(p, &p->t[0], site, seen);
+	if (rc)
+		return rc;
+	if (rank_site(p))
+		return -1;
+	return run_past_deadline(p->r) ? 1 : 0;
+}
+
 /* ---- site summaries ----------------------------------------------------------- */
 
 /* Whether sites may be passed over by their summaries (doc/SEARCH.md,
@@ -1089,6 +1139,7 @@ static int sum_open(struct prune *p)
 		if (storage_postings(r->ix->st, p->sub[big - 1].word_id, p->probe->c) < 0)
 			return -1;
 		p->probe->sl = p->sub[big - 1].sl;
+		p->probe->word_id = p->sub[big - 1].word_id;
 	}
 	return 0;
 }
@@ -1258,53 +1309,112 @@ static int sum_pass(struct prune *p, uint32_t site, size_t *seen)
 	return 1;
 }
 
+/* Every list back at its first site, and its summaries. 0 or -1. */
+static int prune_rewind(struct prune *p)
+{
+	for (size_t j = 0; j <= p->nsub; j++) {
+		struct psub *s = j < p->nsub ? &p->sub[j] : p->probe;
+		int rc;
+
+		if (!s)
+			break;
+		rc = storage_postings(p->r->ix->st, s->word_id, s->c);
+		if (rc < 0)
+			return -1;
+		*s = (struct psub){ .c = s->c, .ended = rc == 0, .kind = s->kind,
+				    .word_id = s->word_id, .n_urls = s->n_urls, .sl = s->sl };
+		if (s->sl && s != p->probe)
+			run_sum_list_rewind(p->r, s->sl, s->word_id);
+	}
+	return 0;
+}
+
+static int cmp_first(const void *a, const void *b)
+{
+	const struct first *x = a, *y = b;
+
+	return (x->ub < y->ub) - (x->ub > y->ub);
+}
+
+static int cmp_first_site(const void *a, const void *b)
+{
+	const struct first *x = a, *y = b;
+
+	return (x->site > y->site) - (x->site < y->site);
+}
+
+/* The sites with the best bounds by their summaries are visited first
+ * (in site order), PRUNE_FIRST per entry of the page: the threshold is
+ * then near its last value when the walk comes to the others, and more of
+ * them are passed over.  Their list is p->first.  0, -1 or 1 (deadline). */
+static int prune_first(struct prune *p, size_t *seen)
+{
+	struct run *r = p->r;
+	size_t n = 0, cap = 0;
+	uint32_t site = 0;
+	double ub;
+	int rc;
+
+	while ((rc = walk_next(p, &site)) > 0) {
+		if (!run_request_keeps(r, site, 0) || run_sum_neardups(r, site))
+			continue;
+		if (sum_bound(p, site, &ub))
+			return -1;
+		if (ub == HUGE_VAL)
+			continue;
+		if (n == cap) {
+			size_t old = cap;
+
+			cap = cap ? 2 * cap : 256;
+			p->first = arena_grow(r->ar, p->first, old * sizeof(*p->first),
+					      cap * sizeof(*p->first));
+		}
+		p->first[n++] = (struct first){ site, ub };
+	}
+	if (rc < 0 || prune_rewind(p))
+		return -1;
+	qsort(p->first, n, sizeof(*p->first), cmp_first);
+	p->nfirst = n < PRUNE_FIRST * p->k ? n : PRUNE_FIRST * p->k;
+	qsort(p->first, p->nfirst, sizeof(*p->first), cmp_first_site);
+	for (size_t i = 0; i < p->nfirst; i++) {
+		site = p->first[i].site - 1;
+		rc = walk_next(p, &site);
+		if (rc <= 0 || site != p->first[i].site)
+			return -1; /* it was there a moment ago */
+		r->work.sites++;
+		rc = visit_site(p, site, seen);
+		if (rc)
+			return rc;
+	}
+	return prune_rewind(p);
+}
+
 /* Every site of the driving word: its candidates, then their scores.  0,
  * -1 or 1 (deadline). */
 static int prune_walk(struct prune *p)
 {
 	struct run *r = p->r;
-	const struct pterm *d = &p->t[0];
 	uint32_t site = 0;
-	size_t seen = 0;
+	size_t seen = 0, first = 0;
 	int rc;
 
 	r->work.lists += p->nsub;
-	for (;;) {
-		bool skip;
-
-		if (site == UINT32_MAX || term_to_site(p, d, site + 1))
-			return site == UINT32_MAX ? 0 : -1;
-		if (!term_min_site(p, d, &site))
-			return 0;
-		skip = !site_keeps(r, site);
-		for (size_t i = 1; i < p->nt && !skip; i++) {
-			uint32_t at;
-
-			if (term_to_site(p, &p->t[i], site))
-				return -1;
-			/* A word whose sites are all behind: nothing matches any more. */
-			if (i < p->np && !term_min_site(p, &p->t[i], &at))
-				return 0;
-			skip = i < p->np && !term_at_site(p, &p->t[i], site);
-		}
-		if (skip)
+	if (p->use_sum && (rc = prune_first(p, &seen)) != 0)
+		return rc;
+	while ((rc = walk_next(p, &site)) > 0) {
+		/* The sites visited first are not again. */
+		while (first < p->nfirst && p->first[first].site < site)
+			first++;
+		if (first < p->nfirst && p->first[first].site == site)
 			continue;
 		r->work.sites++;
 		rc = p->use_sum ? sum_pass(p, site, &seen) : 0;
 		if (rc < 0 || rc == 2)
 			return rc < 0 ? -1 : 1;
-		if (rc == 1)
-			continue;
-		p->ncand = p->nrec = 0;
-		p->site_max = -HUGE_VAL;
-		rc = prune_site(p, d, site, &seen);
-		if (rc)
+		if (rc == 0 && (rc = visit_site(p, site, &seen)) != 0)
 			return rc;
-		if (rank_site(p))
-			return -1;
-		if (run_past_deadline(r))
-			return 1;
 	}
+	return rc;
 }
 
 int run_prune(struct run *r, uint32_t page_size, struct search_doc **docs, size_t *n_docs)

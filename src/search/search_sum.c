@@ -238,3 +238,11 @@ int run_sum_list_site(struct run *r, struct sum_list *l, uint32_t site, bool pre
 	l->title = s.title_len;
 	return 1;
 }
+
+void run_sum_list_rewind(const struct run *r, struct sum_list *l, uint32_t word_id)
+{
+	l->site = UINT32_MAX;
+	l->at = 0;
+	if (l->file)
+		storage_sum_word(r->ix->sums, word_id, &l->sc);
+}
