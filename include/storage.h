@@ -338,12 +338,15 @@ void storage_release_docinfo(const struct storage *s);
 
 /* ---- site summaries (storage_sum.c; doc/FORMATS.md, "Site summaries") ----
  * NNw/sitesum: for each word of partition NN with at least
- * STORAGE_SUM_MIN_URLS URLs, one summary per site of its postings: what
+ * STORAGE_SUM_MIN_URLS URLs, STORAGE_SUM_PER_SITE a site on average (a
+ * site of one or two is visited as fast as its summary is read), one
+ * summary per site of its postings: what
  * bounds the score of every document of the site for the word (top-k
  * pruning passes a site over by it, doc/SEARCH.md), whatever the
  * searchd.conf weights.  Optional: a generation without the files is
  * searched by visiting every site. */
 #define STORAGE_SUM_MIN_URLS 1024
+#define STORAGE_SUM_PER_SITE 4
 #define STORAGE_SUM_HULL 5          /* points of the body-only documents' hull */
 #define STORAGE_SUM_NO_TITLE 0xffffu
 

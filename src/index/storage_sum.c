@@ -237,7 +237,8 @@ static int part_sums(const struct storage *st, unsigned pn, struct bytes *out, u
 			rc = -1;
 			break;
 		}
-		if (w.n_urls < STORAGE_SUM_MIN_URLS)
+		if (w.n_urls < STORAGE_SUM_MIN_URLS ||
+		    w.n_urls < (uint64_t)STORAGE_SUM_PER_SITE * w.n_sites)
 			continue;
 		rc = word_sums(st, id, w.n_sites, ents.n / SUM_ENTRY, c, &a, &words, &ents);
 		if (rc > 0)

@@ -36,7 +36,7 @@
 
 #define PRUNE_MAX_TERMS 32     /* words of a query pruning takes */
 #define PRUNE_MARGIN    1e-9   /* a bound's slack for rounding (relative and absolute) */
-#define PRUNE_FIRST     2      /* sites visited first per entry of the page (prune_first()) */
+#define PRUNE_FIRST     1      /* sites visited first per entry of the page (prune_first()) */
 
 /* What a posting list is of a word: the word itself, one of its other
  * forms (StemWeight), its anchor word (AnchorWeight per occurrence). */
@@ -118,6 +118,7 @@ struct prune {
 	 * probe: the cursor of its list with summaries beside small ones. */
 	bool use_sum, sum_whole;
 	struct psub *probe;
+	size_t big;                /* the list probe walks */
 	uint32_t *urls;
 	size_t capurls;
 	struct first {
@@ -1105,7 +1106,7 @@ static int sum_open(struct prune *p)
 {
 	struct run *r = p->r;
 	struct storage_cursor *scratch = NULL;
-	size_t big = 0;
+	size_t big;
 
 	p->use_sum = p->sum_whole = false;
 	if (!r->ix->sums || r->req->time_from || r->req->time_to || (r->ul_set && r->n_ul_urls))
@@ -1114,7 +1115,7 @@ static int sum_open(struct prune *p)
 		struct psub *s = &p->sub[j];
 		int rc;
 
-		if (!scratch && s->n_urls < STORAGE_SUM_MIN_URLS)
+		if (!scratch)
 			scratch = arena_alloc(r->ar, sizeof(*scratch));
 		s->sl = arena_alloc(r->ar, sizeof(*s->sl));
 		rc = run_sum_list_open(r, s->word_id, s->n_urls, scratch, s->sl);
@@ -1125,23 +1126,20 @@ static int sum_open(struct prune *p)
 	p->sum_whole = p->nt == p->np && p->nf == 0;
 	for (size_t i = 1; i < p->np; i++)
 		p->sum_whole &= p->t[i].first == p->t[0].first;
+	big = p->t[0].first;
+	if (!p->sum_whole || p->t[0].ns == 1)
+		return 0;
+	/* The union of the driving word's lists: the longest one's
+	 * documents, and those of the others it does not have. */
 	for (size_t j = p->t[0].first; j < p->t[0].first + p->t[0].ns; j++)
-		if (p->sub[j].sl->file)
-			big = j + 1;
-	for (size_t j = p->t[0].first; j < p->t[0].first + p->t[0].ns && p->sum_whole; j++) {
-		if (!p->sub[j].sl->file || j + 1 == big)
-			continue;
-		p->sum_whole = false; /* two lists with summaries: their union is walked */
-	}
-	if (p->sum_whole && big && p->t[0].ns > 1) {
-		p->probe = arena_calloc(r->ar, 1, sizeof(*p->probe));
-		p->probe->c = arena_alloc(r->ar, sizeof(*p->probe->c));
-		if (storage_postings(r->ix->st, p->sub[big - 1].word_id, p->probe->c) < 0)
-			return -1;
-		p->probe->sl = p->sub[big - 1].sl;
-		p->probe->word_id = p->sub[big - 1].word_id;
-	}
-	return 0;
+		if (p->sub[j].n_urls > p->sub[big].n_urls)
+			big = j;
+	p->big = big;
+	p->probe = arena_calloc(r->ar, 1, sizeof(*p->probe));
+	p->probe->c = arena_alloc(r->ar, sizeof(*p->probe->c));
+	p->probe->sl = p->sub[big].sl;
+	p->probe->word_id = p->sub[big].word_id;
+	return storage_postings(r->ix->st, p->probe->word_id, p->probe->c) < 0 ? -1 : 0;
 }
 
 /* The bound of every document of site from its positive words' lists'
@@ -1229,45 +1227,61 @@ static int sum_count(struct prune *p, uint32_t site, uint64_t *n, size_t *seen)
 	}
 }
 
-/* The documents of the driving word's lists in site (sum_whole): those
- * of its list with summaries, and those of its small lists that list
- * does not have (looked up with the probe).  0 or -1. */
+/* Room for one more url in p->urls (nu of them). */
+static void urls_room(struct prune *p, size_t nu)
+{
+	if (nu == p->capurls) {
+		size_t old = p->capurls;
+
+		p->capurls = old ? 2 * old : 64;
+		p->urls = arena_grow(p->r->ar, p->urls, old * sizeof(*p->urls),
+				     p->capurls * sizeof(*p->urls));
+	}
+}
+
+/* The documents of the driving word's lists in site (sum_whole): its one
+ * list's; with several, the longest one's (its summary's count) and those
+ * of the others it does not have (their records read or walked, looked up
+ * with the probe).  0 or -1. */
 static int sum_union(struct prune *p, uint32_t site, uint64_t *n)
 {
 	const struct pterm *t = &p->t[0];
 	size_t nu = 0;
 
-	*n = 0;
-	for (size_t j = t->first; j < t->first + t->ns; j++) {
-		const struct sum_list *l = p->sub[j].sl;
+	*n = p->sub[t->ns == 1 ? t->first : p->big].sl->n_docs;
+	for (size_t j = t->first; j < t->first + t->ns && t->ns > 1; j++) {
+		struct psub *s = &p->sub[j];
+		const struct sum_list *l = s->sl;
 
-		if (l->file) {
-			*n += l->n_docs;
+		if (j == p->big)
 			continue;
-		}
-		for (size_t i = l->at; i < l->nrd && l->rd[i].site == site; i++) {
-			if (nu == p->capurls) {
-				size_t old = p->capurls;
-
-				p->capurls = old ? 2 * old : 64;
-				p->urls = arena_grow(p->r->ar, p->urls, old * sizeof(*p->urls),
-						     p->capurls * sizeof(*p->urls));
-			}
+		for (size_t i = l->at; !l->file && i < l->nrd && l->rd[i].site == site; i++) {
+			urls_room(p, nu);
 			p->urls[nu++] = l->rd[i].url;
+		}
+		/* A list with summaries is walked: the site is passed over. */
+		for (uint32_t url = 1; l->file; url = s->url + 1) {
+			int rc = sub_has(s, site, url);
+
+			if (rc < 0)
+				return -1;
+			if (s->ended || s->site != site || s->site_done)
+				break;
+			urls_room(p, nu);
+			p->urls[nu++] = s->url;
 		}
 	}
 	if (!nu)
 		return 0;
 	qsort(p->urls, nu, sizeof(*p->urls), cmp_u32);
-	if (p->probe && sub_to_site(p->probe, site))
+	if (sub_to_site(p->probe, site))
 		return -1;
 	for (size_t i = 0; i < nu; i++) {
-		int rc = 0;
+		int rc;
 
 		if (i && p->urls[i] == p->urls[i - 1])
 			continue;
-		if (p->probe)
-			rc = sub_has(p->probe, site, p->urls[i]);
+		rc = sub_has(p->probe, site, p->urls[i]);
 		if (rc < 0)
 			return -1;
 		*n += rc == 0;

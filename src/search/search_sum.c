@@ -178,7 +178,9 @@ int run_sum_list_open(struct run *r, uint32_t word_id, uint32_t n_urls,
 		l->file = true;
 		return 1;
 	}
-	if (n_urls >= STORAGE_SUM_MIN_URLS)
+	/* Without summaries: fewer documents than get them, or spread
+	 * thinner than STORAGE_SUM_PER_SITE a site (up to 4,096 read). */
+	if (n_urls >= STORAGE_SUM_PER_SITE * STORAGE_SUM_MIN_URLS)
 		return 0;
 	return list_read(r, word_id, scratch, l) ? -1 : 1;
 }
