@@ -249,7 +249,7 @@ static int part_sums(const struct storage *st, unsigned pn, struct bytes *out, u
 			   storage_dir(st), pn);
 	*n_words = words.n / SUM_WORD;
 	out->n = 0;
-	if (!rc) {
+	if (!rc && words.n) {
 		memcpy(bytes_room(out, words.n), words.p, words.n);
 		memcpy(bytes_room(out, ents.n), ents.p, ents.n);
 	}
@@ -277,8 +277,8 @@ int storage_sums_write(const char *gen_dir, struct buf *err)
 			rc = error_into(err, "%s: cannot create", path);
 		} else if (!rc) {
 			storage_hdr_pack(h, F_SITESUM, pn, n_words,
-					 binfile_crc_update(0, data.p, data.n));
-			if (binfile_write(&f, h, HDR) || binfile_write(&f, data.p, data.n)) {
+					 data.n ? binfile_crc_update(0, data.p, data.n) : 0);
+			if (binfile_write(&f, h, HDR) || (data.n && binfile_write(&f, data.p, data.n))) {
 				binfile_abort(&f);
 				rc = error_into(err, "%s: cannot write", path);
 			} else if (binfile_commit(&f)) {
@@ -444,7 +444,8 @@ int storage_sums_verify(const char *gen_dir, struct buf *err)
 			free(path);
 			break;
 		} else if (part_sums(st, pn, &data, &nw, &why) == 0 &&
-			   (nw != m->count || data.n != m->len || memcmp(data.p, m->data, m->len))) {
+			   (nw != m->count || data.n != m->len ||
+			    (data.n && memcmp(data.p, m->data, m->len)))) {
 			rc = error_into(err, "%s: offset %d: the summaries are not those of the "
 					"partition's postings and docinfo", path, HDR);
 		}

@@ -15,7 +15,10 @@
  * records' positions in place, its rarest word in the document first: up to
  * its first occurrence for every document that has its words (it must occur
  * for the document to match), its every occurrence only for a document that
- * is scored.  search_score.c owns the formula and its bounds.
+ * is scored.  With the generation's site summaries (search_sum.c), a
+ * site whose summaries' bound is below the threshold is passed over
+ * unvisited and only counted, and the sites with the best such bounds are
+ * visited first.  search_score.c owns the formula and its bounds.
  */
 #include "config.h"
 
@@ -114,8 +117,8 @@ struct prune {
 	uint32_t *groups;          /* near-duplicate groups offered to heap (open addressing) */
 	size_t ngroups, capgroups;
 	/* Site summaries (sum_open()): used; a site passed over is counted
-	 * from the driving word's lists' summaries (whole), else by a walk;
-	 * probe: the cursor of its list with summaries beside small ones. */
+	 * from the driving word's lists (whole), else by a walk; probe: a
+	 * second cursor on its longest list, p->sub[big]. */
 	bool use_sum, sum_whole;
 	struct psub *probe;
 	size_t big;                /* the list probe walks */
