@@ -1099,27 +1099,30 @@ static int visit_site(struct prune *p, uint32_t site, size_t *seen)
 /* ---- site summaries ----------------------------------------------------------- */
 
 /* Whether sites may be passed over by their summaries (doc/SEARCH.md,
- * "Top-k pruning"): every list of every positive word has summaries or is
- * small enough to be read at the start, and no filter needs each
- * document's docinfo or URL (time limits, `ul` with URLs).  A passed-over
- * site is counted from the driving word's lists (whole) when the query
- * is that word alone (or it twice) and at most one of its lists has
- * summaries, else by a walk of its records without docinfo.  0 or -1. */
+ * "Top-k pruning"): the driving word has 1,024 documents or more, every
+ * list of every positive word has summaries or is small enough to be read
+ * at the start, and no filter needs each document's docinfo or URL (time
+ * limits, `ul` with URLs).  A passed-over site is counted from the driving
+ * word's lists (whole) when the query is that word alone (or it twice),
+ * else by a walk of its records without docinfo.  0 or -1. */
 static int sum_open(struct prune *p)
 {
 	struct run *r = p->r;
-	struct storage_cursor *scratch = NULL;
+	struct storage_cursor *scratch;
 	size_t big;
 
 	p->use_sum = p->sum_whole = false;
-	if (!r->ix->sums || r->req->time_from || r->req->time_to || (r->ul_set && r->n_ul_urls))
+	/* A driving word with fewer documents than get summaries is walked
+	 * as fast as its sites would be bounded. */
+	if (!r->ix->sums || p->t[0].cost < STORAGE_SUM_MIN_URLS || r->req->time_from ||
+	    r->req->time_to || (r->ul_set && r->n_ul_urls))
 		return 0;
+	/* The exhaustive evaluation's cursor is free: a list is read with it. */
+	scratch = r->cur;
 	for (size_t j = 0; j < p->npsub; j++) {
 		struct psub *s = &p->sub[j];
 		int rc;
 
-		if (!scratch)
-			scratch = arena_alloc(r->ar, sizeof(*scratch));
 		s->sl = arena_alloc(r->ar, sizeof(*s->sl));
 		rc = run_sum_list_open(r, s->word_id, s->n_urls, scratch, s->sl);
 		if (rc <= 0)
