@@ -336,4 +336,58 @@ int storage_check(const char *gen_dir, struct buf *report);
 void storage_release_part(const struct storage *s, unsigned part);
 void storage_release_docinfo(const struct storage *s);
 
+/* ---- site summaries (storage_sum.c; doc/FORMATS.md, "Site summaries") ----
+ * NNw/sitesum: for each word of partition NN with at least
+ * STORAGE_SUM_MIN_URLS URLs, STORAGE_SUM_PER_SITE a site on average (a
+ * site of one or two is visited as fast as its summary is read), one
+ * summary per site of its postings: what
+ * bounds the score of every document of the site for the word (top-k
+ * pruning passes a site over by it, doc/SEARCH.md), whatever the
+ * searchd.conf weights.  Optional: a generation without the files is
+ * searched by visiting every site. */
+#define STORAGE_SUM_MIN_URLS 1024
+#define STORAGE_SUM_PER_SITE 4
+#define STORAGE_SUM_HULL 5          /* points of the body-only documents' hull */
+#define STORAGE_SUM_NO_TITLE 0xffffu
+
+struct storage_sum {
+	uint32_t site_id;
+	uint32_t n_docs;            /* URL records of the site */
+	uint32_t min_url;           /* its least url_id */
+	/* Documents whose positions are all in the body: (occurrences,
+	 * body length) points that dominate every one of them for
+	 * n / (lambda + len), any lambda >= 0 (the upper hull, or above it). */
+	uint32_t n_hull;
+	uint16_t hull_n[STORAGE_SUM_HULL], hull_len[STORAGE_SUM_HULL];
+	/* The other documents: per section s spanned by a document's
+	 * positions (first to last; bit s of sec_mask), the most occurrences
+	 * and the shortest section s among them. */
+	uint8_t sec_mask;
+	uint16_t sec_n[STORAGE_SECTIONS], sec_len[STORAGE_SECTIONS];
+	/* The shortest title of the documents whose last position is in the
+	 * title (STORAGE_SUM_NO_TITLE: none). */
+	uint16_t title_len;
+};
+
+struct storage_sums;
+/* Map gen_dir's NNw/sitesum files: 1 and *out, 0 when the generation has
+ * none, -1 when one is missing or damaged (the reason in err). */
+int storage_sums_open(const char *gen_dir, struct storage_sums **out, struct buf *err);
+void storage_sums_close(struct storage_sums *s); /* accepts NULL */
+/* A word's summaries, site by site (sites ascending). */
+struct storage_sum_cursor {
+	const unsigned char *e, *end;
+};
+/* 1 when word_id has summaries (c before its first site), 0 when not. */
+int storage_sum_word(const struct storage_sums *s, uint32_t word_id, struct storage_sum_cursor *c);
+/* The summary of site (asked in ascending order): 1 and *out, 0 when the
+ * word has none for it. */
+int storage_sum_site(struct storage_sum_cursor *c, uint32_t site, struct storage_sum *out);
+/* Write NNw/sitesum of every partition of the generation in gen_dir (its
+ * FORMAT, partitions and docinfo written).  0 or -1. */
+int storage_sums_write(const char *gen_dir, struct buf *err);
+/* storage_check()'s: each file against what storage_sums_write() makes of
+ * the generation.  1 good, 0 absent, -1 damaged (err). */
+int storage_sums_verify(const char *gen_dir, struct buf *err);
+
 #endif

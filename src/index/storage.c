@@ -52,9 +52,10 @@ _Static_assert(STORAGE_POS_SHIFT == TOK_POSITION_BITS && TOK_SECTIONS == STORAGE
 _Static_assert(STORAGE_MAX_URL_POSITIONS == STORAGE_URL_WIDE - 1,
 	       "a URL record's count fits below the width bit");
 
-const char *const storage_fname[F_TYPES] = { "ind", "sites", "urls", "words", "docinfo" };
+const char *const storage_fname[F_TYPES] = { "ind", "sites", "urls", "words", "docinfo",
+					     "sitesum" };
 static const char MAGIC[F_TYPES][9] = { "MPSIND\0\1", "MPSSIT\0\1", "MPSURL\0\1", "MPSWRD\0\1",
-					 "MPSDOC\0\1" };
+					 "MPSDOC\0\1", "MPSSUM\0\1" };
 
 /* Little-endian packing: le.h. */
 
@@ -125,8 +126,8 @@ static void out_add(struct out *o, const void *data, size_t n)
 	}
 }
 
-static void hdr_pack(unsigned char *h, enum ftype type, uint32_t part, uint64_t count,
-		     uint32_t data_crc)
+void storage_hdr_pack(unsigned char *h, enum ftype type, uint32_t part, uint64_t count,
+		      uint32_t data_crc)
 {
 	memcpy(h, MAGIC[type], 8);
 	le_put32(h + 8, STORAGE_FORMAT_VERSION);
@@ -145,7 +146,7 @@ static int out_close(struct out *o, struct buf *err)
 	if (o->fd < 0)
 		goto out;
 	out_flush(o);
-	hdr_pack(h, o->type, o->part, o->count, o->crc);
+	storage_hdr_pack(h, o->type, o->part, o->count, o->crc);
 	if (!o->failed && pwrite(o->fd, h, HDR, 0) != HDR)
 		o->failed = errno ? errno : EIO;
 	if (!o->failed && fsync(o->fd) < 0)

@@ -355,6 +355,7 @@ static const struct {
 	{ CITATIONS_DIR "/direct", verify_direct },
 	{ CITATIONS_DIR "/reverse", verify_reverse },
 	{ NEARDUP_FILE, neardup_verify },
+	{ "NNw/sitesum", storage_sums_verify },
 };
 
 static void check_gen_files(struct checker *k, const char *gen_dir)
@@ -369,12 +370,19 @@ static void check_gen_files(struct checker *k, const char *gen_dir)
 		buf_reset(&why);
 		if (gen_files[i].verify(gen_dir, &why) >= 0)
 			continue;
-		/* "gen_dir/rel: what" reported as "rel: what", as the others. */
+		/* "gen_dir/rel: what" reported as "rel: what", as the others (a
+		 * file of a partition, "gen_dir/07w/sitesum: what", as
+		 * "07w/sitesum: what"). */
 		w = buf_str(&why);
+		k->problems++;
+		if (!strncmp(w, gen_dir, dl) && w[dl] == '/' &&
+		    strncmp(w + dl + 1, gen_files[i].rel, rl)) {
+			buf_printf(k->out, "%s\n", w + dl + 1);
+			continue;
+		}
 		if (!strncmp(w, gen_dir, dl) && w[dl] == '/' &&
 		    !strncmp(w + dl + 1, gen_files[i].rel, rl) && w[dl + 1 + rl] == ':')
 			w += dl + 1 + rl + 2;
-		k->problems++;
 		buf_printf(k->out, "%s: %s\n", gen_files[i].rel, w);
 	}
 	buf_free(&why);

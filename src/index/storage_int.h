@@ -98,8 +98,9 @@ static inline uint64_t site_urls_end(const unsigned char *p, uint32_t version)
 	return version == 1 ? le_get32(p + 4) : le_get64(p + 8);
 }
 
-enum ftype { F_IND, F_SITES, F_URLS, F_WORDS, F_DOCINFO, F_TYPES };
-/* The file names of the types: "ind", "sites", "urls", "words", "docinfo". */
+enum ftype { F_IND, F_SITES, F_URLS, F_WORDS, F_DOCINFO, F_SITESUM, F_TYPES };
+/* The file names of the types: "ind", "sites", "urls", "words", "docinfo",
+ * "sitesum" (the optional site summaries, storage_sum.c). */
 extern const char *const storage_fname[F_TYPES];
 
 /* One mapped file (storage_map_file()). */
@@ -132,6 +133,10 @@ static inline int storage_wordcmp(const unsigned char *a, size_t al, const unsig
 	int c = memcmp(a, b, al < bl ? al : bl);
 	return c ? c : (al > bl) - (al < bl);
 }
+
+/* The common header of a file of `type` (HDR bytes at h). */
+void storage_hdr_pack(unsigned char *h, enum ftype type, uint32_t part, uint64_t count,
+		      uint32_t data_crc);
 
 /* Map a file and check its header (magic of `type`, format `version`,
  * partition `part` or NO_PART).  Returns 0, or -1 with "path: why" in err;

@@ -52,6 +52,7 @@ static void index_close(struct search_index *ix)
 	neardup_close(ix->nd);
 	free(ix->nd_split);
 	search_norms_free(ix);
+	search_sums_free(ix);
 	free(ix->dir);
 	free(ix);
 }
@@ -182,6 +183,11 @@ int search_index_open(const struct conf *c, const char *data_dir, const char *ge
 	for (int s = 0; s < STORAGE_SECTIONS; s++)
 		ix->avg_len[s] = storage_avg_len(ix->st, s);
 	search_norms_make(ix, c);
+	if (search_sums_make(ix)) {
+		if (err)
+			buf_printf(err, "%s: the index is damaged (docinfo)", ix->dir);
+		goto fail;
+	}
 	ix->refs = 1;
 	buf_free(&report);
 	*out = ix;
@@ -378,7 +384,11 @@ static int make_page(struct run *r, const struct search_doc *docs, size_t n_docs
 	n_picks = search_select(docs, n_docs, req->group, req->sort,
 				req->page < PROTO_MAX_PAGE ? req->page : PROTO_MAX_PAGE, ps, picks,
 				&res->total_results, &res->total_sites);
-	res->total_urls = n_docs;
+	/* The sites top-k pruning counted from their summaries (none on the
+	 * page, none with near-duplicates). */
+	res->total_urls = n_docs + r->sum_urls;
+	res->total_sites += (uint32_t)r->sum_sites;
+	res->total_results += req->group ? r->sum_sites : r->sum_urls;
 	res->first = req->page * ps;
 	rc = run_fill_hits(r, docs, picks, n_picks);
 	free(picks);
@@ -451,7 +461,7 @@ int search_run(struct search_index *ix, const struct search_env *env,
 	 * page needs was left unscored. */
 	if (!scored)
 		n_docs = run_fold_neardups(&r, docs, n_docs);
-	r.work.matched = n_docs;
+	r.work.matched = n_docs + r.sum_urls;
 	if (scored) {
 		if (scored < 0)
 			rc = -1;
@@ -481,6 +491,9 @@ done:
 		env->work->scored += r.work.scored;
 		env->work->lists += r.work.lists;
 		env->work->phrase_docs += r.work.phrase_docs;
+		env->work->sites += r.work.sites;
+		env->work->sum_sites += r.work.sum_sites;
+		env->work->visited += r.work.visited;
 	}
 	run_free(&r);
 	return rc;

@@ -56,6 +56,13 @@ struct search_index {
 	struct search_rank_params norm_rp;
 	double *pr;                /* [0 .. n_pr) by url_id */
 	uint32_t n_pr;
+	/* Site summaries (search_sum.c), NULL: none; beside them, by site_id
+	 * below n_site, each site's best PageRank (with ranks) and a bit for
+	 * each site that has members of near-duplicate groups. */
+	struct storage_sums *sums;
+	double *site_pr;
+	uint64_t *site_nd;
+	uint32_t n_site;
 	/* result-page rows read from the database (search_hits.c) */
 	pthread_mutex_t cache_mu;
 	struct hit_row **cache;    /* SEARCH_CACHE_SLOTS, open addressing; NULL until used */
@@ -221,6 +228,9 @@ struct run {
 	struct search_work work;   /* added to env->work at the end */
 	const double *const *wn_len; /* ix->wn_len when made for rp, else NULL */
 	const struct search_rt *rt; /* env->rt when it holds URLs, else NULL */
+	/* Matching documents and sites run_prune() counted from the site
+	 * summaries (their documents are not in its list). */
+	uint64_t sum_urls, sum_sites;
 };
 
 /* search.c: stop the query with an ER_* token and a sentence (the first
@@ -313,6 +323,44 @@ double run_doc_bound(const struct run *r, double text, double pr, bool in_title,
 		     uint16_t title_len);
 double run_proximity_bound(const struct run *r, const bool *found); /* found[leaf]; NULL: all */
 bool run_bounds_valid(const struct run *r);
+/* search_sum.c: the site summaries of ix and the tables beside them (0,
+ * or -1 on damage; a generation without them searches as before), freed
+ * by search_sums_free(); a site's best PageRank score, whether it has
+ * near-duplicates, and the bound of a word's tf~ in every document of a
+ * site from its summary. */
+int search_sums_make(struct search_index *ix);
+void search_sums_free(struct search_index *ix);
+double run_sum_pr(const struct run *r, uint32_t site);
+bool run_sum_neardups(const struct run *r, uint32_t site);
+double run_sum_tf(const struct run *r, const struct storage_sum *s);
+/* One posting list of a word, summed up site by site: from its summaries
+ * (file), or, a list too small to have them, from its records read at
+ * the start (rd) with each document's docinfo. */
+struct sum_rec {
+	uint32_t site, url;
+	uint16_t n;
+	uint8_t lo, hi;            /* sections of its first and last position */
+};
+struct sum_list {
+	bool file;
+	struct storage_sum_cursor sc;
+	struct sum_rec *rd;        /* r->ar */
+	size_t nrd, at;            /* at: the first record of the site */
+	uint32_t site;             /* of what follows; UINT32_MAX none yet */
+	int ok;                    /* its summary is known */
+	double tf;                 /* the bound of run_tf_bound() of its documents */
+	uint32_t max_n, n_docs;    /* the most occurrences, the documents */
+	uint16_t title;            /* the shortest title of those with their last position there */
+};
+/* l for the list of word_id (n_urls documents), reading a small one with
+ * scratch: 1, 0 when it has no summaries and is not small, -1 damage. */
+int run_sum_list_open(struct run *r, uint32_t word_id, uint32_t n_urls,
+		      struct storage_cursor *scratch, struct sum_list *l);
+/* l's summary of site (asked in ascending order; present: the list has
+ * the site): 1 (in l), 0 when the generation has none, -1 damage. */
+int run_sum_list_site(struct run *r, struct sum_list *l, uint32_t site, bool present);
+/* l back before its first site (word_id: its word). */
+void run_sum_list_rewind(const struct run *r, struct sum_list *l, uint32_t word_id);
 /* search_prune.c: true when the query can be answered with top-k pruning
  * (words ANDed, with site: and NOTs of words or sites; all sections; not by
  * date; Pruning yes). */

@@ -28,10 +28,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static char *gen;
 static const char *const files[] = {
 	"FORMAT", "docinfo", "00w/ind", "00w/sites", "00w/urls", "00w/words",
-	"01w/ind", "01w/sites", "01w/urls", "01w/words",
+	"01w/ind", "01w/sites", "01w/urls", "01w/words", "00w/sitesum", "01w/sitesum",
 };
-static unsigned char *orig[10];
-static size_t orig_len[10];
+#define N_FILES (sizeof(files) / sizeof(files[0]))
+static unsigned char *orig[N_FILES];
+static size_t orig_len[N_FILES];
 
 static void spill(const char *rel, const void *p, size_t n)
 {
@@ -105,7 +106,8 @@ static void setup(void)
 	}
 	CHECK(storage_docinfo_finish(dw, &f.n_docs, f.sum_len, &f.max_url_id, NULL) == 0);
 	CHECK(storage_format_write(gen, &f, NULL) == 0);
-	for (size_t i = 0; i < 10; i++)
+	CHECK(storage_sums_write(gen, NULL) == 0);
+	for (size_t i = 0; i < N_FILES; i++)
 		orig[i] = slurp(files[i], &orig_len[i]);
 }
 
@@ -156,6 +158,7 @@ static uint64_t walk(const struct storage *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct storage *s;
+	struct storage_sums *ss;
 	struct buf rep = BUF_INIT(1 << 20);
 	size_t which;
 	unsigned char *copy;
@@ -164,7 +167,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		setup();
 	if (size < 2)
 		return 0;
-	which = data[0] % 10;
+	which = data[0] % N_FILES;
 	copy = xmalloc(size);
 	memcpy(copy, data + 2, size - 2);
 	if ((data[1] & 1) && size - 2 >= 32 && which > 0) {
@@ -176,6 +179,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (storage_open_dir(gen, &s, NULL) == 0) {
 		walk(s);
 		storage_close(s);
+	}
+	if (storage_sums_open(gen, &ss, NULL) == 1) {
+		for (uint32_t id = 0; id < 1000; id++) {
+			struct storage_sum_cursor c;
+			struct storage_sum m;
+
+			for (uint32_t site = 0; site < 6 && storage_sum_word(ss, id, &c) == 1; site++)
+				if (storage_sum_site(&c, site, &m) == 1)
+					CHECK(m.n_hull <= STORAGE_SUM_HULL);
+		}
+		storage_sums_close(ss);
 	}
 	if (storage_check(gen, &rep) == 1)
 		CHECK(rep.len > 0);

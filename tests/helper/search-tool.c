@@ -29,7 +29,10 @@
  *   -W          print the work of the queries on stderr: "work queries N
  *               pruned N matched N postings N scored N" (struct search_work)
  *               and "walked lists N phrase-docs N" (pruned queries' posting
- *               lists, documents searched for a phrase)
+ *               lists, documents searched for a phrase) and "sites N
+ *               passed-over N visited-docs N" (the driving word's sites
+ *               pruned queries came to, those passed over by their site
+ *               summaries, the documents read)
  * Every answer is also encoded and decoded as searchd would send it
  * ("ERROR WIRE ..." when that fails).
  * Output: "ERROR token message" or one line "total_urls total_results
@@ -513,6 +516,9 @@ int main(int argc, char **argv)
 		if (o.work)
 			fprintf(stderr, "walked lists %" PRIu64 " phrase-docs %" PRIu64 "\n",
 				work.lists, work.phrase_docs);
+		if (o.work)
+			fprintf(stderr, "sites %" PRIu64 " passed-over %" PRIu64 " visited-docs %" PRIu64 "\n",
+				work.sites, work.sum_sites, work.visited);
 		arena_free(&ar);
 	}
 out:

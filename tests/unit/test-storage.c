@@ -897,6 +897,153 @@ static void docinfo_only(const char *root)
 	free(gen);
 }
 
+/* Site summaries (storage_sum.c): a generation whose one word has 2,000
+ * documents on 10 sites gets NNw/sitesum; each site's summary counts its
+ * documents, dominates every body-only document's n / (lambda + len) and
+ * bounds the others per section; storage_check() passes it, finds a
+ * changed byte and a summary that is not the postings', and the reader
+ * refuses a damaged file with a clear message. */
+static void site_sums(const char *root)
+{
+	char *gen = xasprintf("%s/sums/gen-00000001", root), *path;
+	struct storage_format f = { .generation = 1 };
+	struct storage_docinfo_writer *dw;
+	struct storage_sums *ss = NULL;
+	struct storage_sum_cursor c;
+	struct storage *st = NULL;
+	struct buf err = BUF_INIT(1 << 16);
+	const char *word = "common";
+	unsigned wp = storage_partition(word, strlen(word));
+	static uint16_t len0[2001], len3[2001];
+	static uint32_t npos[2001], hi[2001];
+	int bad = 0, rc;
+
+	mkdir_p(gen);
+	for (uint32_t u = 1; u <= 2000; u++) {
+		len0[u] = (uint16_t)(1 + rnd(40));
+		len3[u] = (uint16_t)(1 + rnd(9));
+		npos[u] = 1 + rnd(len0[u] < 4 ? len0[u] : 4);
+		hi[u] = rnd(10) == 0 ? 3 : rnd(10) == 0 ? 1 : 0;
+	}
+	for (unsigned part = 0; part < STORAGE_PARTITIONS; part++) {
+		struct storage_part_writer *pw;
+
+		if (storage_part_begin(gen, part, &pw, &err))
+			break;
+		if (part == wp) {
+			storage_part_word(pw, word, strlen(word));
+			f.words = f.live_words = 1;
+			for (uint32_t u = 1; u <= 2000; u++) {
+				uint32_t pos[4];
+
+				for (uint32_t i = 0; i < npos[u]; i++)
+					pos[i] = i;
+				if (hi[u])
+					pos[npos[u] - 1] = hi[u] << STORAGE_POS_SHIFT;
+				if (u % 200 == 1)
+					storage_part_site(pw, 1 + u / 200);
+				storage_part_url(pw, u, pos, npos[u]);
+				f.postings++;
+			}
+		}
+		storage_part_finish(pw, &err);
+	}
+	storage_docinfo_begin(gen, &dw, &err);
+	for (uint32_t u = 1; u <= 2000; u++) {
+		struct storage_doc d = { .site_id = 1 + (u - 1) / 200, .len = { len0[u], 3, 3, len3[u] } };
+
+		storage_docinfo_put(dw, u, &d);
+	}
+	storage_docinfo_finish(dw, &f.n_docs, f.sum_len, &f.max_url_id, &err);
+	storage_format_write(gen, &f, &err);
+	path = xasprintf("%s/%02uw/sitesum", gen, wp);
+	ok(storage_sums_open(gen, &ss, &err) == 0, "a generation without sitesum files has none");
+	ok(storage_sums_write(gen, &err) == 0, "storage_sums_write %s", buf_str(&err));
+	ok(storage_sums_open(gen, &ss, &err) == 1 && ss, "storage_sums_open %s", buf_str(&err));
+	ok(ss && storage_sum_word(ss, wp, &c) == 1, "the word has summaries");
+	for (uint32_t site = 1; ss && site <= 10; site++) {
+		struct storage_sum m;
+		uint32_t first = (site - 1) * 200 + 1;
+		uint16_t title = STORAGE_SUM_NO_TITLE;
+
+		if (storage_sum_site(&c, site, &m) != 1 || m.n_docs != 200 || m.min_url != first) {
+			bad++;
+			continue;
+		}
+		for (uint32_t u = first; u < first + 200; u++) {
+			if (hi[u] == 3 && len3[u] < title)
+				title = len3[u];
+			if (hi[u]) {
+				for (uint32_t s = npos[u] == 1 ? hi[u] : 0; s <= hi[u]; s++)
+					bad += !(m.sec_mask & 1u << s) || m.sec_n[s] < npos[u] ||
+					       m.sec_len[s] > (s == 0 ? len0[u] : s == 3 ? len3[u] : 3);
+				continue;
+			}
+			for (double lambda = 0; lambda < 1000; lambda = 3 * lambda + 0.5) {
+				double best = 0;
+
+				for (uint32_t i = 0; i < m.n_hull; i++)
+					if (m.hull_n[i] / (lambda + m.hull_len[i]) > best)
+						best = m.hull_n[i] / (lambda + m.hull_len[i]);
+				bad += npos[u] / (lambda + len0[u]) > best * (1 + 1e-12);
+			}
+		}
+		bad += m.title_len != title;
+	}
+	is_int(bad, 0, "each site's summary counts and bounds its documents");
+	storage_sums_close(ss);
+	buf_reset(&err);
+	is_int(storage_check(gen, &err), 0, "storage_check passes the summaries");
+	if (err.len)
+		diag("%s", buf_str(&err));
+	{
+		size_t n;
+		unsigned char *b = slurp_file(path, &n), *save = xmalloc(n);
+
+		memcpy(save, b, n);
+		/* A changed byte of an entry: the data crc. */
+		b[n - 30] ^= 0x10;
+		spill(path, b, n);
+		buf_reset(&err);
+		rc = storage_check(gen, &err);
+		ok(rc == 1 && strstr(buf_str(&err), "sitesum: offset 24: data crc mismatch"),
+		   "a changed summary byte is reported: %s", buf_str(&err));
+		/* ... with a data crc to match: not the postings' summary. */
+		le_put32(b + 24, binfile_crc_update(0, b + 32, n - 32));
+		le_put32(b + 28, binfile_crc(b, 28));
+		spill(path, b, n);
+		buf_reset(&err);
+		rc = storage_check(gen, &err);
+		ok(rc == 1 && strstr(buf_str(&err), "not those of the partition"),
+		   "a summary that is not the postings' is reported: %s", buf_str(&err));
+		/* A words table that does not fit the file: refused when opened. */
+		memcpy(b, save, n);
+		le_put64(b + 16, 1000);
+		le_put32(b + 28, binfile_crc(b, 28));
+		spill(path, b, n);
+		buf_reset(&err);
+		ok(storage_sums_open(gen, &ss, &err) == -1 && !ss &&
+		   strstr(buf_str(&err), "sitesum: offset 16: 1000 words do not fit"),
+		   "a damaged sitesum is refused: %s", buf_str(&err));
+		/* A partition's file missing. */
+		spill(path, save, n);
+		unlink(path);
+		buf_reset(&err);
+		ok(storage_sums_open(gen, &ss, &err) == -1 && strstr(buf_str(&err), "cannot open"),
+		   "a missing sitesum of one partition is refused: %s", buf_str(&err));
+		spill(path, save, n);
+		ok(storage_sums_open(gen, &ss, &err) == 1, "and opens again once it is back");
+		storage_sums_close(ss);
+		free(b);
+		free(save);
+	}
+	ok(storage_open_dir(gen, &st, &err) == 0, "the generation opens");
+	storage_close(st);
+	buf_free(&err);
+	free(path);
+	free(gen);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/test-storage-XXXXXX";
@@ -934,6 +1081,7 @@ int main(void)
 	big_offsets(root);
 	old_version(root);
 	docinfo_only(root);
+	site_sums(root);
 
 	/* The live generation opens through the current symlink. */
 	{

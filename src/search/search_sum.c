@@ -1,0 +1,250 @@
+/* search_sum.c - the generation's site summaries at query time
+ * (doc/SEARCH.md, "Top-k pruning"): made at open, what a site's bound
+ * needs beside its summaries (each site's best PageRank, the sites that
+ * have near-duplicates), and the bound of a word's tf~ in every document
+ * of a site from the site's summary.  search_prune.c decides where they
+ * are used.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "log.h"
+#include "neardup.h"
+#include "ranks.h"
+#include "search_int.h"
+#include "storage.h"
+#include "tokenize.h"
+#include "util.h"
+
+/* Site site's slot of a table by site_id, grown to hold it. */
+static void site_grow(struct search_index *ix, uint32_t site)
+{
+	uint32_t n = ix->n_site;
+
+	if (site < n)
+		return;
+	ix->n_site = site + 1 > 2 * n ? site + 1 : 2 * n;
+	if (ix->rk) {
+		ix->site_pr = xrealloc(ix->site_pr, ix->n_site * sizeof(*ix->site_pr));
+		for (uint32_t i = n; i < ix->n_site; i++)
+			ix->site_pr[i] = 0;
+	}
+	ix->site_nd = xrealloc(ix->site_nd, (ix->n_site / 64 + 1) * sizeof(*ix->site_nd));
+	for (uint32_t i = n ? n / 64 + 1 : 0; i <= ix->n_site / 64; i++)
+		ix->site_nd[i] = 0;
+}
+
+int search_sums_make(struct search_index *ix)
+{
+	struct buf err = BUF_INIT(1024);
+	const struct neardup_member *m;
+	uint32_t max = storage_max_url_id(ix->st);
+	size_t n;
+	int rc = storage_sums_open(ix->dir, &ix->sums, &err);
+
+	if (rc < 0)
+		warning("%s (every site is visited)", buf_str(&err));
+	buf_free(&err);
+	if (rc <= 0)
+		return 0;
+	/* Each site's best PageRank: a site's bound takes it for every
+	 * document (the ranks change without the postings: not stored). */
+	for (uint32_t u = 1; ix->rk && u <= max; u++) {
+		struct storage_doc d;
+
+		rc = storage_doc(ix->st, u, &d);
+		if (rc < 0)
+			return -1;
+		if (rc == 0 || !d.site_id)
+			continue;
+		site_grow(ix, d.site_id);
+		if (u < ix->n_pr && ix->pr[u] > ix->site_pr[d.site_id])
+			ix->site_pr[d.site_id] = ix->pr[u];
+		else if (u >= ix->n_pr && ranks_score(ix->rk, u) > ix->site_pr[d.site_id])
+			ix->site_pr[d.site_id] = ranks_score(ix->rk, u);
+	}
+	/* A site with members of near-duplicate groups is always visited:
+	 * folding counts a group once, and may keep any of its members. */
+	n = ix->nd ? neardup_by_group(ix->nd, &m) : 0;
+	for (size_t i = 0; i < n; i++) {
+		struct storage_doc d;
+
+		rc = storage_doc(ix->st, m[i].url_id, &d);
+		if (rc < 0)
+			return -1;
+		if (rc == 0 || !d.site_id)
+			continue;
+		site_grow(ix, d.site_id);
+		ix->site_nd[d.site_id / 64] |= 1ull << (d.site_id % 64);
+	}
+	return 0;
+}
+
+void search_sums_free(struct search_index *ix)
+{
+	storage_sums_close(ix->sums);
+	free(ix->site_pr);
+	free(ix->site_nd);
+}
+
+double run_sum_pr(const struct run *r, uint32_t site)
+{
+	const struct search_index *ix = r->ix;
+
+	if (!ix->rk)
+		return 0;
+	/* A site no document of docinfo has: PageRank's largest score. */
+	return site < ix->n_site ? ix->site_pr[site] : 1;
+}
+
+bool run_sum_neardups(const struct run *r, uint32_t site)
+{
+	const struct search_index *ix = r->ix;
+
+	return site < ix->n_site && (ix->site_nd[site / 64] >> (site % 64) & 1);
+}
+
+/* The body-only documents: each point's n * w_0 / norm_0(len) (the very
+ * product run_tf_bound() makes of a document at that point); the others:
+ * per section they span, the most occurrences times the factor of the
+ * shortest section.  norm_s grows with len_s (b >= 0: run_bounds_valid()). */
+double run_sum_tf(const struct run *r, const struct storage_sum *s)
+{
+	double t = 0, wn[4];
+
+	for (uint32_t i = 0; i < s->n_hull; i++) {
+		uint16_t len[4] = { s->hull_len[i], 0, 0, 0 };
+
+		run_section_factors(r, len, wn);
+		t = fmax(t, run_tf_bound(s->hull_n[i], 0, 0, wn));
+	}
+	if (s->sec_mask) {
+		run_section_factors(r, s->sec_len, wn);
+		for (int k = 0; k < STORAGE_SECTIONS; k++)
+			if (s->sec_mask & 1u << k)
+				t = fmax(t, run_tf_bound(s->sec_n[k], k, k, wn));
+	}
+	return t;
+}
+
+/* ---- one posting list's summary of a site ------------------------------------ */
+
+/* Read a small list (fewer documents than get summaries) whole: each
+ * record's site, url, count and sections.  0 or -1. */
+static int list_read(struct run *r, uint32_t word_id, struct storage_cursor *c, struct sum_list *l)
+{
+	uint32_t site, url, n;
+	const uint8_t *pos;
+	size_t cap = 0;
+	int rc = storage_postings(r->ix->st, word_id, c);
+
+	if (rc <= 0)
+		return rc;
+	while ((rc = storage_next_site(c, &site)) > 0) {
+		url = 0;
+		while ((rc = storage_skip_url(c, url + 1, &url, &n, &pos)) > 0) {
+			struct sum_rec *x;
+			int hi = tok_pos_section(storage_rec_pos(pos, n - 1));
+
+			if (l->nrd == cap) {
+				size_t old = cap;
+
+				cap = cap ? 2 * cap : 64;
+				l->rd = arena_grow(r->ar, l->rd, old * sizeof(*l->rd), cap * sizeof(*l->rd));
+			}
+			x = &l->rd[l->nrd++];
+			x->site = site;
+			x->url = url;
+			x->n = n;
+			x->lo = (uint8_t)tok_pos_section(storage_rec_pos(pos, 0));
+			x->hi = (uint8_t)(hi < STORAGE_SECTIONS ? hi : STORAGE_SECTIONS - 1);
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return rc < 0 ? -1 : 0;
+}
+
+int run_sum_list_open(struct run *r, uint32_t word_id, uint32_t n_urls,
+		      struct storage_cursor *scratch, struct sum_list *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->site = UINT32_MAX;
+	if (storage_sum_word(r->ix->sums, word_id, &l->sc) > 0) {
+		l->file = true;
+		return 1;
+	}
+	/* Without summaries: fewer documents than get them, or spread
+	 * thinner than STORAGE_SUM_PER_SITE a site (up to 4,096 read). */
+	if (n_urls >= STORAGE_SUM_PER_SITE * STORAGE_SUM_MIN_URLS)
+		return 0;
+	return list_read(r, word_id, scratch, l) ? -1 : 1;
+}
+
+/* A read list's records of site: as a summary would say. */
+static int read_site(struct run *r, struct sum_list *l, uint32_t site)
+{
+	while (l->at < l->nrd && l->rd[l->at].site < site)
+		l->at++;
+	for (size_t i = l->at; i < l->nrd && l->rd[i].site == site; i++) {
+		const struct sum_rec *x = &l->rd[i];
+		struct storage_doc d;
+		double wn[4];
+		int rc = storage_doc(r->ix->st, x->url, &d);
+
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			continue; /* no match: prune_doc() drops it too */
+		run_section_factors(r, d.len, wn);
+		l->tf = fmax(l->tf, run_tf_bound(x->n, x->lo, x->hi, wn));
+		if (x->n > l->max_n)
+			l->max_n = x->n;
+		if (x->hi == STORAGE_SECTIONS - 1 && d.len[x->hi] < l->title)
+			l->title = d.len[x->hi];
+		l->n_docs++;
+	}
+	return 1;
+}
+
+int run_sum_list_site(struct run *r, struct sum_list *l, uint32_t site, bool present)
+{
+	struct storage_sum s;
+
+	if (l->site == site)
+		return l->ok;
+	l->site = site;
+	l->tf = 0;
+	l->max_n = l->n_docs = 0;
+	l->title = STORAGE_SUM_NO_TITLE;
+	l->ok = 1;
+	if (!l->file)
+		return l->ok = read_site(r, l, site);
+	if (!present)
+		return 1;
+	if (storage_sum_site(&l->sc, site, &s) != 1)
+		return l->ok = 0;
+	l->tf = run_sum_tf(r, &s);
+	l->max_n = s.sec_mask ? s.sec_n[0] : 0;
+	for (int k = 0; k < STORAGE_SECTIONS; k++)
+		if (s.sec_mask & 1u << k && s.sec_n[k] > l->max_n)
+			l->max_n = s.sec_n[k];
+	for (uint32_t i = 0; i < s.n_hull; i++)
+		if (s.hull_n[i] > l->max_n)
+			l->max_n = s.hull_n[i];
+	l->n_docs = s.n_docs;
+	l->title = s.title_len;
+	return 1;
+}
+
+void run_sum_list_rewind(const struct run *r, struct sum_list *l, uint32_t word_id)
+{
+	l->site = UINT32_MAX;
+	l->at = 0;
+	if (l->file)
+		storage_sum_word(r->ix->sums, word_id, &l->sc);
+}

@@ -1,0 +1,112 @@
+#!/bin/bash
+# search-sitesum.sh - site summaries (NNw/sitesum, doc/FORMATS.md "Site
+# summaries"; doc/SEARCH.md "Top-k pruning"): a synthetic index of 20,000
+# documents of Zipf words on 50 sites (bench/gen-deltas, merged by
+# mpseek-index -D) gets summaries for its common words; top-k pruning
+# passes most sites of a common word over without visiting them, and every
+# page (URLs, scores, site_hits, counts) is still the one `Pruning no`
+# gives, for one word, words twice, ANDs, NOTs and phrases, grouped and
+# not, several pages and st=.  Without the files (an older generation) the
+# same pages come from visiting every site; --check verifies the files and
+# finds a changed byte.
+. "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+
+idx="$builddir/mpseek-index"
+gen="$builddir/bench/gen-deltas"
+tool="$builddir/tests/helper/search-tool"
+[ -x "$idx" ] || tap_skip_all "$idx not built"
+[ -x "$gen" ] || tap_skip_all "$gen not built"
+[ -x "$tool" ] || tap_skip_all "$tool not built"
+
+T=$(tmp_dir)
+mdb_start
+conf=$T/mpseek.conf
+write_conf "$conf" sitesum
+dd=$MDB_DIR/data-sitesum
+mkdir -p "$dd"
+"$gen" -n 20000 -l 20 -S 50 -r 1 -x 3 "$dd" >"$T/gen.out" 2>&1
+tap_is "$?" 0 "gen-deltas: $(cat "$T/gen.out")"
+mpi_no_leak_check "$idx" --seed "$conf" >"$T/seed.log" 2>&1 &&
+	mpi_no_leak_check timeout 300 "$idx" -D "$conf" >"$T/merge.out" 2>"$T/merge.log"
+rc=$?
+tap_is "$rc" 0 "merge of the synthetic deltas"
+[ "$rc" = 0 ] || { tail -5 "$T/merge.log" | sed 's/^/#   /'; tap_done; }
+G=$(readlink -f "$dd/index/current")
+n=$(ls "$G"/*w/sitesum 2>/dev/null | wc -l)
+tap_is "$n" 100 "every partition has its sitesum file"
+"$idx" --check "$conf" >"$T/check.out" 2>&1
+tap_is "$?" 0 "--check verifies the summaries"
+
+# The queries: the commonest words (a is in about 3 documents of 4), alone,
+# twice, ANDed, with NOTs and as phrases, and rarer ones.
+{
+	for w in a b c d e f g h i j k l m n o p q r s t u v w x y z aa ab ba; do echo "$w"; done
+	printf '%s\n' "a a" "b a" "a b" "c a a" "a c" "b c d" "a -b" "b -a" "c -a -b" '"b a"' \
+		'"a a"' '"c a" b' "a b c d" "e a" "f g" "a z" "zz a" "a -zz"
+} >"$T/queries"
+nq=$(wc -l <"$T/queries")
+printf 'Pruning no\n' >"$T/no.conf"
+printf 'Stemming no\n' >"$T/plain.conf"
+printf 'Stemming no\nPruning no\n' >"$T/plainno.conf"
+site=$("$tool" -g "$G" -v "$conf" a |
+	awk '/url_id/ { for (i = 1; i < NF; i++) if ($i == "url_id") { print $(i + 1); exit } }')
+site=$(( (site - 1) / 400 + 1 ))  # gen-deltas' sites: 400 consecutive url_ids each
+
+# compare NAME GEN OPTIONS: every page of the queries with pruning equals
+# Pruning no's; the work of the pruned run in $T/NAME.w.
+compare() {
+	local name=$1 g=$2 ok; shift 2
+	"$tool" -g "$g" -b -v -S "$T/no.conf" "$@" "$conf" "$T/queries" 2>/dev/null |
+		grep -v '^queries ' >"$T/$name.no"
+	"$tool" -g "$g" -b -v -W "$@" "$conf" "$T/queries" 2>"$T/$name.w" |
+		grep -v '^queries ' >"$T/$name.pr"
+	ok=$(cmp -s "$T/$name.no" "$T/$name.pr" && [ "$(grep -c '^query: ' "$T/$name.pr")" = "$nq" ] && echo 1)
+	tap_ok "$ok" "$name ($*): every page equals exhaustive scoring"
+	[ -n "$ok" ] || diff "$T/$name.no" "$T/$name.pr" | head -10 | sed 's/^/#   /'
+	tap_diag "$name: $(tr '\n' ' ' <"$T/$name.w")"
+}
+compare grouped10 "$G" -n 10
+compare grouped2p3 "$G" -n 2 -p 3
+compare flat10 "$G" -G -n 10
+compare flat3p2 "$G" -G -n 3 -p 2
+compare site "$G" -n 3 -t "$site"
+compare plain10 "$G" -n 10 -S "$T/plain.conf"
+
+# The work of `a`: most of its sites are passed over, and far fewer of its
+# documents are read than match (the file's feature: without it every
+# matching document is read).
+work() { # GEN QUERY -> "matched passed-over visited"
+	printf '%s\n' "$2" >"$T/one"
+	"$tool" -g "$1" -b -W "$conf" "$T/one" 2>&1 >/dev/null |
+		awk '/^work/ { m = $7 } /^sites/ { p = $4; v = $6 } END { print m, p, v }'
+}
+read -r m p v < <(work "$G" a)
+tap_diag "a: $m documents match, $p of 50 sites passed over, $v documents read"
+tap_ok "$([ "${p:-0}" -ge 25 ] && [ "${v:-0}" -gt 0 ] && [ "$((4 * v))" -lt "${m:-0}" ] && echo 1)" \
+	"a: at least half the sites passed over, under a quarter of its documents read"
+
+# An older generation (no sitesum files): the same pages, every site visited.
+cp -al "$G" "$T/old"
+rm "$T/old"/*w/sitesum
+compare nosum "$T/old" -n 10
+read -r m2 p2 v2 < <(work "$T/old" a)
+tap_is "$m2 $p2 $v2" "$m 0 $m" "without summaries every matching document of a is read"
+
+# A changed byte of a summary (its data CRC no longer matches) is found by
+# --check; a file whose words table is damaged is not used (a warning, and
+# the sites are visited).
+f=$(ls -S "$G"/*w/sitesum | head -1)
+off=$(( $(stat -c %s "$f") - 20 ))
+printf '\x7f' | dd of="$f" bs=1 seek="$off" conv=notrunc status=none
+"$idx" --check "$conf" >"$T/check2.out" 2>&1
+rc=$?
+tap_ok "$([ "$rc" != 0 ] && grep -q 'sitesum' "$T/check2.out" && echo 1)" \
+	"--check reports the changed summary ($(grep -m1 sitesum "$T/check2.out"))"
+f=$T/old/00w/sitesum
+cp "$G/00w/sitesum" "$f"
+printf '\xff\xff\xff\x7f' | dd of="$f" bs=1 seek=16 conv=notrunc status=none
+"$tool" -g "$T/old" "$conf" a >"$T/dam.out" 2>"$T/dam.err"
+tap_ok "$(grep -q 'sitesum.*every site is visited' "$T/dam.err" &&
+	[ "$(head -1 "$T/dam.out")" = "$(sed -n 2p "$T/grouped10.no")" ] && echo 1)" \
+	"a damaged sitesum is refused with a warning, the answer is the same"
+tap_done
