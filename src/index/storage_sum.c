@@ -9,6 +9,9 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,12 +151,11 @@ static void sum_pack(unsigned char *e, const struct storage_sum *s)
 	}
 }
 
-/* One URL record of the site: n positions pos[] of document d. */
-static void acc_add(struct acc *a, uint32_t url, uint32_t n, const uint32_t *pos,
+/* One URL record of the site: n positions of document d, the first in
+ * section lo, the last in section hi. */
+static void acc_add(struct acc *a, uint32_t url, uint32_t n, int lo, int hi,
 		    const struct storage_doc *d)
 {
-	int lo = (int)(pos[0] >> STORAGE_POS_SHIFT), hi = (int)(pos[n - 1] >> STORAGE_POS_SHIFT);
-
 	if (!a->s.n_docs++)
 		a->s.min_url = url;
 	if (hi == STORAGE_SECTIONS - 1 && d->len[hi] < a->s.title_len)
@@ -183,6 +185,7 @@ static int word_sums(const struct storage *st, uint32_t word_id, uint32_t n_site
 {
 	size_t mark = ents->n;
 	uint32_t site, url, n;
+	const uint8_t *pos;
 	unsigned char *w;
 	int rc;
 
@@ -193,16 +196,20 @@ static int word_sums(const struct storage *st, uint32_t word_id, uint32_t n_site
 		a->s.site_id = site;
 		a->s.title_len = STORAGE_SUM_NO_TITLE;
 		a->npts = 0;
-		while ((rc = storage_next_url(c, &url, &n)) > 0) {
+		/* Only a record's count and its first and last positions
+		 * matter: read in place, the others not decoded. */
+		while ((rc = storage_skip_url(c, 0, &url, &n, &pos)) > 0) {
 			struct storage_doc d;
+			uint32_t hi = storage_rec_pos(pos, n - 1) >> STORAGE_POS_SHIFT;
 
-			if ((c->pos[n - 1] >> STORAGE_POS_SHIFT) >= STORAGE_SECTIONS) {
+			if (hi >= STORAGE_SECTIONS) {
 				ents->n = mark;
 				return 1;
 			}
 			if (storage_doc(st, url, &d) != 1)
 				return -1;
-			acc_add(a, url, n, c->pos, &d);
+			acc_add(a, url, n, (int)(storage_rec_pos(pos, 0) >> STORAGE_POS_SHIFT), (int)hi,
+				&d);
 		}
 		if (rc < 0)
 			return -1;
@@ -260,45 +267,138 @@ static int part_sums(const struct storage *st, unsigned pn, struct bytes *out, u
 	return rc;
 }
 
+/* The mapped files of a generation (storage_sums_open()). */
+struct storage_sums {
+	struct map m[STORAGE_PARTITIONS];
+	uint64_t n_words[STORAGE_PARTITIONS];
+};
+
+/* Partition pn's file from its postings: 0 or -1 (why). */
+static int write_part(const struct storage *st, const char *gen_dir, unsigned pn,
+		      struct bytes *data, struct buf *why)
+{
+	struct binfile f;
+	unsigned char h[HDR] = { 0 };
+	uint64_t n_words;
+	char *path = xasprintf("%s/%02uw/sitesum", gen_dir, pn);
+	int rc = part_sums(st, pn, data, &n_words, why);
+
+	if (!rc && binfile_create(&f, path)) {
+		rc = error_into(why, "%s: cannot create", path);
+	} else if (!rc) {
+		storage_hdr_pack(h, F_SITESUM, pn, n_words,
+				 data->n ? binfile_crc_update(0, data->p, data->n) : 0);
+		if (binfile_write(&f, h, HDR) || (data->n && binfile_write(&f, data->p, data->n))) {
+			binfile_abort(&f);
+			rc = error_into(why, "%s: cannot write", path);
+		} else if (binfile_commit(&f)) {
+			rc = error_into(why, "%s: cannot write", path);
+		}
+	}
+	free(path);
+	return rc;
+}
+
+/* Partition pn's file against what write_part() would write: 0, or -1
+ * (why) when it differs.  Postings or docinfo that cannot be read are not
+ * reported here: their own files are. */
+static int verify_part(const struct storage *st, const struct storage_sums *s,
+		       const char *gen_dir, unsigned pn, struct bytes *data, struct buf *why)
+{
+	const struct map *m = &s->m[pn];
+	struct buf skip = BUF_INIT(1024);
+	uint64_t nw;
+	int rc = 0;
+
+	if (binfile_crc_update(0, m->data, m->len) != m->crc)
+		rc = error_into(why, "%s/%02uw/sitesum: offset 24: data crc mismatch: bytes %d..%zu "
+				"are not what was written", gen_dir, pn, HDR, m->size);
+	else if (part_sums(st, pn, data, &nw, &skip) == 0 &&
+		 (nw != m->count || data->n != m->len ||
+		  (data->n && memcmp(data->p, m->data, m->len))))
+		rc = error_into(why, "%s/%02uw/sitesum: offset %d: the summaries are not those of "
+				"the partition's postings and docinfo", gen_dir, pn, HDR);
+	buf_free(&skip);
+	return rc;
+}
+
+/* The partitions shared by two threads (a merge's rank 0 has the cores to
+ * itself by then; each partition is read and written on its own): the
+ * first problem stops both. */
+struct parts_job {
+	const char *gen_dir;
+	const struct storage *st;
+	const struct storage_sums *have; /* verify against these; NULL: write */
+	atomic_uint next;
+	pthread_mutex_t mu;
+	int rc;
+	struct buf *err;
+};
+
+static void *parts_worker(void *arg)
+{
+	struct parts_job *j = arg;
+	struct bytes data = { 0 };
+	struct buf why = BUF_INIT(1024);
+	unsigned pn;
+
+	while ((pn = atomic_fetch_add(&j->next, 1)) < STORAGE_PARTITIONS) {
+		int rc;
+
+		buf_reset(&why);
+		rc = j->have ? verify_part(j->st, j->have, j->gen_dir, pn, &data, &why)
+			     : write_part(j->st, j->gen_dir, pn, &data, &why);
+		storage_release_part(j->st, pn);
+		if (rc) {
+			pthread_mutex_lock(&j->mu);
+			if (!j->rc) {
+				j->rc = -1;
+				buf_printf(j->err, "%s", buf_str(&why));
+			}
+			pthread_mutex_unlock(&j->mu);
+			atomic_store(&j->next, STORAGE_PARTITIONS);
+		}
+	}
+	free(data.p);
+	buf_free(&why);
+	return NULL;
+}
+
+static int run_parts(struct parts_job *j)
+{
+	sigset_t all, old;
+	pthread_t th;
+	int e;
+
+	atomic_init(&j->next, 0);
+	pthread_mutex_init(&j->mu, NULL);
+	/* Signals stay with the calling thread (the stop handlers, MPI's). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(&th, NULL, parts_worker, j);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	parts_worker(j);
+	if (!e)
+		pthread_join(th, NULL);
+	pthread_mutex_destroy(&j->mu);
+	return j->rc;
+}
+
 int storage_sums_write(const char *gen_dir, struct buf *err)
 {
 	struct storage *st = NULL;
-	struct bytes data = { 0 };
+	struct parts_job j = { .gen_dir = gen_dir, .err = err };
 	int rc = storage_open_dir(gen_dir, &st, err);
 
-	for (unsigned pn = 0; pn < STORAGE_PARTITIONS && !rc; pn++) {
-		struct binfile f;
-		unsigned char h[HDR] = { 0 };
-		uint64_t n_words;
-		char *path = xasprintf("%s/%02uw/sitesum", gen_dir, pn);
-
-		rc = part_sums(st, pn, &data, &n_words, err);
-		if (!rc && binfile_create(&f, path)) {
-			rc = error_into(err, "%s: cannot create", path);
-		} else if (!rc) {
-			storage_hdr_pack(h, F_SITESUM, pn, n_words,
-					 data.n ? binfile_crc_update(0, data.p, data.n) : 0);
-			if (binfile_write(&f, h, HDR) || (data.n && binfile_write(&f, data.p, data.n))) {
-				binfile_abort(&f);
-				rc = error_into(err, "%s: cannot write", path);
-			} else if (binfile_commit(&f)) {
-				rc = error_into(err, "%s: cannot write", path);
-			}
-		}
-		storage_release_part(st, pn);
-		free(path);
+	if (!rc) {
+		j.st = st;
+		rc = run_parts(&j);
 	}
-	free(data.p);
 	storage_close(st);
 	return rc;
 }
 
 /* ---- reading ------------------------------------------------------------- */
-
-struct storage_sums {
-	struct map m[STORAGE_PARTITIONS];
-	uint64_t n_words[STORAGE_PARTITIONS];
-};
 
 /* The shape of a mapped file: the words table (ids ascending, each word's
  * first summary where the one before ends) fills it with the entries.
@@ -424,36 +524,19 @@ int storage_sums_verify(const char *gen_dir, struct buf *err)
 {
 	struct storage_sums *s = NULL;
 	struct storage *st = NULL;
-	struct bytes data = { 0 };
 	struct buf why = BUF_INIT(1024);
+	struct parts_job j = { .gen_dir = gen_dir, .err = err };
 	int rc = storage_sums_open(gen_dir, &s, err);
 
 	if (rc <= 0)
 		return rc;
-	for (unsigned pn = 0; pn < STORAGE_PARTITIONS && rc > 0; pn++) {
-		const struct map *m = &s->m[pn];
-		char *path = xasprintf("%s/%02uw/sitesum", gen_dir, pn);
-		uint64_t nw;
-
-		if (binfile_crc_update(0, m->data, m->len) != m->crc) {
-			rc = error_into(err, "%s: offset 24: data crc mismatch: bytes %d..%zu are not "
-					"what was written", path, HDR, m->size);
-		} else if (!st && storage_open_dir(gen_dir, &st, &why)) {
-			/* The generation's own damage is reported by its files. */
-			rc = 1;
-			free(path);
-			break;
-		} else if (part_sums(st, pn, &data, &nw, &why) == 0 &&
-			   (nw != m->count || data.n != m->len ||
-			    (data.n && memcmp(data.p, m->data, m->len)))) {
-			rc = error_into(err, "%s: offset %d: the summaries are not those of the "
-					"partition's postings and docinfo", path, HDR);
-		}
-		if (st)
-			storage_release_part(st, pn);
-		free(path);
+	/* A generation that does not open: its own files report the damage. */
+	if (!storage_open_dir(gen_dir, &st, &why)) {
+		j.st = st;
+		j.have = s;
+		if (run_parts(&j))
+			rc = -1;
 	}
-	free(data.p);
 	buf_free(&why);
 	storage_close(st);
 	storage_sums_close(s);
