@@ -184,6 +184,15 @@ tmp_dir() {
 	echo "$d"
 }
 
+# Each test script its own Open MPI session directory (removed with its temp
+# dirs): the mpiruns of tests running side by side (make -j2) shared
+# /tmp/ompi.HOST.UID, and one's clean-up could remove it while another
+# started ("orte_session_dir failed", seen once in merge-spill.sh).
+if [ -z "${OMPI_MCA_orte_tmpdir_base:-}" ]; then
+	OMPI_MCA_orte_tmpdir_base=$(tmp_dir)
+	export OMPI_MCA_orte_tmpdir_base
+fi
+
 # Stop embedded servers (mpseek's dbserver.c) a test left running under dir
 # $1: by the pid in their pid file, when that process is a mariadbd of a data
 # directory under $1.
