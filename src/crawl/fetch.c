@@ -1106,10 +1106,8 @@ void fetcher_kick(struct fetcher *f)
 {
 	if (!f || !f->running)
 		return;
-	if (fetch_events_drive(&f->ev, 0) != CURLM_OK)
-		return;               /* fetcher_run() reports it */
-	collect_done(f);
-	send_due(f);
+	if (drive(f, 0) == CURLM_OK)
+		send_due(f);
 }
 
 void fetcher_wakeup(struct fetcher *f)

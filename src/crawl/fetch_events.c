@@ -107,7 +107,8 @@ void fetch_events_free(struct fetch_events *ev)
 	ev->epfd = ev->wakefd = -1;
 }
 
-int fetch_events_timer_ms(const struct fetch_events *ev)
+/* Milliseconds until libcurl's timeout (0 if due, -1 if none). */
+static int timer_ms(const struct fetch_events *ev)
 {
 	double left;
 
@@ -139,7 +140,7 @@ CURLMcode fetch_events_drive(struct fetch_events *ev, int timeout_ms)
 {
 	struct epoll_event evs[EVENTS_AT_ONCE];
 	CURLMcode mc = CURLM_OK;
-	int t = fetch_events_timer_ms(ev), n;
+	int t = timer_ms(ev), n;
 
 	if (t >= 0 && (timeout_ms < 0 || t < timeout_ms))
 		timeout_ms = t;

@@ -17,7 +17,7 @@ struct fetch_events {
 	int wakefd;                 /* eventfd: fetch_events_wake() from any thread */
 	double timer_at;            /* libcurl's timeout, monotonic seconds; < 0: none */
 	unsigned long timer_calls;  /* times libcurl set it */
-	int running;                /* libcurl's count of running transfers */
+	int running;                /* socket_action()'s out-parameter (fetch.c counts its own) */
 };
 
 /* Set up ev for multi (its socket and timer callbacks).  0 or -1 (logged). */
@@ -32,9 +32,6 @@ CURLMcode fetch_events_drive(struct fetch_events *ev, int timeout_ms);
 /* Let libcurl act on its timeout if it is due (a transfer just added is
  * due at once), without waiting or looking at sockets. */
 CURLMcode fetch_events_timeout(struct fetch_events *ev);
-
-/* Milliseconds until libcurl's timeout (0 if due, -1 if none). */
-int fetch_events_timer_ms(const struct fetch_events *ev);
 
 /* Make a fetch_events_drive() that waits (or the next one) return.  The one
  * function that may be called from another thread. */
