@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
 
 static char *gen;
+static char top[] = "/tmp/fuzz-storage-XXXXXX";
 static const char *const files[] = {
 	"FORMAT", "docinfo", "00w/ind", "00w/sites", "00w/urls", "00w/words",
 	"01w/ind", "01w/sites", "01w/urls", "01w/words", "00w/sitesum", "01w/sitesum",
@@ -60,15 +62,32 @@ static unsigned char *slurp(const char *rel, size_t *n)
 	return p;
 }
 
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* The generation's directory goes when the fuzzer exits (its runs end in
+ * exit()). */
+static void cleanup(void)
+{
+	nftw(top, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 /* Words "a0".."a399": enough for both partitions 0 and 1 to have some. */
 static void setup(void)
 {
-	char tmpl[] = "/tmp/fuzz-storage-XXXXXX";
 	struct storage_format f = { .generation = 1 };
 	struct storage_docinfo_writer *dw;
 
 	log_open("/dev/null");
-	gen = xasprintf("%s/gen-00000001", mkdtemp(tmpl));
+	CHECK(mkdtemp(top) != NULL);
+	atexit(cleanup);
+	gen = xasprintf("%s/gen-00000001", top);
 	mkdir_p(gen);
 	for (unsigned p = 0; p < 100; p++) {
 		struct storage_part_writer *w;

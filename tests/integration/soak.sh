@@ -167,7 +167,7 @@ tap_ok "$([ "$maxgens" -le 3 ] && echo 1)" "DataDir never held more than 3 gener
 # query's connection, a round's delta segment and web connections, a reload
 # checking a file) does not move the floor, so the floor is compared exactly
 # and the peaks are only shown.  RSS: the second half's peak must not
-# exceed the first half's by more than TOL_KB.
+# exceed the first half's by more than TOL_KB (-1: shown, not compared).
 flat() {
 	awk -v name="$1" -v tol="$2" -v half=$((SOAK / 2)) '
 		$2 == name {
@@ -177,9 +177,10 @@ flat() {
 			if (!(h in fmin) || $5 < fmin[h]) fmin[h] = $5
 		}
 		END {
-			printf "%s: %d+%d samples, RSS peak %d -> %d kB (tolerance %d), fds fewest %d -> %d (peak %d -> %d)",
-				name, n[1], n[2], r[1], r[2], tol, fmin[1], fmin[2], fmax[1], fmax[2]
-			exit !(n[1] >= 3 && n[2] >= 3 && r[2] <= r[1] + tol && fmin[2] <= fmin[1])
+			printf "%s: %d+%d samples, RSS peak %d -> %d kB (%s), fds fewest %d -> %d (peak %d -> %d)",
+				name, n[1], n[2], r[1], r[2], tol < 0 ? "not compared in a sanitizer build" : "tolerance " tol,
+				fmin[1], fmin[2], fmax[1], fmax[2]
+			exit !(n[1] >= 3 && n[2] >= 3 && (tol < 0 || r[2] <= r[1] + tol) && fmin[2] <= fmin[1])
 		}' "$T/samples"
 }
 # The tolerances.  searchd and the ranks map a whole generation (searchd
@@ -193,11 +194,18 @@ flat() {
 # 0.9 MB steps; it is mapped now, doc/SEARCH.md.)  mariadbd: its buffer
 # pool (32 MB, lib.sh) still fills as the tables are rewritten; 8 MB is a
 # quarter of it (it grew 0.2-1.2 MB).  A leaked connection or statement
-# handle shows in the descriptors first.
+# handle shows in the descriptors first.  The ranks of a sanitizer build
+# run without LeakSanitizer (Open MPI's own allocations) and on ASan's
+# allocator, which keeps what it maps: in a 24 s soak one rank's peak
+# rose once by 8.8 MB (47,860 -> 56,624 kB) with no leak, the same code
+# flat in the plain pass and in the next sanitizer runs.  Their RSS is
+# shown there and compared in the plain pass, which is the leak check
+# for the ranks; their descriptors are compared in both.
 gen_kb=$(du -sk "$dd/index/$(readlink "$dd/index/current")" | cut -f1)
 for p in searchd mariadbd $(for r in $RANKS; do echo "rank-$r"; done); do
 	case $p in
 	mariadbd) tol=8192 ;;
+	rank-*) [ "$quarantine_kb" = 0 ] && tol=$((gen_kb + 1024)) || tol=-1 ;;
 	*) tol=$((gen_kb + 1024 + quarantine_kb)) ;;
 	esac
 	msg=$(flat "$p" "$tol")
