@@ -3,8 +3,9 @@
  * (merge_int.h): the old entries merged with the URL states of all ranks,
  * each fresh document's text read from the database into the docstore,
  * then the boilerplate found in that docstore (merge_boiler.c).
- * Reading those texts waits on MariaDB; the partitions are CPU work: on
- * two cores the two overlap (doc/MERGE.md, step 8).
+ * Reading those texts waits on MariaDB, and inflating and deflating them
+ * is CPU work of its own (at 10^6 pages more than the postings' pass
+ * beside it): on two cores the two overlap (doc/MERGE.md, step 8).
  */
 #include "config.h"
 
