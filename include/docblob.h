@@ -3,17 +3,25 @@
  *
  * The stored copy in ASPseek's format: a 4-byte little-endian length of the
  * text, then its zlib stream; a length of 0xFFFFFFFF means the text follows
- * raw.  The crawl writes it with docblob_compress(); searchd and s.cgi read
- * it with excerpt_inflate() (excerpt.h), through zlib.
+ * raw.  The crawl writes it with docblob_compress(); searchd, s.cgi and the
+ * merge's docstore read it with excerpt_inflate() (excerpt.h): libdeflate
+ * for a whole text, zlib for a prefix.
  */
 #ifndef MPSEEK_DOCBLOB_H
 #define MPSEEK_DOCBLOB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* Bytes of the scratch memory docblob_compress() needs (ISA-L's level 1). */
 extern const size_t DOCBLOB_SCRATCH;
+
+/* in[0..len) deflated by ISA-L's igzip at level 1 into out[0..cap): a
+ * zlib stream (RFC 1950) when zlib, else raw deflate (RFC 1951).  Its
+ * size, 0 when it does not fit.  scratch as for docblob_compress(). */
+size_t docblob_deflate(uint8_t *scratch, const void *in, size_t len, void *out, size_t cap,
+		       bool zlib);
 
 /* The blob of text s[0..len): malloc'ed, its size in *out_len.  scratch
  * is the caller's DOCBLOB_SCRATCH bytes, reused from call to call (one per

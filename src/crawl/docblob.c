@@ -18,27 +18,35 @@
 
 const size_t DOCBLOB_SCRATCH = ISAL_DEF_LVL1_DEFAULT;
 
-void *docblob_compress(uint8_t *scratch, const char *s, size_t len, size_t *out_len)
+size_t docblob_deflate(uint8_t *scratch, const void *in, size_t len, void *out, size_t cap,
+		       bool zlib)
 {
-	size_t bound = len + len / 16 + 64;
-	unsigned char *p = xmalloc(bound + 4);
 	struct isal_zstream z;
-	uint32_t n = 0xFFFFFFFFu;
 
 	isal_deflate_stateless_init(&z);
 	z.level = 1;
 	z.level_buf = scratch;
 	z.level_buf_size = ISAL_DEF_LVL1_DEFAULT;
-	z.gzip_flag = IGZIP_ZLIB;
+	z.gzip_flag = zlib ? IGZIP_ZLIB : IGZIP_DEFLATE;
 	z.end_of_stream = 1;
 	z.flush = NO_FLUSH;
-	z.next_in = (uint8_t *)(uintptr_t)s;
+	z.next_in = (uint8_t *)(uintptr_t)in;
 	z.avail_in = (uint32_t)len;
-	z.next_out = p + 4;
-	z.avail_out = (uint32_t)bound;
-	if (isal_deflate_stateless(&z) == COMP_OK) {
+	z.next_out = out;
+	z.avail_out = (uint32_t)(cap < UINT32_MAX ? cap : UINT32_MAX);
+	return isal_deflate_stateless(&z) == COMP_OK ? z.total_out : 0;
+}
+
+void *docblob_compress(uint8_t *scratch, const char *s, size_t len, size_t *out_len)
+{
+	size_t bound = len + len / 16 + 64;
+	unsigned char *p = xmalloc(bound + 4);
+	size_t n_out = docblob_deflate(scratch, s, len, p + 4, bound, true);
+	uint32_t n = 0xFFFFFFFFu;
+
+	if (n_out) {
 		n = (uint32_t)len;
-		*out_len = z.total_out + 4;
+		*out_len = n_out + 4;
 	} else {
 		memcpy(p + 4, s, len);
 		*out_len = len + 4;

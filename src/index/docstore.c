@@ -5,19 +5,19 @@
  */
 #include "config.h"
 
-#include <isa-l/igzip_lib.h>
 #include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <zlib.h>
 
 #include "binfile.h"
 #include "buf.h"
 #include "caps.h"
 #include "charset.h"
 #include "db.h"
+#include "docblob.h"
 #include "docstore.h"
+#include "excerpt.h"
 #include "log.h"
 #include "storage.h"
 #include "util.h"
@@ -65,7 +65,7 @@ int docstore_writer_open(const char *gen_dir, struct docstore_writer **out, stru
 	*out = NULL;
 	buf_init(&w->raw, DOCSTORE_MAX_RAW);
 	buf_init(&w->table, (size_t)1 << 34);
-	w->level_buf = xmalloc(ISAL_DEF_LVL1_DEFAULT);
+	w->level_buf = xmalloc(DOCBLOB_SCRATCH);
 	/* Stored blocks, should a block not compress: 5 bytes a 64 KiB. */
 	w->out_cap = DOCSTORE_MAX_RAW + DOCSTORE_MAX_RAW / 16 + 64;
 	w->out = xmalloc(w->out_cap);
@@ -90,28 +90,6 @@ int docstore_writer_open(const char *gen_dir, struct docstore_writer **out, stru
 	return 0;
 }
 
-/* A block as raw deflate (RFC 1951), by ISA-L's igzip at level 1: twice
- * as fast as libdeflate's level 1, which took a quarter of the merge's
- * CPU at 10^6 pages (doc/MERGE.md); the reader inflates it with
- * libdeflate as before.  The compressed size, 0 when it does not fit. */
-static size_t deflate_block(struct docstore_writer *w)
-{
-	struct isal_zstream z;
-
-	isal_deflate_stateless_init(&z);
-	z.level = 1;
-	z.level_buf = w->level_buf;
-	z.level_buf_size = ISAL_DEF_LVL1_DEFAULT;
-	z.gzip_flag = IGZIP_DEFLATE;
-	z.end_of_stream = 1;
-	z.flush = NO_FLUSH;
-	z.next_in = (uint8_t *)w->raw.ptr;
-	z.avail_in = (uint32_t)w->raw.len;
-	z.next_out = w->out;
-	z.avail_out = (uint32_t)w->out_cap;
-	return isal_deflate_stateless(&z) == COMP_OK ? z.total_out : 0;
-}
-
 static int flush_block(struct docstore_writer *w, struct buf *err)
 {
 	unsigned char t[T_SIZE] = { 0 };
@@ -119,7 +97,10 @@ static int flush_block(struct docstore_writer *w, struct buf *err)
 
 	if (!w->in_block)
 		return 0;
-	n = deflate_block(w);
+	/* Raw deflate by igzip at level 1: twice as fast as libdeflate's
+	 * level 1, which took a quarter of the merge's CPU at 10^6 pages
+	 * (doc/MERGE.md); the reader inflates it with libdeflate as before. */
+	n = docblob_deflate(w->level_buf, w->raw.ptr, w->raw.len, w->out, w->out_cap, false);
 	if (!n) {
 		buf_printf(err, "docstore: a block does not compress");
 		return -1;
@@ -538,7 +519,6 @@ struct docstore_builder {
 	uint32_t *ids;
 	struct db_hit_doc *rows;
 	struct buf text;
-	struct libdeflate_decompressor *dec; /* whole rows (inflate_text()) */
 	uint64_t copied, read, adds;
 	/* An old block whose documents are being added in order, none of
 	 * them touched: when all are, its compressed bytes are copied. */
@@ -571,75 +551,23 @@ int docstore_build_begin(const char *gen_dir, const struct docstore *old, struct
 	return 0;
 }
 
-/* A urlwordsNN.words value as excerpt_inflate() (src/search/excerpt.c)
- * gives it to snippets: the first DOCSTORE_MAX_TEXT bytes, a cut zlib
- * text ending on a character boundary, a raw one where it is cut.  0, or
- * -1 when it does not inflate (snippets then have no text either). */
-static int inflate_text(struct libdeflate_decompressor *dec, const unsigned char *p, size_t len,
-			struct buf *out)
-{
-	uint32_t want;
-	size_t take;
-	z_stream z;
-	int rc;
-
-	buf_reset(out);
-	if (len < 4)
-		return -1;
-	want = le_get32(p);
-	if (want == 0xFFFFFFFFu)
-		return buf_add(out, p + 4, len - 4 < DOCSTORE_MAX_TEXT ? len - 4 : DOCSTORE_MAX_TEXT);
-	if (want > (uint32_t)MAX_DOC_BYTES)
-		return -1;
-	take = want < DOCSTORE_MAX_TEXT ? want : DOCSTORE_MAX_TEXT;
-	if (buf_reserve(out, take + 1))
-		return -1;
-	/* A whole row: libdeflate, twice as fast as zlib (a fifth of the
-	 * merge's CPU at 10^6 pages, doc/MERGE.md).  A cut one: zlib, which
-	 * stops where the buffer ends. */
-	if (take == want && dec) {
-		size_t got = 0;
-
-		if (libdeflate_zlib_decompress(dec, p + 4, len - 4, out->ptr, want, &got) !=
-			    LIBDEFLATE_SUCCESS ||
-		    got != want)
-			return -1;
-		out->len = take;
-		out->ptr[take] = '\0';
-		return 0;
-	}
-	memset(&z, 0, sizeof(z));
-	if (inflateInit(&z) != Z_OK)
-		return -1;
-	z.next_in = (Bytef *)(p + 4);
-	z.avail_in = (uInt)(len - 4 < UINT32_MAX ? len - 4 : UINT32_MAX);
-	z.next_out = (Bytef *)out->ptr;
-	z.avail_out = (uInt)take;
-	rc = inflate(&z, Z_FINISH);
-	inflateEnd(&z);
-	if (take == want ? rc != Z_STREAM_END || z.total_out != want
-			 : (rc != Z_OK && rc != Z_BUF_ERROR) || z.total_out != take)
-		return -1;
-	if (take < want)
-		take = utf8_cut(out->ptr, take, take);
-	out->len = take;
-	out->ptr[take] = '\0';
-	return 0;
-}
-
 static int put_row(struct docstore_builder *b, const struct db_hit_doc *r, struct buf *err)
 {
 	struct docstore_doc d = { .found = r->found, .size = r->size, .title = r->title,
 				  .description = r->description, .keywords = r->keywords,
 				  .content_type = r->content_type, .charset = r->charset };
+	struct buf bad = BUF_INIT(1024);
 
-	if (!b->dec)
-		b->dec = libdeflate_alloc_decompressor(); /* NULL: zlib for all */
-	if (r->found && r->text && inflate_text(b->dec, r->text, r->text_len, &b->text) == 0) {
+	/* The text as excerpt_inflate() gives it to snippets: its first
+	 * DOCSTORE_MAX_TEXT bytes; none (nor snippets) when it does not
+	 * inflate. */
+	if (r->found && r->text &&
+	    excerpt_inflate(r->text, r->text_len, DOCSTORE_MAX_TEXT, &b->text, &bad) == 0) {
 		d.has_text = true;
 		d.text = b->text.ptr ? b->text.ptr : "";
 		d.text_len = b->text.len;
 	}
+	buf_free(&bad);
 	b->read++;
 	return docstore_writer_put(b->w, r->url_id, &d, err);
 }
@@ -800,8 +728,6 @@ void docstore_build_abort(struct docstore_builder *b)
 	free(b->rows);
 	free(b->cand_ids);
 	buf_free(&b->text);
-	if (b->dec)
-		libdeflate_free_decompressor(b->dec);
 	free(b);
 }
 

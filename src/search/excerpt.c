@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -63,6 +64,25 @@ int excerpt_inflate(const void *blob, size_t len, size_t max, struct buf *out, s
 	/* Only the first max bytes are inflated: the rest is not needed. */
 	take = want < max ? want : max;
 	dst = xmalloc(take + 1);
+	/* The whole text: libdeflate, twice as fast as zlib (the merge's
+	 * docstore inflates every new page's, doc/MERGE.md).  A prefix: zlib,
+	 * which stops where the room ends. */
+	if (take == want) {
+		struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+		enum libdeflate_result lr = LIBDEFLATE_SHORT_OUTPUT;
+		size_t got = 0;
+
+		if (d)
+			lr = libdeflate_zlib_decompress(d, p + 4, len - 4, dst, want, &got);
+		libdeflate_free_decompressor(d);
+		if (lr != LIBDEFLATE_SUCCESS || got != want) {
+			free(dst);
+			buf_printf(err, "stored text does not inflate to its %u bytes (libdeflate %d)",
+				   want, (int)lr);
+			return -1;
+		}
+		goto done;
+	}
 	memset(&z, 0, sizeof(z));
 	if (inflateInit(&z) != Z_OK) {
 		free(dst);
@@ -84,8 +104,8 @@ int excerpt_inflate(const void *blob, size_t len, size_t max, struct buf *out, s
 		return -1;
 	}
 	/* A prefix ends on a character boundary. */
-	if (take < want)
-		take = utf8_cut(dst, take, take);
+	take = utf8_cut(dst, take, take);
+done:
 	dst[take] = '\0';
 	/* Hand the bytes to out without copying them. */
 	free(out->ptr);
