@@ -4,8 +4,8 @@
  * The stored copy in ASPseek's format: a 4-byte little-endian length of the
  * text, then its zlib stream; a length of 0xFFFFFFFF means the text follows
  * raw.  The crawl writes it with docblob_compress(); searchd, s.cgi and the
- * merge's docstore read it with excerpt_inflate() (excerpt.h): libdeflate
- * for a whole text, zlib for a prefix.
+ * merge's docstore read it with docblob_inflate(): libdeflate for a whole
+ * text, zlib for a prefix.
  */
 #ifndef MPSEEK_DOCBLOB_H
 #define MPSEEK_DOCBLOB_H
@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "buf.h"
 
 /* Bytes of the scratch memory docblob_compress() needs (ISA-L's level 1). */
 extern const size_t DOCBLOB_SCRATCH;
@@ -27,6 +29,14 @@ size_t docblob_deflate(uint8_t *scratch, const void *in, size_t len, void *out, 
  * is the caller's DOCBLOB_SCRATCH bytes, reused from call to call (one per
  * thread).  Never fails (xmalloc). */
 void *docblob_compress(uint8_t *scratch, const char *s, size_t len, size_t *out_len);
+
+/* Decompress a urlwordsNN.words value (4-byte LE length, 0xFFFFFFFF = the
+ * bytes follow raw, else zlib data of that many bytes, at most
+ * MAX_DOC_BYTES) into out (reset first; its ceiling must allow max bytes):
+ * the whole text, or its first max bytes when it is longer (snippets read
+ * EXCERPT_MAX_HTML; the cached copy everything).  Returns 0, or -1 for a
+ * value that does not decompress to its length (err says why). */
+int docblob_inflate(const void *blob, size_t len, size_t max, struct buf *out, struct buf *err);
 
 /* The MD5 of data[0..len) in lower-case hex, NUL-terminated (urlword.crc). */
 void docblob_md5(const void *data, size_t len, char out[33]);

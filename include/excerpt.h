@@ -28,13 +28,6 @@ struct excerpt_terms {
 	size_t n;
 };
 
-/* Decompress a urlwordsNN.words value (4-byte LE length, 0xFFFFFFFF = the
- * bytes follow raw, else zlib data of that many bytes, at most
- * MAX_DOC_BYTES) into out (reset first; its ceiling must allow max bytes):
- * the whole text, or its first max bytes when it is longer (snippets read
- * EXCERPT_MAX_HTML; the cached copy everything).  Returns 0, or -1 for a
- * value that does not decompress to its length (err says why). */
-int excerpt_inflate(const void *blob, size_t len, size_t max, struct buf *out, struct buf *err);
 
 /* The plain text of a stored document: html_parse (or html_parse_text for
  * text/plain) of the UTF-8 bytes, the body section; its newlines kept when

@@ -17,7 +17,6 @@
 #include "db.h"
 #include "docblob.h"
 #include "docstore.h"
-#include "excerpt.h"
 #include "log.h"
 #include "storage.h"
 #include "util.h"
@@ -558,11 +557,11 @@ static int put_row(struct docstore_builder *b, const struct db_hit_doc *r, struc
 				  .content_type = r->content_type, .charset = r->charset };
 	struct buf bad = BUF_INIT(1024);
 
-	/* The text as excerpt_inflate() gives it to snippets: its first
+	/* The text as docblob_inflate() gives it to snippets: its first
 	 * DOCSTORE_MAX_TEXT bytes; none (nor snippets) when it does not
 	 * inflate. */
 	if (r->found && r->text &&
-	    excerpt_inflate(r->text, r->text_len, DOCSTORE_MAX_TEXT, &b->text, &bad) == 0) {
+	    docblob_inflate(r->text, r->text_len, DOCSTORE_MAX_TEXT, &b->text, &bad) == 0) {
 		d.has_text = true;
 		d.text = b->text.ptr ? b->text.ptr : "";
 		d.text_len = b->text.len;

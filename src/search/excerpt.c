@@ -8,10 +8,8 @@
  */
 #include "config.h"
 
-#include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "blocks.h"
 #include "buf.h"
@@ -30,89 +28,6 @@ void excerpt_text_free(struct proto_text *t)
 	free(t->text);
 	free(t->spans);
 	memset(t, 0, sizeof(*t));
-}
-
-int excerpt_inflate(const void *blob, size_t len, size_t max, struct buf *out, struct buf *err)
-{
-	const unsigned char *p = blob;
-	uint32_t want;
-	size_t take;
-	z_stream z;
-	char *dst;
-	int rc;
-
-	buf_reset(out);
-	if (len < 4) {
-		buf_printf(err, "stored text of %zu bytes has no length", len);
-		return -1;
-	}
-	if (max > (size_t)MAX_DOC_BYTES)
-		max = (size_t)MAX_DOC_BYTES;
-	want = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-	if (want == 0xFFFFFFFFu) {
-		take = len - 4 < max ? len - 4 : max;
-		if (buf_add(out, p + 4, take)) {
-			buf_printf(err, "raw stored text too long");
-			return -1;
-		}
-		return 0;
-	}
-	if (want > (uint32_t)MAX_DOC_BYTES) {
-		buf_printf(err, "stored text claims %u bytes, more than %ld", want, MAX_DOC_BYTES);
-		return -1;
-	}
-	/* Only the first max bytes are inflated: the rest is not needed. */
-	take = want < max ? want : max;
-	dst = xmalloc(take + 1);
-	/* The whole text: libdeflate, twice as fast as zlib (the merge's
-	 * docstore inflates every new page's, doc/MERGE.md).  A prefix: zlib,
-	 * which stops where the room ends. */
-	if (take == want) {
-		struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
-		enum libdeflate_result lr = LIBDEFLATE_SHORT_OUTPUT;
-		size_t got = 0;
-
-		if (d)
-			lr = libdeflate_zlib_decompress(d, p + 4, len - 4, dst, want, &got);
-		libdeflate_free_decompressor(d);
-		if (lr != LIBDEFLATE_SUCCESS || got != want) {
-			free(dst);
-			buf_printf(err, "stored text does not inflate to its %u bytes (libdeflate %d)",
-				   want, (int)lr);
-			return -1;
-		}
-		goto done;
-	}
-	memset(&z, 0, sizeof(z));
-	if (inflateInit(&z) != Z_OK) {
-		free(dst);
-		buf_printf(err, "zlib: cannot start inflating");
-		return -1;
-	}
-	z.next_in = (Bytef *)(p + 4);
-	z.avail_in = (uInt)(len - 4 < UINT32_MAX ? len - 4 : UINT32_MAX);
-	z.next_out = (Bytef *)dst;
-	z.avail_out = (uInt)take;
-	rc = inflate(&z, Z_FINISH);
-	inflateEnd(&z);
-	/* The whole text: it must end exactly at its length; a prefix: it
-	 * must fill the room (the stream goes on). */
-	if (take == want ? rc != Z_STREAM_END || z.total_out != want
-			 : (rc != Z_OK && rc != Z_BUF_ERROR) || z.total_out != take) {
-		free(dst);
-		buf_printf(err, "stored text does not inflate to its %u bytes (zlib %d)", want, rc);
-		return -1;
-	}
-	/* A prefix ends on a character boundary. */
-	take = utf8_cut(dst, take, take);
-done:
-	dst[take] = '\0';
-	/* Hand the bytes to out without copying them. */
-	free(out->ptr);
-	out->ptr = dst;
-	out->len = take;
-	out->alloc = take + 1;
-	return 0;
 }
 
 int excerpt_plain_text(const char *utf8, size_t len, const char *content_type, bool lines,

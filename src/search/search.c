@@ -19,6 +19,7 @@
 #include "citations.h"
 #include "conf.h"
 #include "db.h"
+#include "docblob.h"
 #include "docstore.h"
 #include "excerpt.h"
 #include "log.h"
@@ -549,7 +550,7 @@ int search_cached(struct search_index *ix, const struct search_env *env,
 		run_highlight_words(&r, &words, &terms.n);
 		terms.words = words;
 	}
-	if (excerpt_inflate(d.text, d.text_len, MAX_DOC_BYTES, &raw, &err)) {
+	if (docblob_inflate(d.text, d.text_len, MAX_DOC_BYTES, &raw, &err)) {
 		warning("url %u: stored text: %s", id, buf_str(&err));
 		res->error = xstrdup("ER_NOTFOUND");
 		goto out;

@@ -18,6 +18,7 @@
 #include "caps.h"
 #include "charset.h"
 #include "db.h"
+#include "docblob.h"
 #include "docstore.h"
 #include "excerpt.h"
 #include "log.h"
@@ -264,7 +265,7 @@ static int text_from_db(struct run *r, uint32_t url_id, struct buf *raw, char **
 	if (db_hit_docs(r->env->db, &url_id, 1, true, &d)) {
 		r->db_failed = true;
 	} else if (d.found && d.text) {
-		rc = excerpt_inflate(d.text, d.text_len, EXCERPT_MAX_HTML, raw, &err);
+		rc = docblob_inflate(d.text, d.text_len, EXCERPT_MAX_HTML, raw, &err);
 		if (rc)
 			warning("url %u: stored text: %s", url_id, buf_str(&err));
 		else
@@ -723,7 +724,7 @@ int run_fill_hits(struct run *r, const struct search_doc *docs, const struct sea
 
 		if (!d->found || !d->text)
 			continue;
-		if (excerpt_inflate(d->text, d->text_len, EXCERPT_MAX_HTML, &raw, &err)) {
+		if (docblob_inflate(d->text, d->text_len, EXCERPT_MAX_HTML, &raw, &err)) {
 			warning("url %u: stored text: %s", d->url_id, buf_str(&err));
 			buf_reset(&err);
 		} else {

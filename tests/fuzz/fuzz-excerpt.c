@@ -1,6 +1,6 @@
 /* fuzz-excerpt.c - libFuzzer target for excerpt.c, which eats stored HTML.
  *
- * The bytes are tried as a stored urlwordsNN.words value (excerpt_inflate
+ * The bytes are tried as a stored urlwordsNN.words value (docblob_inflate
  * must refuse or inflate within its cap), then sanitised to UTF-8 (as the
  * crawler stores it) and made plain text as HTML and as text/plain; words
  * taken from the input are the query.  Passages must respect their count
@@ -16,6 +16,7 @@
 #include "buf.h"
 #include "caps.h"
 #include "charset.h"
+#include "docblob.h"
 #include "excerpt.h"
 #include "tokenize.h"
 
@@ -75,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		size_t cap = size > 2 ? data[2] * 64u : MAX_DOC_BYTES;
 
-		if (excerpt_inflate(data, size, cap, &raw, &err) == 0) {
+		if (docblob_inflate(data, size, cap, &raw, &err) == 0) {
 			if (raw.len > cap || strlen(raw.ptr ? raw.ptr : "") > raw.len)
 				abort();
 			/* Stored UTF-8 (as the crawler writes it) into the parser. */

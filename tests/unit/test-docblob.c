@@ -1,5 +1,5 @@
 /* test-docblob.c - the stored copy of a document: what docblob_compress()
- * writes, excerpt_inflate() (searchd's and s.cgi's reader) reads back whole,
+ * writes, docblob_inflate() (searchd's and s.cgi's reader) reads back whole,
  * for texts from empty to MAX_DOC_BYTES, compressible or not; and the crc,
  * docblob_md5(), against RFC 1321's test suite. */
 #include "config.h"
@@ -37,14 +37,14 @@ static void round_trip(uint8_t *scratch, const char *what, const char *s, size_t
 
 	is_int(hdr, len, "%s: the header holds the text's length", what);
 	ok(blen >= 4 && blen <= len + len / 16 + 68, "%s: %zu bytes in a blob of %zu", what, len, blen);
-	if (!ok(excerpt_inflate(blob, blen, (size_t)MAX_DOC_BYTES, &out, &err) == 0,
+	if (!ok(docblob_inflate(blob, blen, (size_t)MAX_DOC_BYTES, &out, &err) == 0,
 		"%s: the reader inflates it", what))
 		diag("  %s", buf_str(&err));
 	ok(out.len == len && (len == 0 || memcmp(out.ptr, s, len) == 0),
 	   "%s: the text comes back byte for byte", what);
 	if (len > 100) {
 		buf_reset(&err);
-		ok(excerpt_inflate(blob, blen, 100, &out, &err) == 0 && out.len == 100 &&
+		ok(docblob_inflate(blob, blen, 100, &out, &err) == 0 && out.len == 100 &&
 		   memcmp(out.ptr, s, 100) == 0, "%s: a prefix of 100 bytes", what);
 	}
 	free(blob);

@@ -4,7 +4,7 @@
  * order of the query's words in a title), site.tsv (site: patterns),
  * select.tsv (grouping,
  * sorting, paging), excerpt.tsv (passages and highlights), plus the stored
- * text round trip of excerpt_inflate().
+ * text round trip of docblob_inflate().
  */
 #include "config.h"
 
@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "buf.h"
+#include "docblob.h"
 #include "excerpt.h"
 #include "log.h"
 #include "search.h"
@@ -365,22 +366,22 @@ static void inflate_round_trip(void)
 	blob[0] = (unsigned char)n;
 	blob[1] = (unsigned char)(n >> 8);
 	blob[2] = blob[3] = 0;
-	is_int(excerpt_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err), 0, "stored text inflates");
+	is_int(docblob_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err), 0, "stored text inflates");
 	is_str(buf_str(&out), page, "to the page");
 	is_int(excerpt_plain_text(out.ptr, out.len, "text/html", false, &plain), 0, "plain text");
 	is_str(buf_str(&plain), "Hello, world.", "is the body");
-	is_int(excerpt_inflate(blob, clen + 4, 10, &out, &err), 0, "a prefix inflates");
+	is_int(docblob_inflate(blob, clen + 4, 10, &out, &err), 0, "a prefix inflates");
 	is_str(buf_str(&out), "<html><tit", "to the first 10 bytes");
 	blob[0]++;
-	ok(excerpt_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err) == -1 && err.len,
+	ok(docblob_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err) == -1 && err.len,
 	   "a wrong length is refused");
-	ok(excerpt_inflate(blob, 3, MAX_DOC_BYTES, &out, &err) == -1, "a short value is refused");
+	ok(docblob_inflate(blob, 3, MAX_DOC_BYTES, &out, &err) == -1, "a short value is refused");
 	blob[0] = blob[1] = blob[2] = 0xff;
 	blob[3] = 0x7f;
-	ok(excerpt_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err) == -1,
+	ok(docblob_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err) == -1,
 	   "a huge length is refused");
 	blob[3] = 0xff;
-	ok(excerpt_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err) == 0 && out.len == clen,
+	ok(docblob_inflate(blob, clen + 4, MAX_DOC_BYTES, &out, &err) == 0 && out.len == clen,
 	   "0xFFFFFFFF: raw");
 	free(blob);
 	buf_free(&out);
