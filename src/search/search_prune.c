@@ -33,103 +33,10 @@
 #include "ranks.h"
 #include "search.h"
 #include "search_int.h"
+#include "search_prune.h"
 #include "storage.h"
 #include "tokenize.h"
 #include "util.h"
-
-#define PRUNE_MAX_TERMS 32     /* words of a query pruning takes */
-#define PRUNE_MARGIN    1e-9   /* a bound's slack for rounding (relative and absolute) */
-#define PRUNE_FIRST     1      /* sites visited first per entry of the page (prune_first()) */
-
-/* What a posting list is of a word: the word itself, one of its other
- * forms (StemWeight), its anchor word (AnchorWeight per occurrence). */
-enum { SUB_OWN, SUB_FORM, SUB_ANCHOR };
-
-/* One posting list's cursor: the record of its current site read last. */
-struct psub {
-	struct storage_cursor *c;
-	uint32_t site;             /* the cursor's site; 0 before the first */
-	bool ended;                /* no sites left */
-	bool site_done;            /* no records left in the site */
-	uint32_t url, n;           /* the record read last (url 0: none yet) */
-	const uint8_t *pos;
-	int kind;                  /* SUB_* */
-	uint32_t word_id, n_urls;
-	struct sum_list *sl;       /* its site summaries (sum_open()); NULL: none */
-};
-
-/* One word: the OR of its posting lists p->sub[first .. first + ns), a
- * plain word's one, a word with forms or anchor text's several (doc/SEARCH.md,
- * "Word forms", "Anchor text"). */
-struct pterm {
-	struct leaf *l;
-	size_t first, ns;
-	uint64_t cost;             /* postings in all: the driver is the cheapest */
-};
-
-/* A matching document of the current site. */
-struct cand {
-	uint64_t key;
-	double ub, score;
-	uint64_t last_modified;
-	size_t at;                 /* its positive words' records: rec[at ..] */
-	bool scored;
-};
-
-struct rec {
-	const uint8_t *pos;
-	uint32_t n;
-};
-
-/* A phrase of the query: word i is the positive word t[term[i]], d[i]
- * positions after word 0; key and count are the scored document's, for
- * score_phrases(). */
-struct pphrase {
-	struct phrase *ph;
-	size_t k;
-	size_t term[QUERY_MAX_PHRASE];
-	uint32_t d[QUERY_MAX_PHRASE];
-	uint32_t need[QUERY_MAX_PHRASE]; /* positions word i's list needs (prune_repeats()) */
-	bool repeats;              /* some need[] above 1 */
-	uint64_t key;
-	uint32_t count[4];
-};
-
-struct prune {
-	struct run *r;
-	struct pterm t[PRUNE_MAX_TERMS];
-	size_t nt, np;             /* words; the positive ones first, rarest at 0 */
-	struct pphrase f[PRUNE_MAX_TERMS];
-	size_t nf;
-	struct psub *sub;          /* every word's lists; the positive words' first */
-	size_t nsub, npsub;
-	double site_max;           /* the best bound of the current site */
-	bool group;
-	size_t k;                  /* entries the page needs */
-	double *heap;              /* min-heap: the k best entries' scores so far */
-	size_t nheap;
-	struct cand *cand;
-	size_t ncand, capcand;
-	struct rec *rec;
-	size_t nrec, caprec;
-	struct search_doc *docs;
-	size_t ndocs, capdocs;
-	uint32_t *groups;          /* near-duplicate groups offered to heap (open addressing) */
-	size_t ngroups, capgroups;
-	/* Site summaries (sum_open()): used; a site passed over is counted
-	 * from the driving word's lists (whole), else by a walk; probe: a
-	 * second cursor on its longest list, p->sub[big]. */
-	bool use_sum, sum_whole;
-	struct psub *probe;
-	size_t big;                /* the list probe walks */
-	uint32_t *urls;
-	size_t capurls;
-	struct first {
-		uint32_t site;
-		double ub;
-	} *first;                  /* the sites visited first (prune_first()), by site */
-	size_t nfirst;
-};
 
 /* A plain word, or a word with forms or anchor text (an OR of posting
  * lists) whose idf is known without merging them: its own word's, or its
@@ -188,7 +95,7 @@ bool run_prune_eligible(const struct run *r)
 
 /* ---- the threshold ------------------------------------------------------------ */
 
-static double theta(const struct prune *p)
+double prune_theta(const struct prune *p)
 {
 	return p->nheap == p->k ? p->heap[0] : -HUGE_VAL;
 }
@@ -415,7 +322,7 @@ static int prune_open(struct prune *p)
 }
 
 /* Move s to site (or past it): -1 on damage. */
-static int sub_to_site(struct psub *s, uint32_t site)
+int prune_sub_to_site(struct psub *s, uint32_t site)
 {
 	while (!s->ended && s->site < site) {
 		int rc = storage_next_site(s->c, &s->site);
@@ -430,7 +337,7 @@ static int sub_to_site(struct psub *s, uint32_t site)
 }
 
 /* Whether s's current site has url (its record in s->n, s->pos): 1, 0, -1. */
-static int sub_has(struct psub *s, uint32_t site, uint32_t url)
+int prune_sub_has(struct psub *s, uint32_t site, uint32_t url)
 {
 	if (s->ended || s->site != site)
 		return 0;
@@ -447,18 +354,18 @@ static int sub_has(struct psub *s, uint32_t site, uint32_t url)
 static int term_to_site(struct prune *p, const struct pterm *t, uint32_t site)
 {
 	for (size_t j = t->first; j < t->first + t->ns; j++)
-		if (sub_to_site(&p->sub[j], site))
+		if (prune_sub_to_site(&p->sub[j], site))
 			return -1;
 	return 0;
 }
 
 /* Whether some list of t has url: 1, 0, -1. */
-static int term_has(struct prune *p, const struct pterm *t, uint32_t site, uint32_t url)
+int prune_term_has(struct prune *p, const struct pterm *t, uint32_t site, uint32_t url)
 {
 	int any = 0;
 
 	for (size_t j = t->first; j < t->first + t->ns; j++) {
-		int rc = sub_has(&p->sub[j], site, url);
+		int rc = prune_sub_has(&p->sub[j], site, url);
 
 		if (rc < 0)
 			return -1;
@@ -492,7 +399,7 @@ static int term_min_site(const struct prune *p, const struct pterm *t, uint32_t 
 	return found;
 }
 
-static int term_min_url(const struct prune *p, const struct pterm *t, uint32_t site,
+int prune_term_min_url(const struct prune *p, const struct pterm *t, uint32_t site,
 			uint32_t *url)
 {
 	int found = 0;
@@ -698,7 +605,7 @@ static double term_bound(struct prune *p, const struct pterm *t, uint32_t site, 
 /* Whether document url of the driving word has every positive word and
  * phrase, no NOT word, and the request's filters of sites and URLs keep
  * it: 1, 0 or -1. */
-static int doc_has(struct prune *p, uint32_t site, uint32_t url)
+int prune_doc_has(struct prune *p, uint32_t site, uint32_t url)
 {
 	struct run *r = p->r;
 	int rc;
@@ -706,7 +613,7 @@ static int doc_has(struct prune *p, uint32_t site, uint32_t url)
 	if (!run_request_keeps(r, site, url))
 		return 0;
 	for (size_t i = 1; i < p->nt; i++) {
-		rc = term_has(p, &p->t[i], site, url);
+		rc = prune_term_has(p, &p->t[i], site, url);
 		if (rc < 0)
 			return -1;
 		if ((rc == 1) != (i < p->np))
@@ -724,7 +631,7 @@ static int doc_has(struct prune *p, uint32_t site, uint32_t url)
 }
 
 /* Document url of the driving word: a candidate with its bound when it
- * matches (doc_has()) and docinfo's filters keep it.  0 or -1. */
+ * matches (prune_doc_has()) and docinfo's filters keep it.  0 or -1. */
 static int prune_doc(struct prune *p, uint32_t site, uint32_t url)
 {
 	struct run *r = p->r;
@@ -733,7 +640,7 @@ static int prune_doc(struct prune *p, uint32_t site, uint32_t url)
 	struct cand *c;
 	double wn[4], text, pr;
 	bool in_title = true, found[PRUNE_MAX_TERMS];
-	int rc = doc_has(p, site, url);
+	int rc = prune_doc_has(p, site, url);
 
 	if (rc <= 0)
 		return rc;
@@ -967,7 +874,7 @@ static bool heap_may_take(struct prune *p, const struct cand *c)
  * every document is an entry (heap_may_take()).  0 or -1. */
 static int rank_site(struct prune *p)
 {
-	double th = theta(p), best = -HUGE_VAL;
+	double th = prune_theta(p), best = -HUGE_VAL;
 	double sure = -HUGE_VAL, sure2 = -HUGE_VAL; /* of documents without near-duplicates */
 	size_t left = p->site_max < th ? 0 : p->ncand;
 
@@ -977,7 +884,7 @@ static int rank_site(struct prune *p)
 		struct cand *c = &p->cand[cand_pop(p->cand, &left)];
 
 		if (!p->group) {
-			if (c->ub < theta(p))
+			if (c->ub < prune_theta(p))
 				break;
 		} else if (c->ub < sure2 || (best < th && c->ub < th)) {
 			break;
@@ -1040,9 +947,9 @@ static int prune_site(struct prune *p, const struct pterm *d, uint32_t site, siz
 
 	for (;;) {
 		/* Every list of d to its first record after url. */
-		if (term_has(p, d, site, url + 1) < 0)
+		if (prune_term_has(p, d, site, url + 1) < 0)
 			return -1;
-		if (!term_min_url(p, d, site, &url))
+		if (!prune_term_min_url(p, d, site, &url))
 			return 0;
 		p->r->work.visited++;
 		if (prune_doc(p, site, url))
@@ -1054,7 +961,7 @@ static int prune_site(struct prune *p, const struct pterm *d, uint32_t site, siz
 
 /* The next site after *site that the driving word has, every other
  * positive word has too and the site filters keep: 1, 0 at the end, -1. */
-static int walk_next(struct prune *p, uint32_t *site)
+int prune_walk_next(struct prune *p, uint32_t *site)
 {
 	const struct pterm *d = &p->t[0];
 
@@ -1082,7 +989,7 @@ static int walk_next(struct prune *p, uint32_t *site)
 }
 
 /* Site's candidates, then their scores.  0, -1 or 1 (deadline). */
-static int visit_site(struct prune *p, uint32_t site, size_t *seen)
+int prune_visit_site(struct prune *p, uint32_t site, size_t *seen)
 {
 	int rc;
 
@@ -1094,319 +1001,6 @@ static int visit_site(struct prune *p, uint32_t site, size_t *seen)
 	if (rank_site(p))
 		return -1;
 	return run_past_deadline(p->r) ? 1 : 0;
-}
-
-/* ---- site summaries ----------------------------------------------------------- */
-
-/* Whether sites may be passed over by their summaries (doc/SEARCH.md,
- * "Top-k pruning"): the driving word has 1,024 documents or more, every
- * list of every positive word has summaries or is small enough to be read
- * at the start, and no filter needs each document's docinfo or URL (time
- * limits, `ul` with URLs).  A passed-over site is counted from the driving
- * word's lists (whole) when the query is that word alone (or it twice),
- * else by a walk of its records without docinfo.  0 or -1. */
-static int sum_open(struct prune *p)
-{
-	struct run *r = p->r;
-	struct storage_cursor *scratch;
-	size_t big;
-
-	p->use_sum = p->sum_whole = false;
-	/* A driving word with fewer documents than get summaries is walked
-	 * as fast as its sites would be bounded. */
-	if (!r->ix->sums || p->t[0].cost < STORAGE_SUM_MIN_URLS || r->req->time_from ||
-	    r->req->time_to || (r->ul_set && r->n_ul_urls))
-		return 0;
-	/* The exhaustive evaluation's cursor is free: a list is read with it. */
-	scratch = r->cur;
-	for (size_t j = 0; j < p->npsub; j++) {
-		struct psub *s = &p->sub[j];
-		int rc;
-
-		s->sl = arena_alloc(r->ar, sizeof(*s->sl));
-		rc = run_sum_list_open(r, s->word_id, s->n_urls, scratch, s->sl);
-		if (rc <= 0)
-			return rc;
-	}
-	p->use_sum = true;
-	p->sum_whole = p->nt == p->np && p->nf == 0;
-	for (size_t i = 1; i < p->np; i++)
-		p->sum_whole &= p->t[i].first == p->t[0].first;
-	big = p->t[0].first;
-	if (!p->sum_whole || p->t[0].ns == 1)
-		return 0;
-	/* The union of the driving word's lists: the longest one's
-	 * documents, and those of the others it does not have. */
-	for (size_t j = p->t[0].first; j < p->t[0].first + p->t[0].ns; j++)
-		if (p->sub[j].n_urls > p->sub[big].n_urls)
-			big = j;
-	p->big = big;
-	p->probe = arena_calloc(r->ar, 1, sizeof(*p->probe));
-	p->probe->c = arena_alloc(r->ar, sizeof(*p->probe->c));
-	p->probe->sl = p->sub[big].sl;
-	p->probe->word_id = p->sub[big].word_id;
-	return storage_postings(r->ix->st, p->probe->word_id, p->probe->c) < 0 ? -1 : 0;
-}
-
-/* The bound of every document of site from its positive words' lists'
- * summaries into *ub, as prune_doc() bounds one document: each word's
- * tf~ at most its own list's bound or StemWeight times the sum of its
- * forms', plus AnchorWeight times the most anchor occurrences; the
- * proximity boost of every pair; each phrase's by its words' least; the
- * title boost when each word's own list has a title (its length at least
- * the longest of their shortest); the site's best PageRank.  HUGE_VAL
- * when a list has no summary of the site.  0 or -1. */
-static int sum_bound(struct prune *p, uint32_t site, double *ub)
-{
-	struct run *r = p->r;
-	const struct search_rank_params *rp = &r->rp;
-	double own[PRUNE_MAX_TERMS], text = 0;
-	bool in_title = true;
-	uint16_t title = 0;
-
-	*ub = HUGE_VAL;
-	for (size_t i = 0; i < p->np; i++) {
-		const struct pterm *t = &p->t[i];
-		double forms = 0, anchor = 0;
-		uint16_t tl = STORAGE_SUM_NO_TITLE;
-
-		own[i] = 0;
-		for (size_t j = t->first; j < t->first + t->ns; j++) {
-			struct psub *s = &p->sub[j];
-			int rc = run_sum_list_site(r, s->sl, site, !s->ended && s->site == site);
-
-			if (rc <= 0)
-				return rc;
-			if (s->kind == SUB_OWN) {
-				own[i] = s->sl->tf;
-				tl = s->sl->title;
-			} else if (s->kind == SUB_FORM) {
-				forms += s->sl->tf;
-			} else {
-				anchor = rp->anchor_weight * s->sl->max_n;
-			}
-		}
-		text += run_sat_bound(r, t->l->idf, fmax(own[i], rp->stem_weight * forms) + anchor);
-		if (tl == STORAGE_SUM_NO_TITLE)
-			in_title = false;
-		else if (tl > title)
-			title = tl;
-	}
-	text += run_proximity_bound(r, NULL);
-	for (size_t i = 0; i < p->nf; i++) {
-		const struct pphrase *f = &p->f[i];
-		double t = HUGE_VAL;
-
-		for (size_t j = 0; j < f->k; j++)
-			t = fmin(t, own[f->term[j]]);
-		text += rp->phrase * run_sat_bound(r, f->ph->idf, t);
-	}
-	if (in_title && title < r->query_tokens)
-		title = (uint16_t)r->query_tokens;
-	*ub = run_doc_bound(r, text, run_sum_pr(r, site), in_title, title);
-	*ub += fabs(*ub) * PRUNE_MARGIN + PRUNE_MARGIN;
-	return 0;
-}
-
-/* The matching documents of site, counted without docinfo (every record
- * of a generation has its document's: storage_check()).  0, -1 or 1
- * (deadline). */
-static int sum_count(struct prune *p, uint32_t site, uint64_t *n, size_t *seen)
-{
-	const struct pterm *d = &p->t[0];
-	uint32_t url = 0;
-
-	for (;;) {
-		int rc;
-
-		if (term_has(p, d, site, url + 1) < 0)
-			return -1;
-		if (!term_min_url(p, d, site, &url))
-			return 0;
-		p->r->work.visited++;
-		rc = doc_has(p, site, url);
-		if (rc < 0)
-			return -1;
-		*n += (uint64_t)rc;
-		if (++*seen % 4096 == 0 && run_past_deadline(p->r))
-			return 1;
-	}
-}
-
-/* Room for one more url in p->urls (nu of them). */
-static void urls_room(struct prune *p, size_t nu)
-{
-	if (nu == p->capurls) {
-		size_t old = p->capurls;
-
-		p->capurls = old ? 2 * old : 64;
-		p->urls = arena_grow(p->r->ar, p->urls, old * sizeof(*p->urls),
-				     p->capurls * sizeof(*p->urls));
-	}
-}
-
-/* The documents of the driving word's lists in site (sum_whole): its one
- * list's; with several, the longest one's (its summary's count) and those
- * of the others it does not have (their records read or walked, looked up
- * with the probe).  0 or -1. */
-static int sum_union(struct prune *p, uint32_t site, uint64_t *n)
-{
-	const struct pterm *t = &p->t[0];
-	size_t nu = 0;
-
-	*n = p->sub[t->ns == 1 ? t->first : p->big].sl->n_docs;
-	for (size_t j = t->first; j < t->first + t->ns && t->ns > 1; j++) {
-		struct psub *s = &p->sub[j];
-		const struct sum_list *l = s->sl;
-
-		if (j == p->big)
-			continue;
-		for (size_t i = l->at; !l->file && i < l->nrd && l->rd[i].site == site; i++) {
-			urls_room(p, nu);
-			p->urls[nu++] = l->rd[i].url;
-		}
-		/* A list with summaries is walked: the site is passed over. */
-		for (uint32_t url = 1; l->file; url = s->url + 1) {
-			int rc = sub_has(s, site, url);
-
-			if (rc < 0)
-				return -1;
-			if (s->ended || s->site != site || s->site_done)
-				break;
-			urls_room(p, nu);
-			p->urls[nu++] = s->url;
-		}
-	}
-	if (!nu)
-		return 0;
-	qsort(p->urls, nu, sizeof(*p->urls), cmp_u32);
-	if (sub_to_site(p->probe, site))
-		return -1;
-	for (size_t i = 0; i < nu; i++) {
-		int rc;
-
-		if (i && p->urls[i] == p->urls[i - 1])
-			continue;
-		rc = sub_has(p->probe, site, p->urls[i]);
-		if (rc < 0)
-			return -1;
-		*n += rc == 0;
-	}
-	return 0;
-}
-
-/* Pass over site when its summaries' bound is below the threshold (ties
- * are visited: the url_id tie-break needs the scores), or when `ul` keeps
- * none of it, counting its matches into r->sum_urls and r->sum_sites: 1
- * when passed over, 0 when it must be visited, -1 on damage, 2 past the
- * deadline. */
-static int sum_pass(struct prune *p, uint32_t site, size_t *seen)
-{
-	struct run *r = p->r;
-	uint64_t n = 0;
-	double ub;
-	int rc;
-
-	if (!run_request_keeps(r, site, 0))
-		return 1;
-	if (!(theta(p) > -HUGE_VAL) || run_sum_neardups(r, site))
-		return 0;
-	if (sum_bound(p, site, &ub))
-		return -1;
-	if (!(ub < theta(p)))
-		return 0;
-	if (p->sum_whole) {
-		if (sum_union(p, site, &n))
-			return -1;
-	} else {
-		rc = sum_count(p, site, &n, seen);
-		if (rc)
-			return rc < 0 ? -1 : 2;
-	}
-	r->work.sum_sites++;
-	r->sum_urls += n;
-	r->sum_sites += n > 0;
-	return 1;
-}
-
-/* Every list back at its first site, and its summaries. 0 or -1. */
-static int prune_rewind(struct prune *p)
-{
-	for (size_t j = 0; j <= p->nsub; j++) {
-		struct psub *s = j < p->nsub ? &p->sub[j] : p->probe;
-		int rc;
-
-		if (!s)
-			break;
-		rc = storage_postings(p->r->ix->st, s->word_id, s->c);
-		if (rc < 0)
-			return -1;
-		*s = (struct psub){ .c = s->c, .ended = rc == 0, .kind = s->kind,
-				    .word_id = s->word_id, .n_urls = s->n_urls, .sl = s->sl };
-		if (s->sl && s != p->probe)
-			run_sum_list_rewind(p->r, s->sl, s->word_id);
-	}
-	return 0;
-}
-
-static int cmp_first(const void *a, const void *b)
-{
-	const struct first *x = a, *y = b;
-
-	return (x->ub < y->ub) - (x->ub > y->ub);
-}
-
-static int cmp_first_site(const void *a, const void *b)
-{
-	const struct first *x = a, *y = b;
-
-	return (x->site > y->site) - (x->site < y->site);
-}
-
-/* The sites with the best bounds by their summaries are visited first
- * (in site order), PRUNE_FIRST per entry of the page: the threshold is
- * then near its last value when the walk comes to the others, and more of
- * them are passed over.  Their list is p->first.  0, -1 or 1 (deadline). */
-static int prune_first(struct prune *p, size_t *seen)
-{
-	struct run *r = p->r;
-	size_t n = 0, cap = 0;
-	uint32_t site = 0;
-	double ub;
-	int rc;
-
-	while ((rc = walk_next(p, &site)) > 0) {
-		if (!run_request_keeps(r, site, 0) || run_sum_neardups(r, site))
-			continue;
-		if (sum_bound(p, site, &ub))
-			return -1;
-		if (ub == HUGE_VAL)
-			continue;
-		if (n == cap) {
-			size_t old = cap;
-
-			cap = cap ? 2 * cap : 256;
-			p->first = arena_grow(r->ar, p->first, old * sizeof(*p->first),
-					      cap * sizeof(*p->first));
-		}
-		p->first[n++] = (struct first){ site, ub };
-	}
-	if (rc < 0 || prune_rewind(p))
-		return -1;
-	qsort(p->first, n, sizeof(*p->first), cmp_first);
-	p->nfirst = n < PRUNE_FIRST * p->k ? n : PRUNE_FIRST * p->k;
-	qsort(p->first, p->nfirst, sizeof(*p->first), cmp_first_site);
-	for (size_t i = 0; i < p->nfirst; i++) {
-		site = p->first[i].site - 1;
-		rc = walk_next(p, &site);
-		if (rc <= 0 || site != p->first[i].site)
-			return -1; /* it was there a moment ago */
-		r->work.sites++;
-		rc = visit_site(p, site, seen);
-		if (rc)
-			return rc;
-	}
-	return prune_rewind(p);
 }
 
 /* Every site of the driving word: its candidates, then their scores.  0,
@@ -1421,17 +1015,17 @@ static int prune_walk(struct prune *p)
 	r->work.lists += p->nsub;
 	if (p->use_sum && (rc = prune_first(p, &seen)) != 0)
 		return rc;
-	while ((rc = walk_next(p, &site)) > 0) {
+	while ((rc = prune_walk_next(p, &site)) > 0) {
 		/* The sites visited first are not again. */
 		while (first < p->nfirst && p->first[first].site < site)
 			first++;
 		if (first < p->nfirst && p->first[first].site == site)
 			continue;
 		r->work.sites++;
-		rc = p->use_sum ? sum_pass(p, site, &seen) : 0;
+		rc = p->use_sum ? prune_sum_pass(p, site, &seen) : 0;
 		if (rc < 0 || rc == 2)
 			return rc < 0 ? -1 : 1;
-		if (rc == 0 && (rc = visit_site(p, site, &seen)) != 0)
+		if (rc == 0 && (rc = prune_visit_site(p, site, &seen)) != 0)
 			return rc;
 	}
 	return rc;
@@ -1450,7 +1044,7 @@ int run_prune(struct run *r, uint32_t page_size, struct search_doc **docs, size_
 	p.heap = arena_alloc(r->ar, p.k * sizeof(*p.heap));
 	rc = prune_open(&p);
 	if (rc == 0)
-		rc = sum_open(&p);
+		rc = prune_sum_open(&p);
 	if (rc == 0)
 		rc = prune_walk(&p);
 	else if (rc == 1)

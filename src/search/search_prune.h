@@ -1,0 +1,128 @@
+/* search_prune.h - what the files of top-k pruning share (doc/SEARCH.md,
+ * "Top-k pruning"): search_prune.c walks the driving word's documents site
+ * by site and ranks a site's candidates, search_prune_sum.c passes whole
+ * sites over by their summaries, search_block.c passes blocks of a site's
+ * documents over by the block summaries.  Nobody else includes it.
+ */
+#ifndef MPSEEK_SEARCH_PRUNE_H
+#define MPSEEK_SEARCH_PRUNE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "query.h"
+#include "search_int.h"
+#include "storage.h"
+
+#define PRUNE_MAX_TERMS 32     /* words of a query pruning takes */
+#define PRUNE_MARGIN    1e-9   /* a bound's slack for rounding (relative and absolute) */
+#define PRUNE_FIRST     1      /* sites visited first per entry of the page (prune_first()) */
+
+/* What a posting list is of a word: the word itself, one of its other
+ * forms (StemWeight), its anchor word (AnchorWeight per occurrence). */
+enum { SUB_OWN, SUB_FORM, SUB_ANCHOR };
+
+/* One posting list's cursor: the record of its current site read last. */
+struct psub {
+	struct storage_cursor *c;
+	uint32_t site;             /* the cursor's site; 0 before the first */
+	bool ended;                /* no sites left */
+	bool site_done;            /* no records left in the site */
+	uint32_t url, n;           /* the record read last (url 0: none yet) */
+	const uint8_t *pos;
+	int kind;                  /* SUB_* */
+	uint32_t word_id, n_urls;
+	struct sum_list *sl;       /* its site summaries (sum_open()); NULL: none */
+};
+
+/* One word: the OR of its posting lists p->sub[first .. first + ns), a
+ * plain word's one, a word with forms or anchor text's several (doc/SEARCH.md,
+ * "Word forms", "Anchor text"). */
+struct pterm {
+	struct leaf *l;
+	size_t first, ns;
+	uint64_t cost;             /* postings in all: the driver is the cheapest */
+};
+
+/* A matching document of the current site. */
+struct cand {
+	uint64_t key;
+	double ub, score;
+	uint64_t last_modified;
+	size_t at;                 /* its positive words' records: rec[at ..] */
+	bool scored;
+};
+
+struct rec {
+	const uint8_t *pos;
+	uint32_t n;
+};
+
+/* A phrase of the query: word i is the positive word t[term[i]], d[i]
+ * positions after word 0; key and count are the scored document's, for
+ * score_phrases(). */
+struct pphrase {
+	struct phrase *ph;
+	size_t k;
+	size_t term[QUERY_MAX_PHRASE];
+	uint32_t d[QUERY_MAX_PHRASE];
+	uint32_t need[QUERY_MAX_PHRASE]; /* positions word i's list needs (prune_repeats()) */
+	bool repeats;              /* some need[] above 1 */
+	uint64_t key;
+	uint32_t count[4];
+};
+
+struct prune {
+	struct run *r;
+	struct pterm t[PRUNE_MAX_TERMS];
+	size_t nt, np;             /* words; the positive ones first, rarest at 0 */
+	struct pphrase f[PRUNE_MAX_TERMS];
+	size_t nf;
+	struct psub *sub;          /* every word's lists; the positive words' first */
+	size_t nsub, npsub;
+	double site_max;           /* the best bound of the current site */
+	bool group;
+	size_t k;                  /* entries the page needs */
+	double *heap;              /* min-heap: the k best entries' scores so far */
+	size_t nheap;
+	struct cand *cand;
+	size_t ncand, capcand;
+	struct rec *rec;
+	size_t nrec, caprec;
+	struct search_doc *docs;
+	size_t ndocs, capdocs;
+	uint32_t *groups;          /* near-duplicate groups offered to heap (open addressing) */
+	size_t ngroups, capgroups;
+	/* Site summaries (sum_open()): used; a site passed over is counted
+	 * from the driving word's lists (whole), else by a walk; probe: a
+	 * second cursor on its longest list, p->sub[big]. */
+	bool use_sum, sum_whole;
+	struct psub *probe;
+	size_t big;                /* the list probe walks */
+	uint32_t *urls;
+	size_t capurls;
+	struct first {
+		uint32_t site;
+		double ub;
+	} *first;                  /* the sites visited first (prune_first()), by site */
+	size_t nfirst;
+};
+
+double prune_theta(const struct prune *p);
+int prune_sub_to_site(struct psub *s, uint32_t site);
+int prune_sub_has(struct psub *s, uint32_t site, uint32_t url);
+int prune_term_has(struct prune *p, const struct pterm *t, uint32_t site, uint32_t url);
+int prune_term_min_url(const struct prune *p, const struct pterm *t, uint32_t site,
+		       uint32_t *url);
+int prune_doc_has(struct prune *p, uint32_t site, uint32_t url);
+int prune_walk_next(struct prune *p, uint32_t *site);
+int prune_visit_site(struct prune *p, uint32_t site, size_t *seen);
+
+/* search_prune_sum.c */
+int prune_sum_open(struct prune *p);
+int prune_sum_pass(struct prune *p, uint32_t site, size_t *seen);
+int prune_rewind(struct prune *p);
+int prune_first(struct prune *p, size_t *seen);
+
+#endif
