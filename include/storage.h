@@ -185,6 +185,7 @@ struct storage_cursor {
 	uint32_t version;                   /* the generation's: entry layouts */
 	size_t site_entry;                  /* bytes per sites entry */
 	const uint8_t *urls, *urls_end;     /* the current site's URL records */
+	const uint8_t *urls_site;           /* where they start (storage_jump()) */
 	const uint8_t *urls_base;           /* the partition's urls file */
 	uint64_t urls_size;
 	uint32_t site_id;
@@ -212,6 +213,11 @@ int storage_seek_url(struct storage_cursor *c, uint32_t target, uint32_t *url_id
  * only (what storage_open_dir() opens); -1 on an older one. */
 int storage_skip_url(struct storage_cursor *c, uint32_t target, uint32_t *url_id,
 		     uint32_t *n_pos, const uint8_t **pos);
+/* Put the cursor of the current site at the record byte offset off from
+ * the site's first record (a block's off, "block summaries" below): the
+ * next storage_skip_url()/storage_next_url() reads from there.  0, or -1
+ * when off is outside the site's records (c->err set). */
+int storage_jump(struct storage_cursor *c, uint64_t off);
 /* Position i of a record storage_skip_url() found, as tokenize.h encodes
  * it: the width is bit 15 of the count field just before the positions. */
 static inline uint32_t storage_rec_pos(const uint8_t *pos, uint32_t i)
@@ -383,11 +389,51 @@ int storage_sum_word(const struct storage_sums *s, uint32_t word_id, struct stor
 /* The summary of site (asked in ascending order): 1 and *out, 0 when the
  * word has none for it. */
 int storage_sum_site(struct storage_sum_cursor *c, uint32_t site, struct storage_sum *out);
-/* Write NNw/sitesum of every partition of the generation in gen_dir (its
- * FORMAT, partitions and docinfo written).  0 or -1. */
+/* Write NNw/sitesum and NNw/blocksum of every partition of the generation
+ * in gen_dir (its FORMAT, partitions and docinfo written).  0 or -1. */
 int storage_sums_write(const char *gen_dir, struct buf *err);
-/* storage_check()'s: each file against what storage_sums_write() makes of
- * the generation.  1 good, 0 absent, -1 damaged (err). */
+/* storage_check()'s: each NNw/sitesum and NNw/blocksum file against what
+ * storage_sums_write() makes of the generation.  1 good, 0 absent (neither
+ * kind), -1 damaged (err). */
 int storage_sums_verify(const char *gen_dir, struct buf *err);
+
+/* ---- block summaries (storage_block.c; doc/FORMATS.md, "NNw/blocksum") ---
+ * NNw/blocksum, written with NNw/sitesum: a word's site of more than
+ * STORAGE_BLOCK URL records gets one summary per STORAGE_BLOCK consecutive
+ * records (the last block may be shorter), so that block-max pruning
+ * ("Faster Top-k Document Retrieval Using Block-Max Indexes", Ding and
+ * Suel, SIGIR 2011) passes over the blocks of a site it has to visit; a
+ * site of STORAGE_BLOCK records or fewer has none (its site summary is its
+ * one block).  Optional, as sitesum. */
+#define STORAGE_BLOCK 64            /* URL records a block (NNw/blocksum) */
+
+struct storage_block {
+	struct storage_sum s;       /* of the block's records: s.n_docs of them,
+				     * s.min_url the first */
+	uint32_t max_url;           /* the block's last url_id */
+	uint64_t off;               /* its first record's byte offset from the site's first */
+};
+
+struct storage_blocks;
+/* Map gen_dir's NNw/blocksum files: 1 and *out, 0 when the generation has
+ * none, -1 when one is missing or damaged (the reason in err). */
+int storage_blocks_open(const char *gen_dir, struct storage_blocks **out, struct buf *err);
+void storage_blocks_close(struct storage_blocks *b); /* accepts NULL */
+/* A word's blocks, site by site (sites ascending), borrowed from the
+ * mapping. */
+struct storage_block_cursor {
+	const unsigned char *e, *end;
+};
+/* 1 when word_id has blocks (c before its first), 0 when not. */
+int storage_block_word(const struct storage_blocks *b, uint32_t word_id,
+		       struct storage_block_cursor *c);
+/* The blocks of site, asked in ascending site order (like
+ * storage_sum_site()): their number (0: none, or a damaged one among them)
+ * and *first, read with storage_block_at().  Asking the same site again
+ * gives them again. */
+uint32_t storage_block_site(struct storage_block_cursor *c, uint32_t site,
+			    const unsigned char **first);
+/* Block i (< the number storage_block_site() gave) of those at first. */
+void storage_block_at(const unsigned char *first, uint32_t i, struct storage_block *out);
 
 #endif

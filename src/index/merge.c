@@ -1312,11 +1312,12 @@ static int write_generation(struct merge *m)
 		}
 		if (!rc && storage_format_write(m->dir, &f, &err))
 			rc = error("merge: %s", buf_str(&err));
-		/* The site summaries need the partitions and docinfo both. */
+		/* The site and block summaries need the partitions and docinfo both. */
 		if (!rc && storage_sums_write(m->dir, &err))
 			rc = error("merge: %s", buf_str(&err));
 		if (!rc)
-			info("merge: site summaries written (%.2f s)", now_monotonic() - m->t0);
+			info("merge: site and block summaries written (%.2f s)",
+			     now_monotonic() - m->t0);
 		merge_crash_point("after-format");
 		if (!rc)
 			rc = merge_write_stems(m->c, m->dir);

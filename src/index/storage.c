@@ -53,9 +53,9 @@ _Static_assert(STORAGE_MAX_URL_POSITIONS == STORAGE_URL_WIDE - 1,
 	       "a URL record's count fits below the width bit");
 
 const char *const storage_fname[F_TYPES] = { "ind", "sites", "urls", "words", "docinfo",
-					     "sitesum" };
+					     "sitesum", "blocksum" };
 static const char MAGIC[F_TYPES][9] = { "MPSIND\0\1", "MPSSIT\0\1", "MPSURL\0\1", "MPSWRD\0\1",
-					 "MPSDOC\0\1", "MPSSUM\0\1" };
+					 "MPSDOC\0\1", "MPSSUM\0\1", "MPSBLK\0\1" };
 
 /* Little-endian packing: le.h. */
 
@@ -1217,7 +1217,7 @@ int storage_postings(const struct storage *s, uint32_t word_id, struct storage_c
 	c->s = s;
 	c->err = 0;
 	c->sites = c->sites_end = NULL;
-	c->urls = c->urls_end = NULL;
+	c->urls = c->urls_end = c->urls_site = NULL;
 	c->site_id = 0;
 	if (k >= p->n)
 		return 0;
@@ -1257,7 +1257,7 @@ int storage_next_site(struct storage_cursor *c, uint32_t *site_id)
 		return -1;
 	}
 	c->site_id = *site_id;
-	c->urls = c->urls_base + start;
+	c->urls = c->urls_site = c->urls_base + start;
 	c->urls_end = c->urls_base + end;
 	c->sites += c->site_entry;
 	return 1;
@@ -1364,6 +1364,20 @@ int storage_skip_url(struct storage_cursor *c, uint32_t target, uint32_t *url_id
 		c->err = 1;
 		return -1;
 	}
+	return 0;
+}
+
+int storage_jump(struct storage_cursor *c, uint64_t off)
+{
+	if (c->err)
+		return -1;
+	if (!c->urls_site || off >= (uint64_t)(c->urls_end - c->urls_site)) {
+		fault(c->s, c->urls_site ? c->urls_site : c->sites,
+		      "a block's offset is outside its site's records");
+		c->err = 1;
+		return -1;
+	}
+	c->urls = c->urls_site + off;
 	return 0;
 }
 

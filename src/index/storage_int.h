@@ -1,7 +1,7 @@
-/* storage_int.h - what storage.c, storage_gen.c and storage_check.c share:
- * the file layout constants, the mapped files and partitions, and the
- * helpers that read them.  Private to src/index/storage*.c; everyone else
- * goes through storage.h.
+/* storage_int.h - what storage.c, storage_gen.c, storage_check.c,
+ * storage_sum.c and storage_block.c share: the file layout constants, the
+ * mapped files and partitions, and the helpers that read them.  Private to
+ * src/index/storage*.c; everyone else goes through storage.h.
  */
 #ifndef MPSEEK_STORAGE_INT_H
 #define MPSEEK_STORAGE_INT_H
@@ -98,9 +98,10 @@ static inline uint64_t site_urls_end(const unsigned char *p, uint32_t version)
 	return version == 1 ? le_get32(p + 4) : le_get64(p + 8);
 }
 
-enum ftype { F_IND, F_SITES, F_URLS, F_WORDS, F_DOCINFO, F_SITESUM, F_TYPES };
+enum ftype { F_IND, F_SITES, F_URLS, F_WORDS, F_DOCINFO, F_SITESUM, F_BLOCKSUM, F_TYPES };
 /* The file names of the types: "ind", "sites", "urls", "words", "docinfo",
- * "sitesum" (the optional site summaries, storage_sum.c). */
+ * "sitesum" and "blocksum" (the optional site and block summaries,
+ * storage_sum.c and storage_block.c). */
 extern const char *const storage_fname[F_TYPES];
 
 /* One mapped file (storage_map_file()). */
@@ -125,6 +126,40 @@ struct part {
 	const unsigned char *text;
 	size_t text_len;
 };
+
+/* The summary files NNw/sitesum and NNw/blocksum (doc/FORMATS.md): after
+ * the header, a words table (word k u32, entry count u32, index of its
+ * first entry u64; k ascending), then the entries. */
+#define SUM_WORD 16
+#define SUM_ENTRY 56   /* a site summary */
+#define BLOCK_ENTRY 64 /* a block: a summary of its records (max_url at 52), off u64 */
+
+/* One kind of summary file of every partition, mapped (storage_sum.c). */
+struct sum_files {
+	struct map m[STORAGE_PARTITIONS];
+	uint64_t n_words[STORAGE_PARTITIONS];
+};
+/* storage_blocks_open()'s (storage_block.c), verified by storage_sum.c. */
+struct storage_blocks {
+	struct sum_files f;
+};
+/* Map gen_dir's NNw/<type> files of entries of `entry` bytes and check
+ * their words tables: 1, 0 when 00w has none, -1 when one is missing or
+ * damaged (err).  Unmap with storage_sum_files_close(). */
+int storage_sum_files_open(const char *gen_dir, enum ftype type, size_t entry,
+			   struct sum_files *f, struct buf *err);
+void storage_sum_files_close(struct sum_files *f);
+/* word_id's entries [*e, *end): 1, or 0 when it has none. */
+int storage_sum_files_word(const struct sum_files *f, uint32_t word_id, size_t entry,
+			   const unsigned char **e, const unsigned char **end);
+/* Whether the summary at e is damaged: a hull longer than an entry holds,
+ * a section past the four. */
+static inline bool storage_sum_bad(const unsigned char *e)
+{
+	return e[12] > STORAGE_SUM_HULL || (e[13] & 0xf0);
+}
+/* The summary at e (sum_pack()'s layout): 1, or 0 when it is damaged. */
+int storage_sum_unpack(const unsigned char *e, struct storage_sum *out);
 
 /* Words in byte order (memcmp, then the shorter first). */
 static inline int storage_wordcmp(const unsigned char *a, size_t al, const unsigned char *b,

@@ -1,9 +1,11 @@
 /* storage_sum.c - the site summaries of a generation (storage.h, "site
- * summaries"; doc/FORMATS.md, "Site summaries"): NNw/sitesum, written
+ * summaries"; doc/FORMATS.md, "NNw/sitesum"): NNw/sitesum, written
  * after the partitions and docinfo (a summary needs each document's
  * section lengths, which the partitions' writers do not have), read by
  * top-k pruning to pass over a site without visiting its documents, and
- * verified by storage_check() against what this file would write.
+ * verified by storage_check() against what this file would write.  The
+ * same pass writes and verifies the block summaries NNw/blocksum (their
+ * reader: storage_block.c).
  */
 #include "config.h"
 
@@ -24,12 +26,10 @@
 #include "storage_int.h"
 #include "util.h"
 
-#define SUM_WORD 16  /* word k u32, site count u32, index of its first summary u64 */
-#define SUM_ENTRY 56 /* doc/FORMATS.md, "Site summaries" */
-
 _Static_assert(SUM_ENTRY == 4 + 4 + 4 + 1 + 1 + 2 + 4 * STORAGE_SUM_HULL +
 				4 * STORAGE_SECTIONS + 4,
 	       "sitesum entry layout");
+_Static_assert(BLOCK_ENTRY == SUM_ENTRY + 8, "blocksum entry layout: a summary, off u64");
 
 /* ---- building ------------------------------------------------------------ */
 
@@ -151,6 +151,24 @@ static void sum_pack(unsigned char *e, const struct storage_sum *s)
 	}
 }
 
+/* A block: its records' summary, with max_url in the summary's reserved
+ * u32. */
+static void block_pack(unsigned char *e, const struct storage_sum *s, uint32_t max_url,
+		       uint64_t off)
+{
+	sum_pack(e, s);
+	le_put32(e + 52, max_url);
+	le_put64(e + 56, off);
+}
+
+static void acc_reset(struct acc *a, uint32_t site)
+{
+	memset(&a->s, 0, sizeof(a->s));
+	a->s.site_id = site;
+	a->s.title_len = STORAGE_SUM_NO_TITLE;
+	a->npts = 0;
+}
+
 /* One URL record of the site: n positions of document d, the first in
  * section lo, the last in section hi. */
 static void acc_add(struct acc *a, uint32_t url, uint32_t n, int lo, int hi,
@@ -177,65 +195,122 @@ static void acc_add(struct acc *a, uint32_t url, uint32_t n, int lo, int hi,
 	}
 }
 
-/* The summaries of word_id into words and ents: 0, 1 when it gets none
- * (positions outside the four sections: its sites are visited), -1 on
- * damage. */
-static int word_sums(const struct storage *st, uint32_t word_id, uint32_t n_sites, uint64_t first,
-		     struct storage_cursor *c, struct acc *a, struct bytes *words, struct bytes *ents)
+/* One file being built: its words table and its entries. */
+struct file_out {
+	struct bytes words, ents;
+};
+
+/* The pass over a partition's summarized words (part_sums()). */
+struct pass {
+	const struct storage *st;
+	struct storage_cursor *c;
+	struct acc site, block;    /* the current site and its current block */
+	uint32_t block_last;       /* the block's last url_id */
+	uint64_t block_off;        /* its first record's offset in the site's */
+	struct file_out sum, blk;  /* NNw/sitesum, NNw/blocksum */
+};
+
+static void word_put(struct bytes *words, uint32_t word_id, uint64_t n, uint64_t first)
 {
-	size_t mark = ents->n;
-	uint32_t site, url, n;
+	unsigned char *w = bytes_room(words, SUM_WORD);
+
+	le_put32(w, word_id / STORAGE_PARTITIONS);
+	le_put32(w + 4, (uint32_t)n);
+	le_put64(w + 8, first);
+}
+
+static void block_flush(struct pass *p)
+{
+	sum_hull(&p->block);
+	block_pack(bytes_room(&p->blk.ents, BLOCK_ENTRY), &p->block.s, p->block_last,
+		   p->block_off);
+	acc_reset(&p->block, p->block.s.site_id);
+}
+
+/* The records of the current site into p->site, and into p->blk when it
+ * has more than a block of them: 0, 1 when a position is outside the four
+ * sections, -1 on damage. */
+static int site_sums(struct pass *p, uint32_t site)
+{
+	struct storage_cursor *c = p->c;
+	size_t bmark = p->blk.ents.n;
+	uint32_t url, n;
 	const uint8_t *pos;
-	unsigned char *w;
 	int rc;
 
-	if (storage_postings(st, word_id, c) < 0)
-		return -1;
-	while ((rc = storage_next_site(c, &site)) > 0) {
-		memset(&a->s, 0, sizeof(a->s));
-		a->s.site_id = site;
-		a->s.title_len = STORAGE_SUM_NO_TITLE;
-		a->npts = 0;
-		/* Only a record's count and its first and last positions
-		 * matter: read in place, the others not decoded. */
-		while ((rc = storage_skip_url(c, 0, &url, &n, &pos)) > 0) {
-			struct storage_doc d;
-			uint32_t hi = storage_rec_pos(pos, n - 1) >> STORAGE_POS_SHIFT;
+	acc_reset(&p->site, site);
+	acc_reset(&p->block, site);
+	/* Only a record's count and its first and last positions matter:
+	 * read in place, the others not decoded. */
+	for (;;) {
+		uint64_t off = (uint64_t)(c->urls - c->urls_site);
+		struct storage_doc d;
+		uint32_t hi;
+		int lo;
 
-			if (hi >= STORAGE_SECTIONS) {
-				ents->n = mark;
-				return 1;
-			}
-			if (storage_doc(st, url, &d) != 1)
-				return -1;
-			acc_add(a, url, n, (int)(storage_rec_pos(pos, 0) >> STORAGE_POS_SHIFT), (int)hi,
-				&d);
-		}
-		if (rc < 0)
+		if ((rc = storage_skip_url(c, 0, &url, &n, &pos)) <= 0)
+			break;
+		hi = storage_rec_pos(pos, n - 1) >> STORAGE_POS_SHIFT;
+		if (hi >= STORAGE_SECTIONS)
+			return 1;
+		if (storage_doc(p->st, url, &d) != 1)
 			return -1;
-		sum_hull(a);
-		sum_pack(bytes_room(ents, SUM_ENTRY), &a->s);
+		lo = (int)(storage_rec_pos(pos, 0) >> STORAGE_POS_SHIFT);
+		acc_add(&p->site, url, n, lo, (int)hi, &d);
+		/* A full block is written when a record follows it: a site of
+		 * STORAGE_BLOCK records or fewer gets none. */
+		if (p->block.s.n_docs == STORAGE_BLOCK)
+			block_flush(p);
+		if (!p->block.s.n_docs)
+			p->block_off = off;
+		acc_add(&p->block, url, n, lo, (int)hi, &d);
+		p->block_last = url;
 	}
-	if (rc < 0 || (ents->n - mark) / SUM_ENTRY != n_sites)
+	if (rc < 0)
 		return -1;
-	w = bytes_room(words, SUM_WORD);
-	le_put32(w, word_id / STORAGE_PARTITIONS);
-	le_put32(w + 4, n_sites);
-	le_put64(w + 8, first);
+	if (p->blk.ents.n > bmark)
+		block_flush(p);
+	sum_hull(&p->site);
+	sum_pack(bytes_room(&p->sum.ents, SUM_ENTRY), &p->site.s);
 	return 0;
 }
 
-/* The bytes of partition pn's file after its header: the words table,
- * then the entries; *n_words.  0 or -1 (err). */
-static int part_sums(const struct storage *st, unsigned pn, struct bytes *out, uint64_t *n_words,
-		     struct buf *err)
+/* The summaries and blocks of word_id: 0, 1 when it gets none (positions
+ * outside the four sections: its sites are visited), -1 on damage. */
+static int word_sums(struct pass *p, uint32_t word_id, uint32_t n_sites)
 {
-	struct bytes words = { 0 }, ents = { 0 };
-	struct storage_cursor *c = xmalloc(sizeof(*c));
-	struct acc a = { 0 };
+	size_t mark = p->sum.ents.n, bmark = p->blk.ents.n;
+	uint32_t site;
+	int rc;
+
+	if (storage_postings(p->st, word_id, p->c) < 0)
+		return -1;
+	while ((rc = storage_next_site(p->c, &site)) > 0)
+		if ((rc = site_sums(p, site)) != 0)
+			break;
+	if (rc > 0) {
+		p->sum.ents.n = mark;
+		p->blk.ents.n = bmark;
+		return 1;
+	}
+	if (rc < 0 || (p->sum.ents.n - mark) / SUM_ENTRY != n_sites)
+		return -1;
+	word_put(&p->sum.words, word_id, n_sites, mark / SUM_ENTRY);
+	if (p->blk.ents.n > bmark)
+		word_put(&p->blk.words, word_id, (p->blk.ents.n - bmark) / BLOCK_ENTRY,
+			 bmark / BLOCK_ENTRY);
+	return 0;
+}
+
+/* The two files of partition pn (p's file_outs, emptied first): 0 or -1
+ * (err). */
+static int part_sums(const struct storage *st, unsigned pn, struct pass *p, struct buf *err)
+{
 	uint32_t nw = storage_part_words(st, pn);
 	int rc = 0;
 
+	p->st = st;
+	p->sum.words.n = p->sum.ents.n = p->blk.words.n = p->blk.ents.n = 0;
 	for (uint32_t k = 0; k < nw && !rc; k++) {
 		uint32_t id = k * STORAGE_PARTITIONS + pn;
 		struct storage_word w;
@@ -247,48 +322,53 @@ static int part_sums(const struct storage *st, unsigned pn, struct bytes *out, u
 		if (w.n_urls < STORAGE_SUM_MIN_URLS ||
 		    w.n_urls < (uint64_t)STORAGE_SUM_PER_SITE * w.n_sites)
 			continue;
-		rc = word_sums(st, id, w.n_sites, ents.n / SUM_ENTRY, c, &a, &words, &ents);
+		rc = word_sums(p, id, w.n_sites);
 		if (rc > 0)
 			rc = 0;
 	}
 	if (rc)
 		error_into(err, "%s/%02uw: the postings or docinfo are damaged: no site summaries",
 			   storage_dir(st), pn);
-	*n_words = words.n / SUM_WORD;
-	out->n = 0;
-	if (!rc && words.n) {
-		memcpy(bytes_room(out, words.n), words.p, words.n);
-		memcpy(bytes_room(out, ents.n), ents.p, ents.n);
-	}
-	free(words.p);
-	free(ents.p);
-	free(a.pts);
-	free(c);
 	return rc;
+}
+
+static void pass_free(struct pass *p)
+{
+	free(p->c);
+	free(p->site.pts);
+	free(p->block.pts);
+	free(p->sum.words.p);
+	free(p->sum.ents.p);
+	free(p->blk.words.p);
+	free(p->blk.ents.p);
 }
 
 /* The mapped files of a generation (storage_sums_open()). */
 struct storage_sums {
-	struct map m[STORAGE_PARTITIONS];
-	uint64_t n_words[STORAGE_PARTITIONS];
+	struct sum_files f;
 };
 
-/* Partition pn's file from its postings: 0 or -1 (why). */
-static int write_part(const struct storage *st, const char *gen_dir, unsigned pn,
-		      struct bytes *data, struct buf *why)
+static uint32_t file_crc(const struct file_out *o)
+{
+	return binfile_crc_update(binfile_crc_update(0, o->words.p, o->words.n), o->ents.p,
+				  o->ents.n);
+}
+
+/* Partition pn's file of type from o: 0 or -1 (why). */
+static int write_file(const char *gen_dir, unsigned pn, enum ftype type, const struct file_out *o,
+		      struct buf *why)
 {
 	struct binfile f;
-	unsigned char h[HDR] = { 0 };
-	uint64_t n_words;
-	char *path = xasprintf("%s/%02uw/sitesum", gen_dir, pn);
-	int rc = part_sums(st, pn, data, &n_words, why);
+	unsigned char h[HDR];
+	char *path = xasprintf("%s/%02uw/%s", gen_dir, pn, storage_fname[type]);
+	int rc = 0;
 
-	if (!rc && binfile_create(&f, path)) {
+	if (binfile_create(&f, path)) {
 		rc = error_into(why, "%s: cannot create", path);
-	} else if (!rc) {
-		storage_hdr_pack(h, F_SITESUM, pn, n_words,
-				 data->n ? binfile_crc_update(0, data->p, data->n) : 0);
-		if (binfile_write(&f, h, HDR) || (data->n && binfile_write(&f, data->p, data->n))) {
+	} else {
+		storage_hdr_pack(h, type, pn, o->words.n / SUM_WORD, file_crc(o));
+		if (binfile_write(&f, h, HDR) || binfile_write(&f, o->words.p, o->words.n) ||
+		    binfile_write(&f, o->ents.p, o->ents.n)) {
 			binfile_abort(&f);
 			rc = error_into(why, "%s: cannot write", path);
 		} else if (binfile_commit(&f)) {
@@ -299,27 +379,23 @@ static int write_part(const struct storage *st, const char *gen_dir, unsigned pn
 	return rc;
 }
 
-/* Partition pn's file against what write_part() would write: 0, or -1
- * (why) when it differs.  Postings or docinfo that cannot be read are not
- * reported here: their own files are. */
-static int verify_part(const struct storage *st, const struct storage_sums *s,
-		       const char *gen_dir, unsigned pn, struct bytes *data, struct buf *why)
+/* Partition pn's mapped file of type against o, what write_file() would
+ * write: 0, or -1 (why) when it differs (o NULL: the data crc alone). */
+static int verify_file(const char *gen_dir, unsigned pn, enum ftype type, const struct map *m,
+		       const struct file_out *o, struct buf *why)
 {
-	const struct map *m = &s->m[pn];
-	struct buf skip = BUF_INIT(1024);
-	uint64_t nw;
-	int rc = 0;
+	const char *name = storage_fname[type];
+	size_t nw = o ? o->words.n : 0;
 
 	if (binfile_crc_update(0, m->data, m->len) != m->crc)
-		rc = error_into(why, "%s/%02uw/sitesum: offset 24: data crc mismatch: bytes %d..%zu "
-				"are not what was written", gen_dir, pn, HDR, m->size);
-	else if (part_sums(st, pn, data, &nw, &skip) == 0 &&
-		 (nw != m->count || data->n != m->len ||
-		  (data->n && memcmp(data->p, m->data, m->len))))
-		rc = error_into(why, "%s/%02uw/sitesum: offset %d: the summaries are not those of "
-				"the partition's postings and docinfo", gen_dir, pn, HDR);
-	buf_free(&skip);
-	return rc;
+		return error_into(why, "%s/%02uw/%s: offset 24: data crc mismatch: bytes %d..%zu "
+				  "are not what was written", gen_dir, pn, name, HDR, m->size);
+	if (o && (nw / SUM_WORD != m->count || nw + o->ents.n != m->len ||
+		  (nw && memcmp(o->words.p, m->data, nw)) ||
+		  (o->ents.n && memcmp(o->ents.p, m->data + nw, o->ents.n))))
+		return error_into(why, "%s/%02uw/%s: offset %d: the summaries are not those of "
+				  "the partition's postings and docinfo", gen_dir, pn, name, HDR);
+	return 0;
 }
 
 /* The partitions shared by two threads (a merge's rank 0 has the cores to
@@ -328,17 +404,44 @@ static int verify_part(const struct storage *st, const struct storage_sums *s,
 struct parts_job {
 	const char *gen_dir;
 	const struct storage *st;
-	const struct storage_sums *have; /* verify against these; NULL: write */
+	bool verify;                     /* against these (either may be NULL); else write */
+	const struct sum_files *sums, *blocks;
 	atomic_uint next;
 	pthread_mutex_t mu;
 	int rc;
 	struct buf *err;
 };
 
+/* Partition pn's files written or verified: 0 or -1 (why).  Postings or
+ * docinfo that cannot be read are not reported by the verifier: their own
+ * files are. */
+static int do_part(struct parts_job *j, struct pass *p, unsigned pn, struct buf *why)
+{
+	struct buf skip = BUF_INIT(1024);
+	int rc, ok;
+
+	if (!j->verify) {
+		rc = part_sums(j->st, pn, p, why);
+		if (!rc)
+			rc = write_file(j->gen_dir, pn, F_SITESUM, &p->sum, why);
+		if (!rc)
+			rc = write_file(j->gen_dir, pn, F_BLOCKSUM, &p->blk, why);
+		return rc;
+	}
+	ok = part_sums(j->st, pn, p, &skip) == 0;
+	buf_free(&skip);
+	rc = j->sums ? verify_file(j->gen_dir, pn, F_SITESUM, &j->sums->m[pn], ok ? &p->sum : NULL,
+				   why) : 0;
+	if (!rc && j->blocks)
+		rc = verify_file(j->gen_dir, pn, F_BLOCKSUM, &j->blocks->m[pn], ok ? &p->blk : NULL,
+				 why);
+	return rc;
+}
+
 static void *parts_worker(void *arg)
 {
 	struct parts_job *j = arg;
-	struct bytes data = { 0 };
+	struct pass p = { .c = xmalloc(sizeof(*p.c)) };
 	struct buf why = BUF_INIT(1024);
 	unsigned pn;
 
@@ -346,8 +449,7 @@ static void *parts_worker(void *arg)
 		int rc;
 
 		buf_reset(&why);
-		rc = j->have ? verify_part(j->st, j->have, j->gen_dir, pn, &data, &why)
-			     : write_part(j->st, j->gen_dir, pn, &data, &why);
+		rc = do_part(j, &p, pn, &why);
 		storage_release_part(j->st, pn);
 		if (rc) {
 			pthread_mutex_lock(&j->mu);
@@ -359,11 +461,10 @@ static void *parts_worker(void *arg)
 			atomic_store(&j->next, STORAGE_PARTITIONS);
 		}
 	}
-	free(data.p);
+	pass_free(&p);
 	buf_free(&why);
 	return NULL;
 }
-
 static int run_parts(struct parts_job *j)
 {
 	sigset_t all, old;
@@ -401,9 +502,10 @@ int storage_sums_write(const char *gen_dir, struct buf *err)
 /* ---- reading ------------------------------------------------------------- */
 
 /* The shape of a mapped file: the words table (ids ascending, each word's
- * first summary where the one before ends) fills it with the entries.
- * 0, or -1 with "path: offset N: what" in err. */
-static int shape(const struct map *m, const char *path, uint64_t *n_words, struct buf *err)
+ * first entry where the one before ends) fills it with the entries of
+ * `entry` bytes.  0, or -1 with "path: offset N: what" in err. */
+static int shape(const struct map *m, const char *path, size_t entry, uint64_t *n_words,
+		 struct buf *err)
 {
 	uint64_t nw = m->count, next = 0;
 	uint32_t prev = 0;
@@ -421,66 +523,60 @@ static int shape(const struct map *m, const char *path, uint64_t *n_words, struc
 		prev = le_get32(w);
 		next += le_get32(w + 4);
 	}
-	if ((m->len - nw * SUM_WORD) / SUM_ENTRY != next || (m->len - nw * SUM_WORD) % SUM_ENTRY)
+	if ((m->len - nw * SUM_WORD) / entry != next || (m->len - nw * SUM_WORD) % entry)
 		return error_into(err, "%s: offset 16: %" PRIu64 " summaries do not fill %zu bytes",
 				  path, next, m->len - nw * SUM_WORD);
 	*n_words = nw;
 	return 0;
 }
 
-int storage_sums_open(const char *gen_dir, struct storage_sums **out, struct buf *err)
+int storage_sum_files_open(const char *gen_dir, enum ftype type, size_t entry,
+			   struct sum_files *f, struct buf *err)
 {
-	struct storage_sums *s = xcalloc(1, sizeof(*s));
 	int rc = 0;
 
-	*out = NULL;
+	memset(f, 0, sizeof(*f));
 	for (unsigned pn = 0; pn < STORAGE_PARTITIONS && !rc; pn++) {
-		char *path = xasprintf("%s/%02uw/sitesum", gen_dir, pn);
+		char *path = xasprintf("%s/%02uw/%s", gen_dir, pn, storage_fname[type]);
 
 		if (pn == 0 && access(path, F_OK) < 0 && errno == ENOENT) {
 			free(path);
-			free(s);
 			return 0;
 		}
-		rc = storage_map_file(path, F_SITESUM, pn, STORAGE_FORMAT_VERSION, &s->m[pn], err);
+		rc = storage_map_file(path, type, pn, STORAGE_FORMAT_VERSION, &f->m[pn], err);
 		if (!rc)
-			rc = shape(&s->m[pn], path, &s->n_words[pn], err);
+			rc = shape(&f->m[pn], path, entry, &f->n_words[pn], err);
 		free(path);
 	}
 	if (rc) {
-		storage_sums_close(s);
+		storage_sum_files_close(f);
 		return -1;
 	}
-	*out = s;
 	return 1;
 }
 
-void storage_sums_close(struct storage_sums *s)
+void storage_sum_files_close(struct sum_files *f)
 {
-	if (!s)
-		return;
 	for (unsigned pn = 0; pn < STORAGE_PARTITIONS; pn++)
-		storage_map_free(&s->m[pn]);
-	free(s);
+		storage_map_free(&f->m[pn]);
 }
 
-int storage_sum_word(const struct storage_sums *s, uint32_t word_id, struct storage_sum_cursor *c)
+int storage_sum_files_word(const struct sum_files *f, uint32_t word_id, size_t entry,
+			   const unsigned char **e, const unsigned char **end)
 {
 	unsigned pn = word_id % STORAGE_PARTITIONS;
 	uint32_t k = word_id / STORAGE_PARTITIONS;
-	const struct map *m = &s->m[pn];
-	uint64_t lo = 0, hi = s->n_words[pn];
+	const struct map *m = &f->m[pn];
+	uint64_t lo = 0, hi = f->n_words[pn];
 
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
-		uint32_t at = le_get32(m->data + mid * SUM_WORD);
+		const unsigned char *w = m->data + mid * SUM_WORD;
+		uint32_t at = le_get32(w);
 
 		if (at == k) {
-			const unsigned char *w = m->data + mid * SUM_WORD;
-			const unsigned char *e = m->data + s->n_words[pn] * SUM_WORD;
-
-			c->e = e + le_get64(w + 8) * SUM_ENTRY;
-			c->end = c->e + (size_t)le_get32(w + 4) * SUM_ENTRY;
+			*e = m->data + f->n_words[pn] * SUM_WORD + le_get64(w + 8) * entry;
+			*end = *e + (size_t)le_get32(w + 4) * entry;
 			return 1;
 		}
 		if (at < k)
@@ -491,16 +587,33 @@ int storage_sum_word(const struct storage_sums *s, uint32_t word_id, struct stor
 	return 0;
 }
 
-int storage_sum_site(struct storage_sum_cursor *c, uint32_t site, struct storage_sum *out)
+int storage_sums_open(const char *gen_dir, struct storage_sums **out, struct buf *err)
 {
-	const unsigned char *e;
+	struct storage_sums *s = xmalloc(sizeof(*s));
+	int rc = storage_sum_files_open(gen_dir, F_SITESUM, SUM_ENTRY, &s->f, err);
 
-	while (c->e < c->end && le_get32(c->e) < site)
-		c->e += SUM_ENTRY;
-	if (c->e >= c->end || le_get32(c->e) != site)
-		return 0;
-	e = c->e;
-	out->site_id = site;
+	*out = rc > 0 ? s : NULL;
+	if (rc <= 0)
+		free(s);
+	return rc;
+}
+
+void storage_sums_close(struct storage_sums *s)
+{
+	if (!s)
+		return;
+	storage_sum_files_close(&s->f);
+	free(s);
+}
+
+int storage_sum_word(const struct storage_sums *s, uint32_t word_id, struct storage_sum_cursor *c)
+{
+	return storage_sum_files_word(&s->f, word_id, SUM_ENTRY, &c->e, &c->end);
+}
+
+int storage_sum_unpack(const unsigned char *e, struct storage_sum *out)
+{
+	out->site_id = le_get32(e);
 	out->n_docs = le_get32(e + 4);
 	out->min_url = le_get32(e + 8);
 	out->n_hull = e[12];
@@ -514,8 +627,17 @@ int storage_sum_site(struct storage_sum_cursor *c, uint32_t site, struct storage
 		out->sec_n[i] = le_get16(e + 36 + 4 * i);
 		out->sec_len[i] = le_get16(e + 38 + 4 * i);
 	}
+	return !storage_sum_bad(e);
+}
+
+int storage_sum_site(struct storage_sum_cursor *c, uint32_t site, struct storage_sum *out)
+{
+	while (c->e < c->end && le_get32(c->e) < site)
+		c->e += SUM_ENTRY;
+	if (c->e >= c->end || le_get32(c->e) != site)
+		return 0;
 	/* A hull longer than the entry holds is a damaged entry: no summary. */
-	return out->n_hull <= STORAGE_SUM_HULL && !(out->sec_mask & 0xf0);
+	return storage_sum_unpack(c->e, out);
 }
 
 /* ---- verifying ----------------------------------------------------------- */
@@ -523,22 +645,25 @@ int storage_sum_site(struct storage_sum_cursor *c, uint32_t site, struct storage
 int storage_sums_verify(const char *gen_dir, struct buf *err)
 {
 	struct storage_sums *s = NULL;
+	struct storage_blocks *b = NULL;
 	struct storage *st = NULL;
 	struct buf why = BUF_INIT(1024);
-	struct parts_job j = { .gen_dir = gen_dir, .err = err };
-	int rc = storage_sums_open(gen_dir, &s, err);
+	struct parts_job j = { .gen_dir = gen_dir, .err = err, .verify = true };
+	int rs = storage_sums_open(gen_dir, &s, err);
+	int rb = rs < 0 ? 0 : storage_blocks_open(gen_dir, &b, err);
+	int rc = rs < 0 || rb < 0 ? -1 : rs || rb;
 
-	if (rc <= 0)
-		return rc;
 	/* A generation that does not open: its own files report the damage. */
-	if (!storage_open_dir(gen_dir, &st, &why)) {
+	if (rc > 0 && !storage_open_dir(gen_dir, &st, &why)) {
 		j.st = st;
-		j.have = s;
+		j.sums = s ? &s->f : NULL;
+		j.blocks = b ? &b->f : NULL;
 		if (run_parts(&j))
 			rc = -1;
 	}
 	buf_free(&why);
 	storage_close(st);
+	storage_blocks_close(b);
 	storage_sums_close(s);
 	return rc;
 }

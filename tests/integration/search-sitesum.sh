@@ -7,8 +7,8 @@
 # page (URLs, scores, site_hits, counts) is still the one `Pruning no`
 # gives, for one word, words twice, ANDs, NOTs and phrases, grouped and
 # not, several pages and st=.  Without the files (an older generation) the
-# same pages come from visiting every site; --check verifies the files and
-# finds a changed byte.
+# same pages come from visiting every site; --check verifies the files (and
+# the block summaries NNw/blocksum) and finds a changed byte in either.
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 idx="$builddir/mpseek-index"
@@ -34,6 +34,8 @@ tap_is "$rc" 0 "merge of the synthetic deltas"
 G=$(readlink -f "$dd/index/current")
 n=$(ls "$G"/*w/sitesum 2>/dev/null | wc -l)
 tap_is "$n" 100 "every partition has its sitesum file"
+n=$(ls "$G"/*w/blocksum 2>/dev/null | wc -l)
+tap_is "$n" 100 "every partition has its blocksum file"
 "$idx" --check "$conf" >"$T/check.out" 2>&1
 tap_is "$?" 0 "--check verifies the summaries"
 
@@ -85,23 +87,29 @@ tap_diag "a: $m documents match, $p of 50 sites passed over, $v documents read"
 tap_ok "$([ "${p:-0}" -ge 25 ] && [ "${v:-0}" -gt 0 ] && [ "$((4 * v))" -lt "${m:-0}" ] && echo 1)" \
 	"a: at least half the sites passed over, under a quarter of its documents read"
 
-# An older generation (no sitesum files): the same pages, every site visited.
+# An older generation (no sitesum or blocksum files): the same pages, every
+# site visited.
 cp -al "$G" "$T/old"
-rm "$T/old"/*w/sitesum
+rm "$T/old"/*w/sitesum "$T/old"/*w/blocksum
 compare nosum "$T/old" -n 10
 read -r m2 p2 v2 < <(work "$T/old" a)
 tap_is "$m2 $p2 $v2" "$m 0 $m" "without summaries every matching document of a is read"
 
-# A changed byte of a summary (its data CRC no longer matches) is found by
-# --check; a file whose words table is damaged is not used (a warning, and
-# the sites are visited).
-f=$(ls -S "$G"/*w/sitesum | head -1)
-off=$(( $(stat -c %s "$f") - 20 ))
-printf '\x7f' | dd of="$f" bs=1 seek="$off" conv=notrunc status=none
-"$idx" --check "$conf" >"$T/check2.out" 2>&1
-rc=$?
-tap_ok "$([ "$rc" != 0 ] && grep -q 'sitesum' "$T/check2.out" && echo 1)" \
-	"--check reports the changed summary ($(grep -m1 sitesum "$T/check2.out"))"
+# changed KIND WHAT: a changed byte of the largest NNw/KIND (its data CRC no
+# longer matches; the good copy in $T/KIND.good) is found by --check.
+changed() {
+	local f rc
+	f=$(ls -S "$G"/*w/"$1" | head -1)
+	cp "$f" "$T/$1.good"
+	printf '\x7f' | dd of="$f" bs=1 seek=$(( $(stat -c %s "$f") - 20 )) conv=notrunc status=none
+	"$idx" --check "$conf" >"$T/check-$1.out" 2>&1
+	rc=$?
+	tap_ok "$([ "$rc" != 0 ] && grep -q "$1" "$T/check-$1.out" && echo 1)" \
+		"--check reports the changed $2 ($(grep -m1 "$1" "$T/check-$1.out"))"
+}
+# A changed summary; a file whose words table is damaged is not used (a
+# warning, and the sites are visited).
+changed sitesum summary
 f=$T/old/00w/sitesum
 cp "$G/00w/sitesum" "$f"
 printf '\xff\xff\xff\x7f' | dd of="$f" bs=1 seek=16 conv=notrunc status=none
@@ -109,4 +117,8 @@ printf '\xff\xff\xff\x7f' | dd of="$f" bs=1 seek=16 conv=notrunc status=none
 tap_ok "$(grep -q 'sitesum.*every site is visited' "$T/dam.err" &&
 	[ "$(head -1 "$T/dam.out")" = "$(sed -n 2p "$T/grouped10.no")" ] && echo 1)" \
 	"a damaged sitesum is refused with a warning, the answer is the same"
+
+# A changed block summary, the site summaries good again.
+cp "$T/sitesum.good" "$(ls -S "$G"/*w/sitesum | head -1)"
+changed blocksum block
 tap_done

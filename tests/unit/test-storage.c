@@ -897,6 +897,123 @@ static void docinfo_only(const char *root)
 	free(gen);
 }
 
+/* A document of the summary tests: its url_id and site, its positions of
+ * the word (npos, the first in the body, the last in section hi; wide:
+ * past 16383, so its record holds u32 positions), its body and title
+ * lengths. */
+struct sdoc {
+	uint32_t url, site, npos, hi;
+	uint16_t len0, len3;
+	bool wide;
+};
+
+/* A generation in gen whose one word has the n documents d (url_ids
+ * ascending, a site's consecutive): 0 or -1. */
+static int one_word_gen(const char *gen, const char *word, const struct sdoc *d, uint32_t n)
+{
+	struct storage_format f = { .generation = 1 };
+	struct storage_docinfo_writer *dw;
+	struct buf err = BUF_INIT(1024);
+	unsigned wp = storage_partition(word, strlen(word));
+	int rc = 0;
+
+	mkdir_p(gen);
+	for (unsigned part = 0; part < STORAGE_PARTITIONS && !rc; part++) {
+		struct storage_part_writer *pw;
+
+		if ((rc = storage_part_begin(gen, part, &pw, &err)))
+			break;
+		if (part == wp) {
+			storage_part_word(pw, word, strlen(word));
+			f.words = f.live_words = 1;
+			for (uint32_t u = 0; u < n; u++) {
+				uint32_t pos[4];
+
+				for (uint32_t i = 0; i < d[u].npos; i++)
+					pos[i] = d[u].wide ? 20000 + i : i;
+				if (d[u].hi)
+					pos[d[u].npos - 1] = d[u].hi << STORAGE_POS_SHIFT;
+				if (!u || d[u].site != d[u - 1].site)
+					storage_part_site(pw, d[u].site);
+				storage_part_url(pw, d[u].url, pos, d[u].npos);
+				f.postings++;
+			}
+		}
+		rc = storage_part_finish(pw, &err);
+	}
+	rc = rc || storage_docinfo_begin(gen, &dw, &err);
+	for (uint32_t u = 0; u < n && !rc; u++) {
+		struct storage_doc doc = { .site_id = d[u].site, .len = { d[u].len0, 3, 3, d[u].len3 } };
+
+		rc = storage_docinfo_put(dw, d[u].url, &doc);
+	}
+	rc = rc || storage_docinfo_finish(dw, &f.n_docs, f.sum_len, &f.max_url_id, &err) ||
+	     storage_format_write(gen, &f, &err);
+	if (rc)
+		diag("one_word_gen: %s", buf_str(&err));
+	buf_free(&err);
+	return rc ? -1 : 0;
+}
+
+/* Random positions and lengths of d (url_id and site left to the caller). */
+static void sdoc_rand(struct sdoc *d)
+{
+	d->len0 = (uint16_t)(1 + rnd(40));
+	d->len3 = (uint16_t)(1 + rnd(9));
+	d->npos = 1 + rnd(d->len0 < 4 ? d->len0 : 4);
+	d->hi = rnd(10) == 0 ? 3 : rnd(10) == 0 ? 1 : 0;
+}
+
+/* The ways summary m fails to bound document d: the most occurrences and
+ * shortest section of each section its positions span, or n / (lambda +
+ * len) of a body-only one. */
+static int sum_misses(const struct storage_sum *m, const struct sdoc *d)
+{
+	int bad = 0;
+
+	if (d->hi) {
+		for (uint32_t s = d->npos == 1 ? d->hi : 0; s <= d->hi; s++)
+			bad += !(m->sec_mask & 1u << s) || m->sec_n[s] < d->npos ||
+			       m->sec_len[s] > (s == 0 ? d->len0 : s == 3 ? d->len3 : 3);
+		return bad;
+	}
+	for (double lambda = 0; lambda < 1000; lambda = 3 * lambda + 0.5) {
+		double best = 0;
+
+		for (uint32_t i = 0; i < m->n_hull; i++)
+			if (m->hull_n[i] / (lambda + m->hull_len[i]) > best)
+				best = m->hull_n[i] / (lambda + m->hull_len[i]);
+		bad += d->npos / (lambda + d->len0) > best * (1 + 1e-12);
+	}
+	return bad;
+}
+
+/* The shortest title of d[0..n) with a position in it. */
+static uint16_t sdoc_title(const struct sdoc *d, uint32_t n)
+{
+	uint16_t title = STORAGE_SUM_NO_TITLE;
+
+	for (uint32_t u = 0; u < n; u++)
+		if (d[u].hi == 3 && d[u].len3 < title)
+			title = d[u].len3;
+	return title;
+}
+
+/* Write b (n bytes of a storage file) to path, its crcs made to match
+ * first when crc, and check gen: storage_check()'s answer, its report in
+ * err. */
+static int spill_check(const char *gen, const char *path, unsigned char *b, size_t n, bool crc,
+		       struct buf *err)
+{
+	if (crc) {
+		le_put32(b + 24, binfile_crc_update(0, b + HDR, n - HDR));
+		le_put32(b + 28, binfile_crc(b, 28));
+	}
+	spill(path, b, n);
+	buf_reset(err);
+	return storage_check(gen, err);
+}
+
 /* Site summaries (storage_sum.c): a generation whose one word has 2,000
  * documents on 10 sites gets NNw/sitesum; each site's summary counts its
  * documents, dominates every body-only document's n / (lambda + len) and
@@ -906,56 +1023,21 @@ static void docinfo_only(const char *root)
 static void site_sums(const char *root)
 {
 	char *gen = xasprintf("%s/sums/gen-00000001", root), *path;
-	struct storage_format f = { .generation = 1 };
-	struct storage_docinfo_writer *dw;
 	struct storage_sums *ss = NULL;
 	struct storage_sum_cursor c;
 	struct storage *st = NULL;
 	struct buf err = BUF_INIT(1 << 16);
 	const char *word = "common";
 	unsigned wp = storage_partition(word, strlen(word));
-	static uint16_t len0[2001], len3[2001];
-	static uint32_t npos[2001], hi[2001];
+	static struct sdoc sd[2000];
 	int bad = 0, rc;
 
-	mkdir_p(gen);
-	for (uint32_t u = 1; u <= 2000; u++) {
-		len0[u] = (uint16_t)(1 + rnd(40));
-		len3[u] = (uint16_t)(1 + rnd(9));
-		npos[u] = 1 + rnd(len0[u] < 4 ? len0[u] : 4);
-		hi[u] = rnd(10) == 0 ? 3 : rnd(10) == 0 ? 1 : 0;
+	for (uint32_t u = 0; u < 2000; u++) {
+		sdoc_rand(&sd[u]);
+		sd[u].url = u + 1;
+		sd[u].site = 1 + u / 200;
 	}
-	for (unsigned part = 0; part < STORAGE_PARTITIONS; part++) {
-		struct storage_part_writer *pw;
-
-		if (storage_part_begin(gen, part, &pw, &err))
-			break;
-		if (part == wp) {
-			storage_part_word(pw, word, strlen(word));
-			f.words = f.live_words = 1;
-			for (uint32_t u = 1; u <= 2000; u++) {
-				uint32_t pos[4];
-
-				for (uint32_t i = 0; i < npos[u]; i++)
-					pos[i] = i;
-				if (hi[u])
-					pos[npos[u] - 1] = hi[u] << STORAGE_POS_SHIFT;
-				if (u % 200 == 1)
-					storage_part_site(pw, 1 + u / 200);
-				storage_part_url(pw, u, pos, npos[u]);
-				f.postings++;
-			}
-		}
-		storage_part_finish(pw, &err);
-	}
-	storage_docinfo_begin(gen, &dw, &err);
-	for (uint32_t u = 1; u <= 2000; u++) {
-		struct storage_doc d = { .site_id = 1 + (u - 1) / 200, .len = { len0[u], 3, 3, len3[u] } };
-
-		storage_docinfo_put(dw, u, &d);
-	}
-	storage_docinfo_finish(dw, &f.n_docs, f.sum_len, &f.max_url_id, &err);
-	storage_format_write(gen, &f, &err);
+	ok(one_word_gen(gen, word, sd, 2000) == 0, "a generation of one word on 10 sites");
 	path = xasprintf("%s/%02uw/sitesum", gen, wp);
 	ok(storage_sums_open(gen, &ss, &err) == 0, "a generation without sitesum files has none");
 	ok(storage_sums_write(gen, &err) == 0, "storage_sums_write %s", buf_str(&err));
@@ -963,32 +1045,15 @@ static void site_sums(const char *root)
 	ok(ss && storage_sum_word(ss, wp, &c) == 1, "the word has summaries");
 	for (uint32_t site = 1; ss && site <= 10; site++) {
 		struct storage_sum m;
-		uint32_t first = (site - 1) * 200 + 1;
-		uint16_t title = STORAGE_SUM_NO_TITLE;
+		const struct sdoc *d = sd + (site - 1) * 200;
 
-		if (storage_sum_site(&c, site, &m) != 1 || m.n_docs != 200 || m.min_url != first) {
+		if (storage_sum_site(&c, site, &m) != 1 || m.n_docs != 200 || m.min_url != d->url) {
 			bad++;
 			continue;
 		}
-		for (uint32_t u = first; u < first + 200; u++) {
-			if (hi[u] == 3 && len3[u] < title)
-				title = len3[u];
-			if (hi[u]) {
-				for (uint32_t s = npos[u] == 1 ? hi[u] : 0; s <= hi[u]; s++)
-					bad += !(m.sec_mask & 1u << s) || m.sec_n[s] < npos[u] ||
-					       m.sec_len[s] > (s == 0 ? len0[u] : s == 3 ? len3[u] : 3);
-				continue;
-			}
-			for (double lambda = 0; lambda < 1000; lambda = 3 * lambda + 0.5) {
-				double best = 0;
-
-				for (uint32_t i = 0; i < m.n_hull; i++)
-					if (m.hull_n[i] / (lambda + m.hull_len[i]) > best)
-						best = m.hull_n[i] / (lambda + m.hull_len[i]);
-				bad += npos[u] / (lambda + len0[u]) > best * (1 + 1e-12);
-			}
-		}
-		bad += m.title_len != title;
+		for (uint32_t u = 0; u < 200; u++)
+			bad += sum_misses(&m, d + u);
+		bad += m.title_len != sdoc_title(d, 200);
 	}
 	is_int(bad, 0, "each site's summary counts and bounds its documents");
 	storage_sums_close(ss);
@@ -1003,17 +1068,11 @@ static void site_sums(const char *root)
 		memcpy(save, b, n);
 		/* A changed byte of an entry: the data crc. */
 		b[n - 30] ^= 0x10;
-		spill(path, b, n);
-		buf_reset(&err);
-		rc = storage_check(gen, &err);
+		rc = spill_check(gen, path, b, n, false, &err);
 		ok(rc == 1 && strstr(buf_str(&err), "sitesum: offset 24: data crc mismatch"),
 		   "a changed summary byte is reported: %s", buf_str(&err));
 		/* ... with a data crc to match: not the postings' summary. */
-		le_put32(b + 24, binfile_crc_update(0, b + 32, n - 32));
-		le_put32(b + 28, binfile_crc(b, 28));
-		spill(path, b, n);
-		buf_reset(&err);
-		rc = storage_check(gen, &err);
+		rc = spill_check(gen, path, b, n, true, &err);
 		ok(rc == 1 && strstr(buf_str(&err), "not those of the partition"),
 		   "a summary that is not the postings' is reported: %s", buf_str(&err));
 		/* A words table that does not fit the file: refused when opened. */
@@ -1041,6 +1100,155 @@ static void site_sums(const char *root)
 	storage_close(st);
 	buf_free(&err);
 	free(path);
+	free(gen);
+}
+
+/* Block b (of a site of n records) against d, its documents: 0, or the
+ * number of ways it misses (its counts, first and last url_ids, bounds
+ * and title; storage_jump() to its offset, then the records read from
+ * there, which must be its documents). */
+static int block_misses(struct storage_cursor *c, const struct storage_block *b, uint32_t site,
+			const struct sdoc *d, uint32_t n_docs)
+{
+	uint32_t url = 0, n;
+	const uint8_t *pos;
+	int bad = b->s.site_id != site || b->s.n_docs != n_docs || b->s.min_url != d[0].url ||
+		  b->max_url != d[n_docs - 1].url || b->s.title_len != sdoc_title(d, n_docs);
+
+	if (storage_jump(c, b->off))
+		return bad + 1;
+	for (uint32_t u = 0; u < n_docs; u++) {
+		if (storage_skip_url(c, 0, &url, &n, &pos) != 1 || url != d[u].url ||
+		    n != d[u].npos)
+			return bad + 1;
+		bad += sum_misses(&b->s, d + u);
+	}
+	return bad;
+}
+
+/* Block summaries (storage_block.c): one word on sites of 1, 64, 65, 200,
+ * 129 and 700 records (some with u32 positions, so records differ in
+ * size) gets NNw/blocksum: the sites of more than 64 records have
+ * ceil(n / 64) blocks each, each block counts, bounds and locates its 64
+ * (or fewer) records, and storage_jump() to its offset reads them, the
+ * blocks visited last first; storage_check() passes the files and finds a
+ * changed byte and a block that is not the postings'; a missing file of a
+ * partition and a damaged entry are refused. */
+static void block_sums(const char *root)
+{
+	static const uint32_t sizes[] = { 1, 64, 65, 200, 129, 700 };
+	char *gen = xasprintf("%s/blocks/gen-00000001", root), *path;
+	struct storage_blocks *bs = NULL;
+	struct storage_block_cursor bc;
+	struct storage_cursor *c = xmalloc(sizeof(*c));
+	struct storage *st = NULL;
+	struct buf err = BUF_INIT(1 << 16);
+	const char *word = "common";
+	unsigned wp = storage_partition(word, strlen(word));
+	static struct sdoc sd[1159];
+	uint32_t n = 0, site, at = 0, n_blocks = 0;
+	int bad = 0, rc;
+
+	for (uint32_t i = 0; i < ARRAY_SIZE(sizes); i++)
+		for (uint32_t k = 0; k < sizes[i]; k++, n++) {
+			sdoc_rand(&sd[n]);
+			sd[n].url = 2 * n + 1;
+			sd[n].site = i + 1;
+			sd[n].wide = rnd(7) == 0;
+		}
+	ok(n == ARRAY_SIZE(sd) && one_word_gen(gen, word, sd, n) == 0,
+	   "a generation of one word on %zu sites", ARRAY_SIZE(sizes));
+	ok(storage_blocks_open(gen, &bs, &err) == 0 && !bs,
+	   "a generation without blocksum files has none");
+	ok(storage_sums_write(gen, &err) == 0, "storage_sums_write %s", buf_str(&err));
+	ok(storage_blocks_open(gen, &bs, &err) == 1 && bs, "storage_blocks_open %s", buf_str(&err));
+	ok(storage_open_dir(gen, &st, &err) == 0, "the generation opens %s", buf_str(&err));
+	if (!bs || !st)
+		goto out;
+	ok(storage_block_word(bs, wp, &bc) == 1 && storage_block_word(bs, wp + 100, &bc) == 0 &&
+	   storage_block_word(bs, wp, &bc) == 1, "the word has blocks, an id past it none");
+	rc = storage_postings(st, wp, c);
+	ok(rc == 1 && storage_jump(c, 0) == -1 && c->err, "no jump before the first site");
+	storage_postings(st, wp, c);
+	for (uint32_t i = 0; storage_next_site(c, &site) == 1; i++) {
+		const unsigned char *first;
+		uint32_t nb = storage_block_site(&bc, site, &first);
+		uint32_t want = sizes[i] > STORAGE_BLOCK ? (sizes[i] + STORAGE_BLOCK - 1) / STORAGE_BLOCK : 0;
+
+		if (site != i + 1 || nb != want) {
+			diag("site %u: %u blocks, %u expected", site, nb, want);
+			bad++;
+		}
+		for (uint32_t b = nb; b-- > 0;) {
+			struct storage_block blk;
+			uint32_t lo = b * STORAGE_BLOCK;
+
+			storage_block_at(first, b, &blk);
+			bad += block_misses(c, &blk, site, sd + at + lo,
+					    sizes[i] - lo < STORAGE_BLOCK ? sizes[i] - lo : STORAGE_BLOCK);
+		}
+		n_blocks += nb;
+		at += sizes[i];
+	}
+	is_int(bad, 0, "every block counts, bounds and locates its records");
+	is_int(n_blocks, 2 + 4 + 3 + 11, "sites of more than 64 records have ceil(n / 64) blocks");
+	storage_postings(st, wp, c);
+	storage_next_site(c, &site);
+	ok(storage_jump(c, 0) == 0 && storage_jump(c, (uint64_t)(c->urls_end - c->urls_site)) == -1 &&
+	   c->err,
+	   "a jump past the site's records is refused");
+	storage_close(st);
+	st = NULL;
+	storage_blocks_close(bs);
+	bs = NULL;
+	buf_reset(&err);
+	is_int(storage_check(gen, &err), 0, "storage_check passes the blocks");
+	if (err.len)
+		diag("%s", buf_str(&err));
+	path = xasprintf("%s/%02uw/blocksum", gen, wp);
+	{
+		size_t len;
+		unsigned char *b = slurp_file(path, &len), *save = xmalloc(len);
+		const unsigned char *first;
+
+		memcpy(save, b, len);
+		b[len - 30] ^= 0x10;
+		rc = spill_check(gen, path, b, len, false, &err);
+		ok(rc == 1 && strstr(buf_str(&err), "blocksum: offset 24: data crc mismatch"),
+		   "a changed block byte is reported: %s", buf_str(&err));
+		/* The first block's hull longer than an entry holds, with a data
+		 * crc to match: not the postings' block, and its site gets none. */
+		memcpy(b, save, len);
+		b[HDR + SUM_WORD + 12] = STORAGE_SUM_HULL + 1;
+		rc = spill_check(gen, path, b, len, true, &err);
+		ok(rc == 1 && strstr(buf_str(&err), "blocksum: offset 32: the summaries are not"),
+		   "a block that is not the postings' is reported: %s", buf_str(&err));
+		ok(storage_blocks_open(gen, &bs, &err) == 1 && storage_block_word(bs, wp, &bc) == 1 &&
+		   storage_block_site(&bc, 3, &first) == 0 && storage_block_site(&bc, 4, &first) == 4,
+		   "a site with a damaged block has none, the next its four");
+		storage_blocks_close(bs);
+		bs = NULL;
+		/* A partition's file missing. */
+		spill(path, save, len);
+		unlink(path);
+		buf_reset(&err);
+		ok(storage_blocks_open(gen, &bs, &err) == -1 && !bs &&
+		   strstr(buf_str(&err), "blocksum: cannot open"),
+		   "a missing blocksum of one partition is refused: %s", buf_str(&err));
+		buf_reset(&err);
+		ok(storage_check(gen, &err) == 1 && strstr(buf_str(&err), "blocksum: cannot open"),
+		   "and reported by storage_check: %s", buf_str(&err));
+		spill(path, save, len);
+		ok(storage_blocks_open(gen, &bs, &err) == 1, "and opens again once it is back");
+		free(b);
+		free(save);
+	}
+	free(path);
+out:
+	storage_blocks_close(bs);
+	storage_close(st);
+	buf_free(&err);
+	free(c);
 	free(gen);
 }
 
@@ -1082,6 +1290,7 @@ int main(void)
 	old_version(root);
 	docinfo_only(root);
 	site_sums(root);
+	block_sums(root);
 
 	/* The live generation opens through the current symlink. */
 	{

@@ -1,0 +1,66 @@
+/* storage_block.c - the reader of the block summaries NNw/blocksum
+ * (storage.h, "block summaries"; doc/FORMATS.md, "NNw/blocksum"): a
+ * summary per STORAGE_BLOCK URL records of a word's site, for block-max
+ * pruning.  storage_sum.c writes and verifies the files in its pass over
+ * the postings, and maps them for this reader.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "le.h"
+#include "storage.h"
+#include "storage_int.h"
+#include "util.h"
+
+int storage_blocks_open(const char *gen_dir, struct storage_blocks **out, struct buf *err)
+{
+	struct storage_blocks *b = xmalloc(sizeof(*b));
+	int rc = storage_sum_files_open(gen_dir, F_BLOCKSUM, BLOCK_ENTRY, &b->f, err);
+
+	*out = rc > 0 ? b : NULL;
+	if (rc <= 0)
+		free(b);
+	return rc;
+}
+
+void storage_blocks_close(struct storage_blocks *b)
+{
+	if (!b)
+		return;
+	storage_sum_files_close(&b->f);
+	free(b);
+}
+
+int storage_block_word(const struct storage_blocks *b, uint32_t word_id,
+		       struct storage_block_cursor *c)
+{
+	return storage_sum_files_word(&b->f, word_id, BLOCK_ENTRY, &c->e, &c->end);
+}
+
+uint32_t storage_block_site(struct storage_block_cursor *c, uint32_t site,
+			    const unsigned char **first)
+{
+	const unsigned char *e;
+	uint32_t n = 0;
+	bool bad = false;
+
+	while (c->e < c->end && le_get32(c->e) < site)
+		c->e += BLOCK_ENTRY;
+	/* The site's entries are read to be counted: a damaged one among
+	 * them (a hull longer than an entry holds, a section past the four)
+	 * gives the site no blocks. */
+	for (e = c->e; e < c->end && le_get32(e) == site; e += BLOCK_ENTRY, n++)
+		bad |= storage_sum_bad(e);
+	*first = c->e;
+	return bad ? 0 : n;
+}
+
+void storage_block_at(const unsigned char *first, uint32_t i, struct storage_block *out)
+{
+	const unsigned char *e = first + (size_t)i * BLOCK_ENTRY;
+
+	storage_sum_unpack(e, &out->s);
+	out->max_url = le_get32(e + 52);
+	out->off = le_get64(e + 56);
+}
