@@ -1,12 +1,14 @@
 /* fuzz-storage.c - libFuzzer target for the CompactStorage reader and
  * checker.
  *
- * A small valid generation is written once; each input replaces one of its
+ * A small valid generation is written once (one word of partition 0 with
+ * enough URLs for site and block summaries); each input replaces one of its
  * files (byte 0 picks which, bit 0 of byte 1 says whether to give the bytes
  * a valid header crc so the fuzzer gets past the header) and the generation
- * is opened, walked through every reader call, and checked.  Whatever the
- * bytes: no crash, no leak, and storage_check() reports damage it finds
- * with a non-empty report.
+ * is opened, walked through every reader call (the blocks' jumps too), and
+ * checked.  Whatever the bytes: no crash, no leak, and storage_check()
+ * reports damage it finds with a non-empty report.  FUZZ_STORAGE_SEEDS=DIR
+ * writes the generation's files into DIR as seeds (tests/fuzz/corpus/storage).
  */
 #include "config.h"
 
@@ -31,6 +33,7 @@ static char top[] = "/tmp/fuzz-storage-XXXXXX";
 static const char *const files[] = {
 	"FORMAT", "docinfo", "00w/ind", "00w/sites", "00w/urls", "00w/words",
 	"01w/ind", "01w/sites", "01w/urls", "01w/words", "00w/sitesum", "01w/sitesum",
+	"00w/blocksum", "01w/blocksum",
 };
 #define N_FILES (sizeof(files) / sizeof(files[0]))
 static unsigned char *orig[N_FILES];
@@ -78,17 +81,51 @@ static void cleanup(void)
 	nftw(top, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* Words "a0".."a399": enough for both partitions 0 and 1 to have some. */
+/* The big word: the first "b<i>" of partition 0. */
+static void big_word(char word[16])
+{
+	for (int i = 0;; i++) {
+		snprintf(word, 16, "b%d", i);
+		if (storage_partition(word, strlen(word)) == 0)
+			return;
+	}
+}
+
+/* Each file as a seed of DIR (byte 0 its index, byte 1 zero). */
+static void write_seeds(const char *dir)
+{
+	for (size_t i = 0; i < N_FILES; i++) {
+		char *path = xasprintf("%s/seed-%02zu-%s", dir, i, files[i]);
+		char *sl = strchr(path + strlen(dir) + 1, '/');
+		FILE *fp;
+
+		if (sl)
+			*sl = '-';
+		if ((fp = fopen(path, "wb"))) {
+			fputc((int)i, fp);
+			fputc(0, fp);
+			fwrite(orig[i], 1, orig_len[i], fp);
+			fclose(fp);
+		}
+		free(path);
+	}
+}
+
+/* Words "a0".."a399": enough for both partitions 0 and 1 to have some; the
+ * big word last in partition 0, on sites 5 (200 URLs: four blocks) and 6
+ * (1,000: sixteen). */
 static void setup(void)
 {
 	struct storage_format f = { .generation = 1 };
 	struct storage_docinfo_writer *dw;
+	char big[16];
 
 	log_open("/dev/null");
 	CHECK(mkdtemp(top) != NULL);
 	atexit(cleanup);
 	gen = xasprintf("%s/gen-00000001", top);
 	mkdir_p(gen);
+	big_word(big);
 	for (unsigned p = 0; p < 100; p++) {
 		struct storage_part_writer *w;
 
@@ -113,13 +150,27 @@ static void setup(void)
 				}
 			}
 		}
+		if (p == 0) {
+			uint32_t pos[3] = { 1, 20000, 0x3000000u };
+
+			storage_part_word(w, big, strlen(big));
+			f.words++;
+			f.live_words++;
+			for (uint32_t u = 20; u < 1220; u++, f.postings++) {
+				if (u == 20 || u == 220)
+					storage_part_site(w, u == 20 ? 5 : 6);
+				storage_part_url(w, u, pos + u % 2, 1 + u % 2);
+			}
+		}
 		CHECK(storage_part_finish(w, NULL) == 0);
 	}
 	CHECK(storage_docinfo_begin(gen, &dw, NULL) == 0);
-	for (uint32_t u = 1; u < 20; u++) {
+	for (uint32_t u = 1; u < 1220; u++) {
 		struct storage_doc d = { .site_id = 1 + (u - 1) % 4, .len = { 10, 2, 3, 4 } };
 		if (d.site_id == 4)
 			d.site_id = 0;
+		if (u >= 20)
+			d.site_id = u < 220 ? 5 : 6;
 		if (d.site_id)
 			storage_docinfo_put(dw, u, &d);
 	}
@@ -128,6 +179,8 @@ static void setup(void)
 	CHECK(storage_sums_write(gen, NULL) == 0);
 	for (size_t i = 0; i < N_FILES; i++)
 		orig[i] = slurp(files[i], &orig_len[i]);
+	if (getenv("FUZZ_STORAGE_SEEDS"))
+		write_seeds(getenv("FUZZ_STORAGE_SEEDS"));
 }
 
 static int cb(void *arg, const char *w, size_t len, const struct storage_word *sw)
@@ -174,10 +227,51 @@ static uint64_t walk(const struct storage *s)
 	return sum;
 }
 
+/* Every block of every word, each jumped to in s (NULL: not opened). */
+static uint64_t walk_blocks(const struct storage *s, const struct storage_blocks *b)
+{
+	static struct storage_cursor c;
+	uint64_t sum = 0;
+
+	for (uint32_t id = 0; id < 1000; id++) {
+		struct storage_block_cursor bc;
+		uint32_t site = 0;
+		int more = 1;
+
+		if (storage_block_word(b, id, &bc) != 1)
+			continue;
+		if (s)
+			more = storage_postings(s, id, &c) == 1 &&
+			       storage_next_site(&c, &site) == 1;
+		for (uint32_t ask = 0; ask < 8; ask++) {
+			const unsigned char *first;
+			uint32_t n = storage_block_site(&bc, ask, &first);
+
+			while (s && more && site < ask)
+				more = storage_next_site(&c, &site) == 1;
+			for (uint32_t i = 0; i < n; i++) {
+				struct storage_block blk;
+				uint32_t url, np;
+				const uint8_t *pos;
+
+				storage_block_at(first, i, &blk);
+				CHECK(blk.s.n_hull <= STORAGE_SUM_HULL);
+				sum += blk.max_url + blk.off;
+				if (s && more && site == ask && storage_jump(&c, blk.off) == 0 &&
+				    storage_skip_url(&c, 0, &url, &np, &pos) == 1)
+					sum += url + storage_rec_pos(pos, np - 1);
+				c.err = 0; /* a bad jump: the next block's may be good */
+			}
+		}
+	}
+	return sum;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct storage *s;
 	struct storage_sums *ss;
+	struct storage_blocks *bs;
 	struct buf rep = BUF_INIT(1 << 20);
 	size_t which;
 	unsigned char *copy;
@@ -195,10 +289,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			copy[28 + i] = (unsigned char)(c >> (8 * i));
 	}
 	spill(files[which], copy, size - 2);
-	if (storage_open_dir(gen, &s, NULL) == 0) {
+	if (storage_open_dir(gen, &s, NULL) == 0)
 		walk(s);
-		storage_close(s);
+	else
+		s = NULL;
+	if (storage_blocks_open(gen, &bs, NULL) == 1) {
+		walk_blocks(s, bs);
+		storage_blocks_close(bs);
 	}
+	storage_close(s);
 	if (storage_sums_open(gen, &ss, NULL) == 1) {
 		for (uint32_t id = 0; id < 1000; id++) {
 			struct storage_sum_cursor c;
