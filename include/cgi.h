@@ -99,6 +99,7 @@ struct cgi_json_answer {
 	const char *query;
 	long page, page_size;           /* page 0-based */
 	uint64_t total_results, total_urls, total_sites;
+	bool estimated;            /* the counts are estimates (searchd's ExactCounts no) */
 	double seconds;                 /* searchd's time (the slowest one's) */
 	double elapsed;                 /* the client's, request to answer */
 	uint64_t generation;            /* of the (first) searchd's answer */

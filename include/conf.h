@@ -184,6 +184,7 @@ struct conf {
 	double pagerank_weight;   /* PageRankWeight (0.5) */
 	double title_match_boost; /* TitleMatchBoost (1000) */
 	bool pruning;             /* Pruning (yes): top-k pruning, doc/SEARCH.md */
+	bool exact_counts;        /* ExactCounts (no): count what pruning passes over */
 	long max_wildcard_words;  /* MaxWildcardWords (64) */
 	/* word forms (doc/SEARCH.md, "Word forms"); Stemming and StemLanguage
 	 * also in mpseek.conf: the merge writes the stem map */

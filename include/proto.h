@@ -23,7 +23,7 @@
 struct buf;
 
 #define PROTO_MAGIC "MPSQ"
-#define PROTO_VERSION 1
+#define PROTO_VERSION 2
 #define PROTO_HEADER_SIZE 12
 #define PROTO_MAX_FRAME (8u << 20)     /* bytes of one payload */
 #define PROTO_MAX_STRING (1u << 20)    /* bytes of one string field */
@@ -116,6 +116,7 @@ struct proto_results {
 	uint64_t total_urls;     /* matching URLs */
 	uint32_t total_sites;    /* matching sites */
 	uint64_t total_results;  /* ranked entries ($t): sites when grouped, else URLs */
+	uint8_t estimated;       /* 1: the counts (and site_hits) are estimates (ExactCounts no) */
 	uint32_t first;          /* ordinal of hits[0], 0-based */
 	double seconds;          /* search time */
 	uint64_t generation;     /* index generation answered from */

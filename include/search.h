@@ -97,6 +97,8 @@ struct search_work {
 	uint64_t sites;            /* sites of the driving word a pruned query came to */
 	uint64_t sum_sites;        /* of those, passed over by their summaries */
 	uint64_t visited;          /* documents of the driving word a pruned query read */
+	uint64_t blocks;           /* ranges of visited sites read (block summaries) */
+	uint64_t sum_blocks;       /* ranges of visited sites passed over */
 };
 
 /* Answer one request.  Always fills *res (free with proto_results_free()):

@@ -244,6 +244,7 @@ static void print_json_results(const struct options *o, const struct proto_resul
 	a.total_results = r->total_results;
 	a.total_urls = r->total_urls;
 	a.total_sites = r->total_sites;
+	a.estimated = r->estimated != 0;
 	a.seconds = r->seconds;
 	a.elapsed = elapsed;
 	a.generation = r->generation;

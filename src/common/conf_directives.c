@@ -203,6 +203,7 @@ const struct directive conf_directives[] = {
 	FNW("TitleMatchBoost", SRD, NOWHERE, 9, d_ranking, NULL),
 	LONG("MaxWildcardWords", SRD, C(max_wildcard_words), 64, 1, 10000),
 	BOOL("Pruning", SRD, C(pruning), 1),
+	BOOL("ExactCounts", SRD, C(exact_counts), 0),
 	BOOL("Stemming", IDX | SRD, C(stemming), 1),
 	STR("StemLanguage", IDX | SRD, C(stem_language), "english"),
 	FNW("StemWeight", SRD, NOWHERE, 10, d_ranking, NULL),

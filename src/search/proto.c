@@ -224,6 +224,7 @@ int proto_encode_results(struct buf *out, const struct proto_results *m)
 	put_u64(&e, m->total_urls);
 	put_u32(&e, m->total_sites);
 	put_u64(&e, m->total_results);
+	put_u8(&e, m->estimated ? 1 : 0);
 	put_u32(&e, m->first);
 	put_f64(&e, m->seconds);
 	put_u64(&e, m->generation);
@@ -580,6 +581,9 @@ int proto_decode_results(const void *p, size_t len, struct proto_results *m, str
 	m->total_urls = get_u64(&d);
 	m->total_sites = get_u32(&d);
 	m->total_results = get_u64(&d);
+	m->estimated = get_u8(&d);
+	if (!d.bad && m->estimated > 1)
+		fail(&d, "estimated flag not 0 or 1");
 	m->first = get_u32(&d);
 	m->seconds = get_f64(&d);
 	m->generation = get_u64(&d);

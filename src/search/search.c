@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -372,6 +373,31 @@ static int load_leaves(struct run *r)
 	return rc;
 }
 
+/* What top-k pruning passed over in the sites it visited, and estimated
+ * (search_block.c): into *urls and *sites, the matches and sites to add
+ * to the counts, and each pick's site_hits.  The units it counted give
+ * the rate of matches per driving document, and of matching sites. */
+static void est_apply(const struct run *r, const struct search_doc *docs,
+		      struct search_pick *picks, size_t n_picks, uint64_t *urls, uint64_t *sites)
+{
+	const struct run_est *e = &r->est;
+	double rate = e->docs ? (double)e->hits / (double)e->docs : 0;
+	double srate = e->sites ? (double)e->sites_hit / (double)e->sites : rate > 0;
+
+	*urls = (uint64_t)llround(rate * (double)e->est_docs);
+	*sites = (uint64_t)llround(srate * (double)e->est_sites);
+	for (size_t i = 0; i < e->nx; i++) {
+		const struct run_est_site *x = &e->x[i];
+		uint64_t n = x->hits + (uint64_t)llround(rate * (double)x->est_docs);
+
+		*urls += x->hits;
+		*sites += !x->listed && n > 0;
+		for (size_t k = 0; k < n_picks; k++)
+			if (docs[picks[k].doc].site_id == x->site)
+				picks[k].site_hits += (uint32_t)n;
+	}
+}
+
 /* Group, order and cut the scored documents into the page asked for, and
  * fill its hits: 0, or -1 when the database failed. */
 static int make_page(struct run *r, const struct search_doc *docs, size_t n_docs, uint32_t ps)
@@ -380,16 +406,20 @@ static int make_page(struct run *r, const struct search_doc *docs, size_t n_docs
 	struct proto_results *res = r->res;
 	struct search_pick *picks = xmalloc(2 * (size_t)ps * sizeof(*picks));
 	size_t n_picks;
+	uint64_t urls, sites;
 	int rc;
 
 	n_picks = search_select(docs, n_docs, req->group, req->sort,
 				req->page < PROTO_MAX_PAGE ? req->page : PROTO_MAX_PAGE, ps, picks,
 				&res->total_results, &res->total_sites);
 	/* The sites top-k pruning counted from their summaries (none on the
-	 * page, none with near-duplicates). */
-	res->total_urls = n_docs + r->sum_urls;
-	res->total_sites += (uint32_t)r->sum_sites;
-	res->total_results += req->group ? r->sum_sites : r->sum_urls;
+	 * page, none with near-duplicates), and what it passed over and
+	 * estimated. */
+	est_apply(r, docs, picks, n_picks, &urls, &sites);
+	res->total_urls = n_docs + r->sum_urls + urls;
+	res->total_sites += (uint32_t)(r->sum_sites + sites);
+	res->total_results += req->group ? r->sum_sites + sites : r->sum_urls + urls;
+	res->estimated = r->est.est_docs || r->est.est_sites;
 	res->first = req->page * ps;
 	rc = run_fill_hits(r, docs, picks, n_picks);
 	free(picks);
@@ -470,6 +500,7 @@ int search_run(struct search_index *ix, const struct search_env *env,
 	}
 	if (make_page(&r, docs, n_docs, ps))
 		rc = -1;
+	r.work.matched = res->total_urls;
 done:
 	if (r.db_failed) {
 		run_fail(&r, "ER_DATABASE", "The database did not answer.");
@@ -495,6 +526,8 @@ done:
 		env->work->sites += r.work.sites;
 		env->work->sum_sites += r.work.sum_sites;
 		env->work->visited += r.work.visited;
+		env->work->blocks += r.work.blocks;
+		env->work->sum_blocks += r.work.sum_blocks;
 	}
 	run_free(&r);
 	return rc;

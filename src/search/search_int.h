@@ -60,6 +60,7 @@ struct search_index {
 	 * below n_site, each site's best PageRank (with ranks) and a bit for
 	 * each site that has members of near-duplicate groups. */
 	struct storage_sums *sums;
+	struct storage_blocks *blocks; /* the block summaries (search_block.c), or NULL */
 	double *site_pr;
 	uint64_t *site_nd;
 	uint32_t n_site;
@@ -231,6 +232,24 @@ struct run {
 	/* Matching documents and sites run_prune() counted from the site
 	 * summaries (their documents are not in its list). */
 	uint64_t sum_urls, sum_sites;
+	/* What pruning passed over and counted one unit (a site or a block
+	 * of one) in PRUNE_SAMPLE (ExactCounts no, search_block.c): the units
+	 * counted (their driving word's documents, their matches; the sites
+	 * among them, those with a match), and the driving documents and
+	 * sites of the others, whose matches are estimated at the counted
+	 * ones' rate.  Per visited site with blocks passed over, what its
+	 * site_hits lacks (run_est_apply()). */
+	struct run_est {
+		uint64_t docs, hits, sites, sites_hit;
+		uint64_t est_docs, est_sites;
+		struct run_est_site {
+			uint32_t site;
+			bool listed;       /* the site has documents in the walk's list */
+			uint32_t hits;     /* matches counted in its passed blocks */
+			uint64_t est_docs; /* driving documents of the blocks not counted */
+		} *x;
+		size_t nx, capx;
+	} est;
 };
 
 /* search.c: stop the query with an ER_* token and a sentence (the first
@@ -359,6 +378,8 @@ int run_sum_list_open(struct run *r, uint32_t word_id, uint32_t n_urls,
 /* l's summary of site (asked in ascending order; present: the list has
  * the site): 1 (in l), 0 when the generation has none, -1 damage. */
 int run_sum_list_site(struct run *r, struct sum_list *l, uint32_t site, bool present);
+/* The most occurrences of a document a summary bounds. */
+uint32_t run_sum_max_n(const struct storage_sum *s);
 /* l back before its first site (word_id: its word). */
 void run_sum_list_rewind(const struct run *r, struct sum_list *l, uint32_t word_id);
 /* search_prune.c: true when the query can be answered with top-k pruning

@@ -632,7 +632,7 @@ int prune_doc_has(struct prune *p, uint32_t site, uint32_t url)
 
 /* Document url of the driving word: a candidate with its bound when it
  * matches (prune_doc_has()) and docinfo's filters keep it.  0 or -1. */
-static int prune_doc(struct prune *p, uint32_t site, uint32_t url)
+int prune_doc(struct prune *p, uint32_t site, uint32_t url)
 {
 	struct run *r = p->r;
 	const struct proto_search *q = r->req;
@@ -864,6 +864,21 @@ static bool heap_may_take(struct prune *p, const struct cand *c)
 	return !g || (isfinite(c->score) && group_first(p, g));
 }
 
+/* Candidate k (appended after the heap v[0..*n) and the popped ones)
+ * into the heap. */
+static void cand_push(struct cand *v, size_t *n, size_t k)
+{
+	size_t i = (*n)++;
+	struct cand t = v[k];
+
+	v[k] = v[i];
+	while (i > 0 && v[(i - 1) / 2].ub < t.ub) {
+		v[i] = v[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	v[i] = t;
+}
+
 /* Score the candidates of one site that can reach the page, best bound
  * first (none when its best bound is below the threshold).  Grouped, the page shows a site by its best document and its
  * second: a site whose bounds are all below the threshold is out, and in a
@@ -871,24 +886,45 @@ static bool heap_may_take(struct prune *p, const struct cand *c)
  * near-duplicate can take off the page (documents without one) beat every
  * bound left (or the site's best is below the threshold and so is every
  * bound left); only such a score enters the heap for the site.  Ungrouped,
- * every document is an entry (heap_may_take()).  0 or -1. */
-static int rank_site(struct prune *p)
+ * every document is an entry (heap_may_take()).  With ranges (rg, best
+ * bound first: search_block.c), the site's candidates are not read yet:
+ * a range is read when its bound is the best left, its documents joining
+ * the heap, and the ranges left when scoring stops are passed over (each
+ * of their documents' bounds is below the range's).  0, -1 or 1
+ * (deadline). */
+static int rank_site(struct prune *p, uint32_t site, const struct prange *rg, size_t nrg,
+		     size_t *seen)
 {
 	double th = prune_theta(p), best = -HUGE_VAL;
 	double sure = -HUGE_VAL, sure2 = -HUGE_VAL; /* of documents without near-duplicates */
-	size_t left = p->site_max < th ? 0 : p->ncand;
+	size_t left = rg || p->site_max < th ? 0 : p->ncand, ri = 0;
+	int rc;
 
 	for (size_t i = left / 2; i-- > 0;)
 		cand_sift(p->cand, i, left);
-	while (left) {
-		struct cand *c = &p->cand[cand_pop(p->cand, &left)];
+	while (left || ri < nrg) {
+		struct cand *c;
+		double ub = left ? p->cand[0].ub : -HUGE_VAL;
+		bool range = ri < nrg && !(rg[ri].ub < ub);
 
+		ub = range ? rg[ri].ub : ub;
 		if (!p->group) {
-			if (c->ub < prune_theta(p))
+			if (ub < prune_theta(p))
 				break;
-		} else if (c->ub < sure2 || (best < th && c->ub < th)) {
+		} else if (ub < sure2 || (best < th && ub < th)) {
 			break;
 		}
+		if (range) {
+			size_t n0 = p->ncand;
+
+			rc = prune_blk_expand(p, site, &rg[ri++], seen);
+			if (rc)
+				return rc;
+			for (size_t k = n0; k < p->ncand; k++)
+				cand_push(p->cand, &left, k);
+			continue;
+		}
+		c = &p->cand[cand_pop(p->cand, &left)];
 		if (score_cand(p, c))
 			return -1;
 		if (c->score > best)
@@ -905,6 +941,9 @@ static int rank_site(struct prune *p)
 			sure2 = c->score;
 		}
 	}
+	rc = prune_blk_pass(p, site, rg + ri, nrg - ri, p->ncand > 0, seen);
+	if (rc)
+		return rc;
 	/* Folding keeps a group's best, which may be in another site: every
 	 * member of such a group is scored, so that the one kept (and with it
 	 * the sites' counts) is the one exhaustive scoring keeps. */
@@ -995,11 +1034,18 @@ int prune_visit_site(struct prune *p, uint32_t site, size_t *seen)
 
 	p->ncand = p->nrec = 0;
 	p->site_max = -HUGE_VAL;
-	rc = prune_site(p, &p->t[0], site, seen);
+	rc = prune_blk_ranges(p, site);
+	if (rc < 0)
+		return -1;
+	if (rc == 1) {
+		rc = rank_site(p, site, p->rg, p->nrg, seen);
+	} else {
+		rc = prune_site(p, &p->t[0], site, seen);
+		if (rc == 0)
+			rc = rank_site(p, site, NULL, 0, seen);
+	}
 	if (rc)
 		return rc;
-	if (rank_site(p))
-		return -1;
 	return run_past_deadline(p->r) ? 1 : 0;
 }
 
@@ -1045,6 +1091,8 @@ int run_prune(struct run *r, uint32_t page_size, struct search_doc **docs, size_
 	rc = prune_open(&p);
 	if (rc == 0)
 		rc = prune_sum_open(&p);
+	if (rc == 0)
+		rc = prune_blk_open(&p);
 	if (rc == 0)
 		rc = prune_walk(&p);
 	else if (rc == 1)

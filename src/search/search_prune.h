@@ -34,6 +34,30 @@ struct psub {
 	int kind;                  /* SUB_* */
 	uint32_t word_id, n_urls;
 	struct sum_list *sl;       /* its site summaries (sum_open()); NULL: none */
+	/* Its block summaries (search_block.c): the word's; the current
+	 * site's nb blocks from bfirst, bsite their site. */
+	struct storage_block_cursor bc;
+	bool has_blk;
+	const unsigned char *bfirst;
+	uint32_t nb, bsite;
+};
+
+/* A range of url_ids of the current site, cut by the blocks of the
+ * driving word's longest list (search_block.c): the bound of every
+ * document in it, and that list's documents there. */
+struct prange {
+	uint32_t lo, hi, n_drv;
+	double ub;
+};
+
+/* What one list says of a site or of a range of it: the bound of its tf~
+ * (run_tf_bound()), its most occurrences, its shortest title; present:
+ * it may have documents there. */
+struct subval {
+	double tf;
+	uint32_t max_n;
+	uint16_t title;
+	bool present;
 };
 
 /* One word: the OR of its posting lists p->sub[first .. first + ns), a
@@ -107,6 +131,16 @@ struct prune {
 		double ub;
 	} *first;                  /* the sites visited first (prune_first()), by site */
 	size_t nfirst;
+	/* Block summaries (search_block.c): used; the driving word's list
+	 * whose blocks cut a site into ranges; the current site's ranges;
+	 * passed-over units counted one in `sample`, and so far. */
+	bool use_blk;
+	struct subval *val;        /* per list, what sum_bound() and the ranges' bounds read */
+	size_t bdrv;
+	struct prange *rg;
+	size_t nrg, caprg;
+	uint32_t sample;
+	uint64_t units;
 };
 
 double prune_theta(const struct prune *p);
@@ -119,10 +153,26 @@ int prune_doc_has(struct prune *p, uint32_t site, uint32_t url);
 int prune_walk_next(struct prune *p, uint32_t *site);
 int prune_visit_site(struct prune *p, uint32_t site, size_t *seen);
 
+int prune_doc(struct prune *p, uint32_t site, uint32_t url);
+
 /* search_prune_sum.c */
+double prune_bound_of(struct prune *p, uint32_t site, const struct subval *v);
 int prune_sum_open(struct prune *p);
 int prune_sum_pass(struct prune *p, uint32_t site, size_t *seen);
 int prune_rewind(struct prune *p);
 int prune_first(struct prune *p, size_t *seen);
+
+
+/* search_block.c */
+#define PRUNE_SAMPLE 16        /* passed-over units counted: one in 16 (ExactCounts no) */
+int prune_blk_open(struct prune *p);
+void prune_blk_rewind(struct prune *p);
+int prune_blk_ranges(struct prune *p, uint32_t site);
+int prune_blk_expand(struct prune *p, uint32_t site, const struct prange *g, size_t *seen);
+int prune_blk_pass(struct prune *p, uint32_t site, const struct prange *g, size_t n, bool listed,
+		   size_t *seen);
+bool prune_count_unit(struct prune *p);
+void prune_count_add(struct prune *p, uint64_t docs, uint64_t hits, bool site);
+void prune_count_skip(struct prune *p, uint64_t docs, bool site);
 
 #endif

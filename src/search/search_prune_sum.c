@@ -46,6 +46,7 @@ int prune_sum_open(struct prune *p)
 			return rc;
 	}
 	p->use_sum = true;
+	p->val = arena_alloc(r->ar, p->nsub * sizeof(*p->val));
 	p->sum_whole = p->nt == p->np && p->nf == 0;
 	for (size_t i = 1; i < p->np; i++)
 		p->sum_whole &= p->t[i].first == p->t[0].first;
@@ -65,44 +66,45 @@ int prune_sum_open(struct prune *p)
 	return storage_postings(r->ix->st, p->probe->word_id, p->probe->c) < 0 ? -1 : 0;
 }
 
-/* The bound of every document of site from its positive words' lists'
- * summaries into *ub, as prune_doc() bounds one document: each word's
- * tf~ at most its own list's bound or StemWeight times the sum of its
- * forms', plus AnchorWeight times the most anchor occurrences; the
- * proximity boost of every pair; each phrase's by its words' least; the
- * title boost when each word's own list has a title (its length at least
- * the longest of their shortest); the site's best PageRank.  HUGE_VAL
- * when a list has no summary of the site.  0 or -1. */
-static int sum_bound(struct prune *p, uint32_t site, double *ub)
+/* The bound of every document whose positive words' lists say v[] of
+ * it (a site's summaries, or the blocks of a range of it), as prune_doc()
+ * bounds one document: each word's tf~ at most its own list's bound or
+ * StemWeight times the sum of its forms', plus AnchorWeight times the
+ * most anchor occurrences; the proximity boost of every pair; each
+ * phrase's by its words' least; the title boost when each word's own list
+ * has a title (its length at least the longest of their shortest); the
+ * site's best PageRank.  -HUGE_VAL when a word has no list there (no
+ * document matches). */
+double prune_bound_of(struct prune *p, uint32_t site, const struct subval *v)
 {
 	struct run *r = p->r;
 	const struct search_rank_params *rp = &r->rp;
-	double own[PRUNE_MAX_TERMS], text = 0;
+	double own[PRUNE_MAX_TERMS], text = 0, ub;
 	bool in_title = true;
 	uint16_t title = 0;
 
-	*ub = HUGE_VAL;
 	for (size_t i = 0; i < p->np; i++) {
 		const struct pterm *t = &p->t[i];
 		double forms = 0, anchor = 0;
 		uint16_t tl = STORAGE_SUM_NO_TITLE;
+		bool any = false;
 
 		own[i] = 0;
 		for (size_t j = t->first; j < t->first + t->ns; j++) {
-			struct psub *s = &p->sub[j];
-			int rc = run_sum_list_site(r, s->sl, site, !s->ended && s->site == site);
-
-			if (rc <= 0)
-				return rc;
-			if (s->kind == SUB_OWN) {
-				own[i] = s->sl->tf;
-				tl = s->sl->title;
-			} else if (s->kind == SUB_FORM) {
-				forms += s->sl->tf;
+			if (!v[j].present)
+				continue;
+			any = true;
+			if (p->sub[j].kind == SUB_OWN) {
+				own[i] = v[j].tf;
+				tl = v[j].title;
+			} else if (p->sub[j].kind == SUB_FORM) {
+				forms += v[j].tf;
 			} else {
-				anchor = rp->anchor_weight * s->sl->max_n;
+				anchor = rp->anchor_weight * v[j].max_n;
 			}
 		}
+		if (!any)
+			return -HUGE_VAL;
 		text += run_sat_bound(r, t->l->idf, fmax(own[i], rp->stem_weight * forms) + anchor);
 		if (tl == STORAGE_SUM_NO_TITLE)
 			in_title = false;
@@ -120,8 +122,27 @@ static int sum_bound(struct prune *p, uint32_t site, double *ub)
 	}
 	if (in_title && title < r->query_tokens)
 		title = (uint16_t)r->query_tokens;
-	*ub = run_doc_bound(r, text, run_sum_pr(r, site), in_title, title);
-	*ub += fabs(*ub) * PRUNE_MARGIN + PRUNE_MARGIN;
+	ub = run_doc_bound(r, text, run_sum_pr(r, site), in_title, title);
+	return ub + fabs(ub) * PRUNE_MARGIN + PRUNE_MARGIN;
+}
+
+/* The bound of every document of site from its positive words' lists'
+ * summaries into *ub (prune_bound_of()); HUGE_VAL when a list has no
+ * summary of the site.  0 or -1. */
+static int sum_bound(struct prune *p, uint32_t site, double *ub)
+{
+	struct subval *v = p->val;
+
+	*ub = HUGE_VAL;
+	for (size_t j = 0; j < p->npsub; j++) {
+		struct psub *s = &p->sub[j];
+		int rc = run_sum_list_site(p->r, s->sl, site, !s->ended && s->site == site);
+
+		if (rc <= 0)
+			return rc;
+		v[j] = (struct subval){ s->sl->tf, s->sl->max_n, s->sl->title, true };
+	}
+	*ub = prune_bound_of(p, site, v);
 	return 0;
 }
 
@@ -235,10 +256,17 @@ int prune_sum_pass(struct prune *p, uint32_t site, size_t *seen)
 	if (p->sum_whole) {
 		if (sum_union(p, site, &n))
 			return -1;
+	} else if (!prune_count_unit(p)) {
+		/* Estimated (ExactCounts no): one passed-over unit in
+		 * PRUNE_SAMPLE is counted (search_block.c). */
+		prune_count_skip(p, p->sub[p->bdrv].sl->n_docs, true);
+		r->work.sum_sites++;
+		return 1;
 	} else {
 		rc = sum_count(p, site, &n, seen);
 		if (rc)
 			return rc < 0 ? -1 : 2;
+		prune_count_add(p, p->sub[p->bdrv].sl->n_docs, n, true);
 	}
 	r->work.sum_sites++;
 	r->sum_urls += n;
@@ -263,6 +291,8 @@ int prune_rewind(struct prune *p)
 		if (s->sl && s != p->probe)
 			run_sum_list_rewind(p->r, s->sl, s->word_id);
 	}
+	if (p->use_blk)
+		prune_blk_rewind(p);
 	return 0;
 }
 

@@ -48,6 +48,10 @@ int search_sums_make(struct search_index *ix)
 
 	if (rc < 0)
 		warning("%s (every site is visited)", buf_str(&err));
+	buf_reset(&err);
+	/* Blocks bound parts of a site: only beside the sites' summaries. */
+	if (rc > 0 && storage_blocks_open(ix->dir, &ix->blocks, &err) < 0)
+		warning("%s (every block of a visited site is read)", buf_str(&err));
 	buf_free(&err);
 	if (rc <= 0)
 		return 0;
@@ -87,6 +91,7 @@ int search_sums_make(struct search_index *ix)
 void search_sums_free(struct search_index *ix)
 {
 	storage_sums_close(ix->sums);
+	storage_blocks_close(ix->blocks);
 	free(ix->site_pr);
 	free(ix->site_nd);
 }
@@ -129,6 +134,19 @@ double run_sum_tf(const struct run *r, const struct storage_sum *s)
 				t = fmax(t, run_tf_bound(s->sec_n[k], k, k, wn));
 	}
 	return t;
+}
+
+uint32_t run_sum_max_n(const struct storage_sum *s)
+{
+	uint32_t n = 0;
+
+	for (int k = 0; k < STORAGE_SECTIONS; k++)
+		if (s->sec_mask & 1u << k && s->sec_n[k] > n)
+			n = s->sec_n[k];
+	for (uint32_t i = 0; i < s->n_hull; i++)
+		if (s->hull_n[i] > n)
+			n = s->hull_n[i];
+	return n;
 }
 
 /* ---- one posting list's summary of a site ------------------------------------ */
@@ -229,13 +247,7 @@ int run_sum_list_site(struct run *r, struct sum_list *l, uint32_t site, bool pre
 	if (storage_sum_site(&l->sc, site, &s) != 1)
 		return l->ok = 0;
 	l->tf = run_sum_tf(r, &s);
-	l->max_n = s.sec_mask ? s.sec_n[0] : 0;
-	for (int k = 0; k < STORAGE_SECTIONS; k++)
-		if (s.sec_mask & 1u << k && s.sec_n[k] > l->max_n)
-			l->max_n = s.sec_n[k];
-	for (uint32_t i = 0; i < s.n_hull; i++)
-		if (s.hull_n[i] > l->max_n)
-			l->max_n = s.hull_n[i];
+	l->max_n = run_sum_max_n(&s);
 	l->n_docs = s.n_docs;
 	l->title = s.title_len;
 	return 1;

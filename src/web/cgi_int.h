@@ -53,6 +53,7 @@ struct page {
 	size_t n_ent;
 	uint64_t total_results, total_urls;
 	uint64_t total_sites;
+	bool estimated;          /* some daemon's counts are estimates */
 	double seconds, started;
 	/* a cached copy */
 	struct proto_cached *cached;

@@ -100,10 +100,10 @@ void cgi_json_results(struct buf *b, const struct cgi_json_answer *a)
 	jstr(b, a->query);
 	buf_printf(b, ",\"page\":%ld,\"page_size\":%ld,\"first\":%ld,\"last\":%ld,"
 		   "\"total_results\":%llu,\"total_urls\":%llu,\"total_sites\":%llu,"
-		   "\"seconds\":%.6f,\"elapsed\":%.6f,\"generation\":%llu,\"words\":[",
+		   "\"estimated\":%s,\"seconds\":%.6f,\"elapsed\":%.6f,\"generation\":%llu,\"words\":[",
 		   a->page, a->page_size, entries ? offset + 1 : 0, offset + entries,
 		   (unsigned long long)a->total_results, (unsigned long long)a->total_urls,
-		   (unsigned long long)a->total_sites, isfinite(a->seconds) ? a->seconds : 0.0,
+		   (unsigned long long)a->total_sites, a->estimated ? "true" : "false", isfinite(a->seconds) ? a->seconds : 0.0,
 		   isfinite(a->elapsed) ? a->elapsed : 0.0, (unsigned long long)a->generation);
 	for (i = 0; i < a->n_words; i++) {
 		buf_adds(b, i ? ",{\"word\":" : "{\"word\":");

@@ -418,6 +418,7 @@ static size_t ask_daemons(struct page *pg, struct proto_search *req)
 				pg->total_results += r->total_results;
 				pg->total_urls += r->total_urls;
 				pg->total_sites += r->total_sites;
+				pg->estimated |= r->estimated != 0;
 			}
 			if (r->seconds > pg->seconds)
 				pg->seconds = r->seconds;
@@ -465,6 +466,7 @@ static void free_answers(struct page *pg)
 	pg->ent = NULL;
 	pg->n_res = pg->n_first = pg->n_ent = 0;
 	pg->total_results = pg->total_urls = pg->total_sites = 0;
+	pg->estimated = false;
 	pg->seconds = 0;
 	buf_reset(&pg->errors);
 }
@@ -489,6 +491,7 @@ static void json_results(struct page *pg, struct buf *b, const char *token, cons
 	a.total_results = pg->total_results;
 	a.total_urls = pg->total_urls;
 	a.total_sites = pg->total_sites;
+	a.estimated = pg->estimated;
 	a.seconds = pg->seconds;
 	a.elapsed = now_monotonic() - pg->started;
 	if (pg->n_first) {

@@ -32,11 +32,13 @@
  *               lists, documents searched for a phrase) and "sites N
  *               passed-over N visited-docs N" (the driving word's sites
  *               pruned queries came to, those passed over by their site
- *               summaries, the documents read)
+ *               summaries, the documents read) "blocks-read N
+ *               blocks-passed N" (ranges of visited sites read and passed
+ *               over by their block summaries)
  * Every answer is also encoded and decoded as searchd would send it
  * ("ERROR WIRE ..." when that fails).
  * Output: "ERROR token message" or one line "total_urls total_results
- * total_sites", a line "words: w:urls:total[:stop] ...", then one URL per
+ * total_sites" (then " estimated" when they are), a line "words: w:urls:total[:stop] ...", then one URL per
  * hit (a second hit of its site starts with "  ").
  */
 #include "config.h"
@@ -377,8 +379,8 @@ static int run_cached(struct search_index *ix, const struct search_env *env, con
 /* The answer as the tests read it (see the top of the file). */
 static void print_results(const struct proto_results *res, bool verbose)
 {
-	printf("%" PRIu64 " %" PRIu64 " %u\n", res->total_urls, res->total_results,
-	       res->total_sites);
+	printf("%" PRIu64 " %" PRIu64 " %u%s\n", res->total_urls, res->total_results,
+	       res->total_sites, res->estimated ? " estimated" : "");
 	printf("words:");
 	for (uint32_t i = 0; i < res->n_words; i++)
 		printf(" %s:%u:%" PRIu64 "%s", res->words[i].word, res->words[i].urls,
@@ -517,8 +519,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "walked lists %" PRIu64 " phrase-docs %" PRIu64 "\n",
 				work.lists, work.phrase_docs);
 		if (o.work)
-			fprintf(stderr, "sites %" PRIu64 " passed-over %" PRIu64 " visited-docs %" PRIu64 "\n",
-				work.sites, work.sum_sites, work.visited);
+			fprintf(stderr, "sites %" PRIu64 " passed-over %" PRIu64 " visited-docs %" PRIu64
+				" blocks-read %" PRIu64 " blocks-passed %" PRIu64 "\n",
+				work.sites, work.sum_sites, work.visited, work.blocks, work.sum_blocks);
 		arena_free(&ar);
 	}
 out:

@@ -373,6 +373,28 @@ write_conf() {
 	} >"$file"
 }
 
+# syn_generation NAME GEN-DELTAS-OPTIONS...: a synthetic generation (Zipf
+# words, bench/gen-deltas) merged by mpseek-index -D into a database of
+# its own on the running MariaDB (mdb_start): $conf its mpseek.conf, $G
+# the generation; two test points (the deltas, the merge), and the end of
+# the test when the merge fails.  Needs $idx, $gen and $T.
+syn_generation() {
+	local name=$1 dd rc
+	shift
+	conf=$T/mpseek.conf
+	write_conf "$conf" "$name"
+	dd=$MDB_DIR/data-$name
+	mkdir -p "$dd"
+	"$gen" "$@" "$dd" >"$T/gen.out" 2>&1
+	tap_is "$?" 0 "gen-deltas: $(cat "$T/gen.out")"
+	mpi_no_leak_check "$idx" --seed "$conf" >"$T/seed.log" 2>&1 &&
+		mpi_no_leak_check timeout 300 "$idx" -D "$conf" >"$T/merge.out" 2>"$T/merge.log"
+	rc=$?
+	tap_is "$rc" 0 "merge of the synthetic deltas"
+	[ "$rc" = 0 ] || { tail -5 "$T/merge.log" | sed 's/^/#   /'; tap_done; }
+	G=$(readlink -f "$dd/index/current")
+}
+
 # ---- test web servers ---------------------------------------------------------
 # Both run in the background of the test's shell, with their output in files
 # (never on the TAP stream), and are stopped by _lib_cleanup on exit, before

@@ -22,7 +22,7 @@ MAGIC = b"MPSQ"
 SEARCH, RESULTS, CACHED, CACHED_REPLY, ERROR, PING, PONG = 1, 2, 3, 4, 5, 6, 7
 
 
-def header(typ, length, magic=MAGIC, version=1):
+def header(typ, length, magic=MAGIC, version=2):
     return magic + struct.pack("<HHI", version, typ, length)
 
 

@@ -123,9 +123,9 @@ static void dump_search(struct buf *o, const struct proto_search *m)
 
 static void dump_results(struct buf *o, const struct proto_results *m)
 {
-	buf_printf(o, "error=%s urls=%" PRIu64 " sites=%u results=%" PRIu64 " first=%u gen=%" PRIu64,
-		   m->error, m->total_urls, m->total_sites, m->total_results, m->first,
-		   m->generation);
+	buf_printf(o, "error=%s urls=%" PRIu64 " sites=%u results=%" PRIu64 "%s first=%u gen=%" PRIu64,
+		   m->error, m->total_urls, m->total_sites, m->total_results,
+		   m->estimated ? " estimated" : "", m->first, m->generation);
 	for (uint32_t i = 0; i < m->n_words; i++)
 		buf_printf(o, " word=%s/%u/%" PRIu64 "/%u", m->words[i].word, m->words[i].urls,
 			   m->words[i].total, m->words[i].stopword);
@@ -448,7 +448,7 @@ static void io(void)
 	close(sv[0]);
 	close(sv[1]);
 	socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
-	memcpy(hdr, "MPSQ\x01\x00\x01\x00\xff\xff\xff\x7f", 12);
+	memcpy(hdr, "MPSQ\x02\x00\x01\x00\xff\xff\xff\x7f", 12);
 	ok(write(sv[0], hdr, 12) == 12, "write a header claiming 2 GiB");
 	{
 		int ok_ = proto_read_frame(sv[1], 1000, &type, &p, &err) == -1 && strstr(buf_str(&err), "cap");
@@ -457,7 +457,7 @@ static void io(void)
 	close(sv[0]);
 	close(sv[1]);
 	socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
-	memcpy(hdr, "MPSQ\x01\x00\x01\x00\x64\x00\x00\x00", 12);
+	memcpy(hdr, "MPSQ\x02\x00\x01\x00\x64\x00\x00\x00", 12);
 	ok(write(sv[0], hdr, 12) == 12 && write(sv[0], "abc", 3) == 3, "write a truncated frame");
 	close(sv[0]);
 	{

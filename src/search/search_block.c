@@ -1,0 +1,337 @@
+/* search_block.c - top-k pruning inside a site by the generation's block
+ * summaries (doc/SEARCH.md, "Block summaries"; doc/FORMATS.md
+ * "NNw/blocksum"; the block-max index of Ding and Suel, "Faster top-k
+ * document retrieval using block-max indexes", SIGIR 2011).  The blocks
+ * of the driving word's longest list cut a visited site into ranges of
+ * url_ids; each range is bounded from every list's blocks that overlap
+ * it, as a site is from its summaries, and search_prune.c's ranking of
+ * the site takes ranges and candidates together, best bound first: a
+ * range is read (its documents become candidates) only when its bound
+ * can still reach the page, and the ranges left are passed over and
+ * counted.  Passed-over units (a range here, a site in
+ * search_prune_sum.c) are counted by walking their records, or, with
+ * ExactCounts no, one in PRUNE_SAMPLE is and the others' matches are
+ * estimated at the rate of those counted.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "search_int.h"
+#include "search_prune.h"
+#include "storage.h"
+#include "util.h"
+
+/* ---- counting what is passed over ---------------------------------------------- */
+
+/* Whether the next passed-over unit is counted (else estimated). */
+bool prune_count_unit(struct prune *p)
+{
+	return p->units++ % p->sample == 0;
+}
+
+/* A unit counted: docs of the driving word's documents, hits matches;
+ * site: the unit is a whole site. */
+void prune_count_add(struct prune *p, uint64_t docs, uint64_t hits, bool site)
+{
+	struct run_est *e = &p->r->est;
+
+	e->docs += docs;
+	e->hits += hits;
+	e->sites += site;
+	e->sites_hit += site && hits;
+}
+
+/* A unit not counted: its matches are estimated from its docs. */
+void prune_count_skip(struct prune *p, uint64_t docs, bool site)
+{
+	struct run_est *e = &p->r->est;
+
+	e->est_docs += docs;
+	e->est_sites += site;
+}
+
+/* ---- the lists' blocks ------------------------------------------------------- */
+
+/* Block summaries are used when the site summaries are (prune_sum_open())
+ * and the driving word's longest list has blocks.  0. */
+int prune_blk_open(struct prune *p)
+{
+	struct run *r = p->r;
+	const struct pterm *d = &p->t[0];
+
+	p->use_blk = false;
+	p->sample = r->env->c->exact_counts ? 1 : PRUNE_SAMPLE;
+	p->bdrv = d->first;
+	for (size_t j = d->first; j < d->first + d->ns; j++)
+		if (p->sub[j].n_urls > p->sub[p->bdrv].n_urls)
+			p->bdrv = j;
+	if (!p->use_sum || !r->ix->blocks)
+		return 0;
+	prune_blk_rewind(p);
+	p->use_blk = p->sub[p->bdrv].has_blk;
+	return 0;
+}
+
+/* Every list's block cursor back before its first site. */
+void prune_blk_rewind(struct prune *p)
+{
+	for (size_t j = 0; j < p->nsub; j++) {
+		struct psub *s = &p->sub[j];
+
+		s->has_blk = storage_block_word(p->r->ix->blocks, s->word_id, &s->bc) > 0;
+		s->nb = 0;
+		s->bsite = UINT32_MAX;
+	}
+}
+
+/* s's blocks of site (sites asked in ascending order between rewinds). */
+static void sub_blocks(struct psub *s, uint32_t site)
+{
+	if (s->bsite == site)
+		return;
+	s->bsite = site;
+	s->nb = s->has_blk ? storage_block_site(&s->bc, site, &s->bfirst) : 0;
+}
+
+/* The first of s's blocks of the current site whose last url_id is at
+ * least lo: its index, s->nb when none is. */
+static uint32_t blk_find(const struct psub *s, uint32_t lo)
+{
+	uint32_t a = 0, b = s->nb;
+
+	while (a < b) {
+		uint32_t m = a + (b - a) / 2;
+		struct storage_block k;
+
+		storage_block_at(s->bfirst, m, &k);
+		if (k.max_url < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/* What positive list j says of [lo, hi] of site into p->val[j]: from its
+ * blocks that overlap it, or its summary of the site when it has no
+ * blocks there.  0, 1 when it has no summary of the site (no bound), -1
+ * on damage. */
+static int sub_range(struct prune *p, size_t j, uint32_t site, uint32_t lo, uint32_t hi)
+{
+	struct psub *s = &p->sub[j];
+	struct subval *v = &p->val[j];
+	int rc;
+
+	*v = (struct subval){ 0, 0, STORAGE_SUM_NO_TITLE, false };
+	if (s->ended || s->site != site)
+		return 0;
+	sub_blocks(s, site);
+	if (!s->nb) {
+		rc = run_sum_list_site(p->r, s->sl, site, true);
+		if (rc <= 0)
+			return rc < 0 ? -1 : 1;
+		*v = (struct subval){ s->sl->tf, s->sl->max_n, s->sl->title, true };
+		return 0;
+	}
+	for (uint32_t i = blk_find(s, lo); i < s->nb; i++) {
+		struct storage_block k;
+		uint32_t n;
+
+		storage_block_at(s->bfirst, i, &k);
+		if (k.s.min_url > hi)
+			break;
+		v->present = true;
+		v->tf = fmax(v->tf, run_sum_tf(p->r, &k.s));
+		n = run_sum_max_n(&k.s);
+		v->max_n = n > v->max_n ? n : v->max_n;
+		v->title = k.s.title_len < v->title ? k.s.title_len : v->title;
+	}
+	return 0;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct prange *x = a, *y = b;
+
+	if (x->ub != y->ub)
+		return (x->ub < y->ub) - (x->ub > y->ub);
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* The ranges of site into p->rg (p->nrg), best bound first: 1, 0 when
+ * the site is visited whole (the driving word's longest list has fewer
+ * than two blocks there, or the site has near-duplicates), -1 on damage.
+ * A range where a positive word has no document is none (no match). */
+int prune_blk_ranges(struct prune *p, uint32_t site)
+{
+	struct psub *b = &p->sub[p->bdrv];
+
+	p->nrg = 0;
+	if (!p->use_blk || run_sum_neardups(p->r, site) || b->ended || b->site != site)
+		return 0;
+	sub_blocks(b, site);
+	if (b->nb < 2)
+		return 0;
+	if (b->nb > p->caprg) {
+		size_t old = p->caprg;
+
+		p->caprg = 2 * b->nb;
+		p->rg = arena_grow(p->r->ar, p->rg, old * sizeof(*p->rg), p->caprg * sizeof(*p->rg));
+	}
+	for (uint32_t i = 0; i < b->nb; i++) {
+		struct storage_block k, next;
+		struct prange *g = &p->rg[p->nrg];
+		bool unbound;
+
+		storage_block_at(b->bfirst, i, &k);
+		g->lo = i ? k.s.min_url : 1;
+		g->hi = UINT32_MAX;
+		if (i + 1 < b->nb) {
+			storage_block_at(b->bfirst, i + 1, &next);
+			g->hi = next.s.min_url - 1;
+		}
+		g->n_drv = k.s.n_docs;
+		unbound = false;
+		for (size_t j = 0; j < p->npsub && !unbound; j++) {
+			int rc = sub_range(p, j, site, g->lo, g->hi);
+
+			if (rc < 0)
+				return -1;
+			unbound = rc > 0;
+		}
+		g->ub = unbound ? HUGE_VAL : prune_bound_of(p, site, p->val);
+		p->nrg += g->ub > -HUGE_VAL;
+	}
+	qsort(p->rg, p->nrg, sizeof(*p->rg), cmp_range);
+	return 1;
+}
+
+/* ---- reading a range ---------------------------------------------------------- */
+
+/* Every list at site before its first record of url_id lo or more: at
+ * the block that has it (or at the site's first record).  0 or -1. */
+static int range_jump(struct prune *p, uint32_t site, uint32_t lo)
+{
+	for (size_t j = 0; j < p->nsub; j++) {
+		struct psub *s = &p->sub[j];
+		uint64_t off = 0;
+
+		if (s->ended || s->site != site)
+			continue;
+		sub_blocks(s, site);
+		if (s->nb) {
+			uint32_t i = blk_find(s, lo);
+			struct storage_block k;
+
+			if (i == s->nb) {
+				s->site_done = true; /* nothing at lo or after */
+				continue;
+			}
+			storage_block_at(s->bfirst, i, &k);
+			off = k.off;
+		}
+		if (storage_jump(s->c, off))
+			return -1;
+		s->url = 0;
+		s->site_done = false;
+	}
+	return 0;
+}
+
+/* The driving word's documents in [g->lo, g->hi] of site: each one's
+ * candidate (prune_doc()), or, with count, the matches into *hits.  0, -1
+ * or 1 (deadline). */
+static int range_walk(struct prune *p, uint32_t site, const struct prange *g, uint64_t *hits,
+		      size_t *seen)
+{
+	const struct pterm *d = &p->t[0];
+	uint32_t url = g->lo - 1;
+
+	if (range_jump(p, site, g->lo))
+		return -1;
+	for (;;) {
+		int rc;
+
+		if (prune_term_has(p, d, site, url + 1) < 0)
+			return -1;
+		if (!prune_term_min_url(p, d, site, &url) || url > g->hi)
+			return 0;
+		p->r->work.visited++;
+		if (!hits) {
+			rc = prune_doc(p, site, url);
+		} else {
+			rc = prune_doc_has(p, site, url);
+			*hits += (uint64_t)(rc > 0);
+		}
+		if (rc < 0)
+			return -1;
+		if (++*seen % 4096 == 0 && run_past_deadline(p->r))
+			return 1;
+		if (url == UINT32_MAX)
+			return 0;
+	}
+}
+
+int prune_blk_expand(struct prune *p, uint32_t site, const struct prange *g, size_t *seen)
+{
+	p->r->work.blocks++;
+	return range_walk(p, site, g, NULL, seen);
+}
+
+/* Room for the site's entry in r->est.x; the entry. */
+static struct run_est_site *est_site(struct run *r, uint32_t site, bool listed)
+{
+	struct run_est *e = &r->est;
+
+	if (e->nx == e->capx) {
+		size_t old = e->capx;
+
+		e->capx = old ? 2 * old : 64;
+		e->x = arena_grow(r->ar, e->x, old * sizeof(*e->x), e->capx * sizeof(*e->x));
+	}
+	e->x[e->nx] = (struct run_est_site){ site, listed, 0, 0 };
+	return &e->x[e->nx++];
+}
+
+/* The n ranges g[] of site passed over (listed: the site has documents in
+ * the walk's list): counted, or one in p->sample counted and the others
+ * estimated.  0, -1 or 1 (deadline). */
+int prune_blk_pass(struct prune *p, uint32_t site, const struct prange *g, size_t n, bool listed,
+		   size_t *seen)
+{
+	struct run *r = p->r;
+	struct run_est_site *x;
+
+	if (!n)
+		return 0;
+	x = est_site(r, site, listed);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t hits = 0;
+		int rc;
+
+		r->work.sum_blocks++;
+		/* One word of one list: each of its documents matches. */
+		if (p->sum_whole && p->t[0].ns == 1) {
+			x->hits += g[i].n_drv;
+			continue;
+		}
+		/* A word alone (its forms too) is counted exactly: only the
+		 * few sites it visits have ranges passed over. */
+		if (!p->sum_whole && !prune_count_unit(p)) {
+			prune_count_skip(p, g[i].n_drv, false);
+			x->est_docs += g[i].n_drv;
+			continue;
+		}
+		rc = range_walk(p, site, &g[i], &hits, seen);
+		if (rc)
+			return rc;
+		if (!p->sum_whole)
+			prune_count_add(p, g[i].n_drv, hits, false);
+		x->hits += (uint32_t)hits;
+	}
+	return 0;
+}

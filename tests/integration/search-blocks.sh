@@ -1,0 +1,120 @@
+#!/bin/bash
+# search-blocks.sh - block summaries (NNw/blocksum, doc/FORMATS.md; doc/SEARCH.md
+# "Block summaries"): a synthetic index of 20,000 documents of Zipf words
+# on 10 sites of 2,000 (bench/gen-deltas, merged by mpseek-index -D) gets
+# a summary per 64 records of each site of its common words.  Top-k
+# pruning reads only the ranges of a visited site whose bound can reach the
+# page; with `ExactCounts yes` every page (URLs, scores, site_hits,
+# counts) is still the one `Pruning no` gives, and with the default
+# `ExactCounts no` the hits are the same, the counts of a query that passed
+# ranges over say "estimated" and stay near the exact ones.  Without the
+# files (an older generation) the same pages come from reading every range;
+# --check verifies the files and finds a changed byte.
+. "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+
+idx="$builddir/mpseek-index"
+gen="$builddir/bench/gen-deltas"
+tool="$builddir/tests/helper/search-tool"
+[ -x "$idx" ] || tap_skip_all "$idx not built"
+[ -x "$gen" ] || tap_skip_all "$gen not built"
+[ -x "$tool" ] || tap_skip_all "$tool not built"
+
+T=$(tmp_dir)
+mdb_start
+syn_generation blocks -n 20000 -l 20 -S 10 -r 1 -x 3
+n=$(ls "$G"/*w/blocksum 2>/dev/null | wc -l)
+tap_is "$n" 100 "every partition has its blocksum file"
+"$idx" --check "$conf" >"$T/check.out" 2>&1
+tap_is "$?" 0 "--check verifies the block summaries"
+
+# The queries: the commonest words (a is in about 3 documents of 4) ANDed,
+# with NOTs and phrases, twice, alone, and rarer ones beside them.
+{
+	for w in a b c j z; do echo "$w"; done
+	printf '%s\n' "a a" "b a" "a b" "c a a" "a c" "b c d" "a -b" "b -a" "c -a -b" '"b a"' \
+		'"a a"' '"c a" b' "a b c d" "e a" "f g" "a z" "zz a" "a -zz" "d c b a" "h a"
+} >"$T/queries"
+nq=$(wc -l <"$T/queries")
+printf 'Pruning no\n' >"$T/no.conf"
+printf 'ExactCounts yes\n' >"$T/exact.conf"
+printf 'ExactCounts no\n' >"$T/est.conf"
+
+# compare NAME GEN OPTIONS: with ExactCounts yes, every page of the
+# queries equals Pruning no's; the work in $T/NAME.w.
+compare() {
+	local name=$1 g=$2 ok; shift 2
+	"$tool" -g "$g" -b -v -S "$T/no.conf" "$@" "$conf" "$T/queries" 2>/dev/null |
+		grep -v '^queries ' >"$T/$name.no"
+	"$tool" -g "$g" -b -v -W -S "$T/exact.conf" "$@" "$conf" "$T/queries" 2>"$T/$name.w" |
+		grep -v '^queries ' >"$T/$name.pr"
+	ok=$(cmp -s "$T/$name.no" "$T/$name.pr" && [ "$(grep -c '^query: ' "$T/$name.pr")" = "$nq" ] && echo 1)
+	tap_ok "$ok" "$name ($*): ExactCounts yes, every page equals exhaustive scoring"
+	[ -n "$ok" ] || diff "$T/$name.no" "$T/$name.pr" | head -10 | sed 's/^/#   /'
+	tap_diag "$name: $(tr '\n' ' ' <"$T/$name.w")"
+}
+compare grouped10 "$G" -n 10
+compare grouped2p3 "$G" -n 2 -p 3
+compare flat10 "$G" -G -n 10
+compare flat3p2 "$G" -G -n 3 -p 2
+compare site "$G" -n 3 -t 4
+
+# The work of a query for a page of 2 sites (GEN QUERY CONF) ->
+# "visited-docs blocks-read blocks-passed"
+work() {
+	printf '%s\n' "$2" >"$T/one"
+	"$tool" -g "$1" -b -W -n 2 -S "$3" "$conf" "$T/one" 2>&1 >/dev/null |
+		awk '/^sites/ { print $6, $8, $10 }'
+}
+read -r v r p < <(work "$G" "b a" "$T/exact.conf")
+tap_diag "b a, ExactCounts yes: $v documents read, $r ranges read, $p passed over"
+tap_ok "$([ "${p:-0}" -gt 0 ] && [ "${r:-0}" -gt 0 ] && echo 1)" \
+	"b a: ranges are read and ranges are passed over"
+
+# Estimated counts (the default): the same hits; the counts of a query
+# whose passed-over units were not all counted say so, and stay within a
+# fifth of the exact ones.
+"$tool" -g "$G" -b -v -W -n 10 -S "$T/est.conf" "$conf" "$T/queries" 2>"$T/est.w" |
+	grep -v '^queries ' >"$T/est.pr"
+filter() { sed -e 's/ site_hits [0-9]*//' -e '/^[0-9]* [0-9]* [0-9]*\( estimated\)\?$/d' "$1"; }
+ok=$(cmp -s <(filter "$T/grouped10.no") <(filter "$T/est.pr") && echo 1)
+tap_ok "$ok" "ExactCounts no: the same hits and scores as exhaustive scoring"
+[ -n "$ok" ] || diff <(filter "$T/grouped10.no") <(filter "$T/est.pr") | head -10 | sed 's/^/#   /'
+paste -d' ' <(grep -E '^[0-9]+ [0-9]+ [0-9]+$' "$T/grouped10.no") \
+	<(grep -E '^[0-9]+ [0-9]+ [0-9]+( estimated)?$' "$T/est.pr") >"$T/counts"
+est=$(grep -c estimated "$T/counts")
+far=$(awk '{ d = $4 - $1; if (d < 0) d = -d; if ($7 == "estimated" && d * 5 > $1) n++ }
+	END { print n + 0 }' "$T/counts")
+exact=$(awk '$7 != "estimated" && ($1 != $4 || $2 != $5 || $3 != $6) { n++ } END { print n + 0 }' "$T/counts")
+tap_diag "estimated counts: $est of $nq queries; $(awk '$7 == "estimated" { printf "%s~%s ", $1, $4 }' "$T/counts")"
+tap_ok "$([ "$est" -gt 0 ] && [ "$far" = 0 ] && [ "$exact" = 0 ] && echo 1)" \
+	"estimated counts are flagged and within a fifth; the others are exact"
+read -r v2 r2 p2 < <(work "$G" "b a" "$T/est.conf")
+tap_ok "$([ "${v2:-0}" -lt "${v:-0}" ] && echo 1)" \
+	"b a: estimating reads fewer documents ($v2) than counting ($v)"
+
+# An older generation (no blocksum files): the same pages, every range read.
+cp -al "$G" "$T/old"
+rm "$T/old"/*w/blocksum
+compare noblocks "$T/old" -n 10
+read -r v3 r3 p3 < <(work "$T/old" "b a" "$T/est.conf")
+tap_ok "$([ "${r3:-1}" = 0 ] && [ "${p3:-1}" = 0 ] && [ "${v3:-0}" -gt "${v2:-0}" ] && echo 1)" \
+	"without the files no range is passed over and more documents are read ($v3 > $v2)"
+
+# A changed byte of a block summary is found by --check; a damaged file is
+# not used (a warning, and every range is read).
+f=$(ls -S "$G"/*w/blocksum | head -1)
+off=$(( $(stat -c %s "$f") - 30 ))
+printf '\x7f' | dd of="$f" bs=1 seek="$off" conv=notrunc status=none
+"$idx" --check "$conf" >"$T/check2.out" 2>&1
+rc=$?
+tap_ok "$([ "$rc" != 0 ] && grep -q 'blocksum' "$T/check2.out" && echo 1)" \
+	"--check reports the changed block summary ($(grep -m1 blocksum "$T/check2.out"))"
+base=$("$tool" -g "$T/old" -S "$T/exact.conf" "$conf" "b a" 2>/dev/null | head -1)
+f=$T/old/00w/blocksum
+cp "$G/00w/blocksum" "$f"
+printf '\xff\xff\xff\x7f' | dd of="$f" bs=1 seek=16 conv=notrunc status=none
+"$tool" -g "$T/old" -S "$T/exact.conf" "$conf" "b a" >"$T/dam.out" 2>"$T/dam.err"
+tap_ok "$(grep -q 'blocksum.*every block' "$T/dam.err" && [ -n "$base" ] &&
+	[ "$(head -1 "$T/dam.out")" = "$base" ] && echo 1)" \
+	"a damaged blocksum is refused with a warning, the answer is the same"
+tap_done
