@@ -602,14 +602,20 @@ static int take_round(struct crawl *cr, struct claim_round *r, int *taken)
 
 /* New sites: a share of those free (every rank takes its share, so sites
  * spread over the ranks), at least one when the rank has none or nobody
- * waits for work.  Returns the number of URLs claimed. */
+ * waits for work.  The share counts the sites that brought URLs: one whose
+ * claim comes back empty leaves its place to the next site found.  Under
+ * --tag a site of several tags is picked while a URL of another tag is due
+ * (doc/DATABASE.md, "Tags"), and sorts first when that URL is due since 0:
+ * with a share of one site, every rank took that site alone at every pick,
+ * found nothing, and the tag's due sites behind it waited for ever.
+ * Returns the number of URLs claimed. */
 static int take_sites(struct crawl *cr, double now, long batch)
 {
 	int crawlers = cr->o->hooks && cr->adv.crawlers > 0 ? cr->adv.crawlers : 1;
 	size_t want = (cr->max_held - cr->nheld) * (size_t)crawlers;
 	unsigned *ids;
 	struct claim_round r = { 0 };
-	int ns, take, planned = 0, taken = 0, got = 0;
+	int ns, take, taken = 0, got = 0;
 	double t0 = now_monotonic();
 	long room, k, claimed = 0;
 
@@ -625,9 +631,17 @@ static int take_sites(struct crawl *cr, double now, long batch)
 	take = ns / crawlers;
 	if (!take && ns && (!cr->nheld || cr->adv.idle_crawlers <= 0))
 		take = 1;
-	for (int i = 0; i < ns && planned < take && cr->nheld < cr->max_held; i++) {
+	for (int i = 0; i < ns && cr->nheld < cr->max_held && !cr->failed; i++) {
 		struct held *h;
 
+		/* The share is planned: claim it, and go on only for the
+		 * places of the sites that brought nothing. */
+		if (taken + (int)r.n >= take) {
+			got += take_round(cr, &r, &taken);
+			claimed = 0;
+			if (taken >= take)
+				break;
+		}
 		room = claim_room(cr) - claimed;
 		if (room <= 0)
 			break;
@@ -651,7 +665,6 @@ static int take_sites(struct crawl *cr, double now, long batch)
 		k = cr->at_once ? 1 : room < batch ? room : batch;
 		round_add(&r, h->site_id, k);
 		claimed += k;
-		planned++;
 	}
 	got += take_round(cr, &r, &taken);
 	free(ids);

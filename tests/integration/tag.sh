@@ -104,6 +104,24 @@ tap_is "$(SQL "SELECT COUNT(*) FROM urlword WHERE index_status = 2 OR claim_rank
 crawl tg3 3
 tap_is "$(fetched tg3 two)" 5 "-np 3, plain: /two/ crawled"
 
+# ---- a site of several tags first in the pick, with only another tag due
+# After a --tag 1 run, site two (tag -1) has /two/ of Tag 2 due since 0: it
+# sorts first in every tagged pick, and its claim finds nothing of Tag 1.
+# With site one due behind it, each of two ranks' share of the two sites
+# found is one site: it must not be spent on site two (the job waited for
+# ever, "3 due, 0/2 ranks busy").
+conf tg4 1 2 1
+crawl tg4 1 --tag 1
+SQL "UPDATE urlword SET next_index_time = UNIX_TIMESTAMP() - 60 WHERE url LIKE '%/one/%'" tg4
+n0=$(wc -l <"$WEB_LOG")
+mpi_no_leak_check timeout 90 "$MPIRUN" -np 3 --oversubscribe "$idx" --tag 1 "$T/tg4.conf" \
+	>>"$T/tg4.out" 2>>"$T/tg4.log"
+rc=$?
+sleep 0.2
+tap_is "$rc" 0 "-np 3 --tag 1, a site of several tags first in the pick: exit 0"
+tap_is "$(tail -n +"$((n0 + 1))" "$WEB_LOG" | awk -F'\t' '{ split($8, h, ":"); print h[1] $3 }' | sort -u | grep -c '^one\.localhost')" 5 \
+	"... and site one's 5 due URLs are fetched again"
+
 # ---- a changed Tag moves its Server's URLs at the next seeding
 conf tg 3 2 1
 crawl tg 1 --seed
