@@ -405,7 +405,7 @@ int storage_sums_verify(const char *gen_dir, struct buf *err);
  * Suel, SIGIR 2011) passes over the blocks of a site it has to visit; a
  * site of STORAGE_BLOCK records or fewer has none (its site summary is its
  * one block).  Optional, as sitesum. */
-#define STORAGE_BLOCK 64            /* URL records a block (NNw/blocksum) */
+#define STORAGE_BLOCK 32            /* URL records a block (NNw/blocksum) */
 
 struct storage_block {
 	struct storage_sum s;       /* of the block's records: s.n_docs of them,
@@ -435,5 +435,8 @@ uint32_t storage_block_site(struct storage_block_cursor *c, uint32_t site,
 			    const unsigned char **first);
 /* Block i (< the number storage_block_site() gave) of those at first. */
 void storage_block_at(const unsigned char *first, uint32_t i, struct storage_block *out);
+/* Block i's first and last url_id alone (what a search for a url_id reads). */
+uint32_t storage_block_min_url(const unsigned char *first, uint32_t i);
+uint32_t storage_block_max_url(const unsigned char *first, uint32_t i);
 
 #endif

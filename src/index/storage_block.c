@@ -56,6 +56,16 @@ uint32_t storage_block_site(struct storage_block_cursor *c, uint32_t site,
 	return bad ? 0 : n;
 }
 
+uint32_t storage_block_min_url(const unsigned char *first, uint32_t i)
+{
+	return le_get32(first + (size_t)i * BLOCK_ENTRY + 8);
+}
+
+uint32_t storage_block_max_url(const unsigned char *first, uint32_t i)
+{
+	return le_get32(first + (size_t)i * BLOCK_ENTRY + 52);
+}
+
 void storage_block_at(const unsigned char *first, uint32_t i, struct storage_block *out)
 {
 	const unsigned char *e = first + (size_t)i * BLOCK_ENTRY;

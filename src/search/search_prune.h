@@ -40,6 +40,12 @@ struct psub {
 	bool has_blk;
 	const unsigned char *bfirst;
 	uint32_t nb, bsite;
+	struct bval {
+		double tf;         /* -1: not made yet */
+		uint32_t max_n;
+		uint16_t title;
+	} *bv;                     /* per block of the site, what it says (made once) */
+	uint32_t capbv;
 };
 
 /* A range of url_ids of the current site, cut by the blocks of the

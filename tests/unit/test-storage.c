@@ -1128,9 +1128,9 @@ static int block_misses(struct storage_cursor *c, const struct storage_block *b,
 
 /* Block summaries (storage_block.c): one word on sites of 1, 64, 65, 200,
  * 129 and 700 records (some with u32 positions, so records differ in
- * size) gets NNw/blocksum: the sites of more than 64 records have
- * ceil(n / 64) blocks each, each block counts, bounds and locates its 64
- * (or fewer) records, and storage_jump() to its offset reads them, the
+ * size) gets NNw/blocksum: the sites of more than STORAGE_BLOCK records
+ * have ceil(n / STORAGE_BLOCK) blocks each, each block counts, bounds and
+ * locates its STORAGE_BLOCK (or fewer) records, and storage_jump() to its offset reads them, the
  * blocks visited last first; storage_check() passes the files and finds a
  * changed byte and a block that is not the postings'; a missing file of a
  * partition and a damaged entry are refused. */
@@ -1191,7 +1191,14 @@ static void block_sums(const char *root)
 		at += sizes[i];
 	}
 	is_int(bad, 0, "every block counts, bounds and locates its records");
-	is_int(n_blocks, 2 + 4 + 3 + 11, "sites of more than 64 records have ceil(n / 64) blocks");
+	{
+		uint32_t want = 0;
+
+		for (uint32_t i = 0; i < ARRAY_SIZE(sizes); i++)
+			want += sizes[i] > STORAGE_BLOCK ? (sizes[i] + STORAGE_BLOCK - 1) / STORAGE_BLOCK : 0;
+		is_int(n_blocks, want, "sites of more than %d records have ceil(n / %d) blocks",
+		       STORAGE_BLOCK, STORAGE_BLOCK);
+	}
 	storage_postings(st, wp, c);
 	storage_next_site(c, &site);
 	ok(storage_jump(c, 0) == 0 && storage_jump(c, (uint64_t)(c->urls_end - c->urls_site)) == -1 &&
@@ -1223,9 +1230,21 @@ static void block_sums(const char *root)
 		rc = spill_check(gen, path, b, len, true, &err);
 		ok(rc == 1 && strstr(buf_str(&err), "blocksum: offset 32: the summaries are not"),
 		   "a block that is not the postings' is reported: %s", buf_str(&err));
-		ok(storage_blocks_open(gen, &bs, &err) == 1 && storage_block_word(bs, wp, &bc) == 1 &&
-		   storage_block_site(&bc, 3, &first) == 0 && storage_block_site(&bc, 4, &first) == 4,
-		   "a site with a damaged block has none, the next its four");
+		{
+			/* The first site with blocks (site i + 1) and the next. */
+			uint32_t i = 0, j;
+
+			while (sizes[i] <= STORAGE_BLOCK)
+				i++;
+			for (j = i + 1; sizes[j] <= STORAGE_BLOCK; j++)
+				;
+			ok(storage_blocks_open(gen, &bs, &err) == 1 &&
+			   storage_block_word(bs, wp, &bc) == 1 &&
+			   storage_block_site(&bc, i + 1, &first) == 0 &&
+			   storage_block_site(&bc, j + 1, &first) ==
+				   (sizes[j] + STORAGE_BLOCK - 1) / STORAGE_BLOCK,
+			   "a site with a damaged block has none, the next all of its own");
+		}
 		storage_blocks_close(bs);
 		bs = NULL;
 		/* A partition's file missing. */
