@@ -172,8 +172,8 @@ static void print_text_results(const struct options *o, const struct proto_resul
 {
 	uint32_t shown = 0;
 
-	printf("\"%s\": %" PRIu64 " URL(s) on %u site(s), %" PRIu64 " result(s)", buf_str(&o->q),
-	       r->total_urls, r->total_sites, r->total_results);
+	printf("\"%s\": %s%" PRIu64 " URL(s) on %u site(s), %" PRIu64 " result(s)", buf_str(&o->q),
+	       r->estimated ? "about " : "", r->total_urls, r->total_sites, r->total_results);
 	for (uint32_t i = 0; i < r->n_hits; i++)
 		shown += r->hits[i].second ? 0 : 1;
 	if (r->n_hits)
