@@ -1,6 +1,6 @@
 #!/bin/bash
 # diskfull.sh - a full disk under the DataDir (doc/RELIABILITY.md): the
-# DataDir on a 6 MB tmpfs, the tables on the private MariaDB elsewhere.
+# DataDir on an 8 MB tmpfs, the tables on the private MariaDB elsewhere.
 #   * a crawl whose delta log cannot be written (the file system filled
 #     by a file of zeros) fails with a message naming the path and
 #     "No space left on device"; the live generation is as it was (--check
@@ -19,7 +19,7 @@ command -v python3 >/dev/null || tap_skip_all "python3 not found"
 [ "$(id -u)" = 0 ] || tap_skip_all "needs root to mount a small tmpfs"
 T=$(tmp_dir)
 mkdir -p "$T/small"
-mount -t tmpfs -o size=6m tmpfs "$T/small" 2>/dev/null ||
+mount -t tmpfs -o size=8m tmpfs "$T/small" 2>/dev/null ||
 	tap_skip_all "cannot mount a tmpfs here"
 trap 'umount -l "$T/small" 2>/dev/null; _lib_cleanup' EXIT
 
