@@ -198,9 +198,10 @@ int prune_blk_ranges(struct prune *p, uint32_t site)
 	size_t below = 0;
 
 	p->nrg = 0;
-	/* Nothing is passed over before the page has k entries: the site is
-	 * read whole. */
-	if (!p->use_blk || !(th > -HUGE_VAL) || run_sum_neardups(p->r, site) ||
+	/* Ungrouped, nothing is passed over before the page has k entries:
+	 * the site is read whole.  Grouped, a site's ranges below its second
+	 * best score are passed over whatever the threshold. */
+	if (!p->use_blk || (!p->group && !(th > -HUGE_VAL)) || run_sum_neardups(p->r, site) ||
 	    b->ended || b->site != site)
 		return 0;
 	sub_blocks(p, b, site);
@@ -238,8 +239,9 @@ int prune_blk_ranges(struct prune *p, uint32_t site)
 		below += g->ub < th;
 	}
 	/* A range read costs a jump of every list: when fewer than a quarter
-	 * could be passed over now, the site is read whole. */
-	if (4 * below < p->nrg)
+	 * could be passed over now, the site is read whole (grouped, before
+	 * the page has k entries, that is not known: ranges are used). */
+	if (th > -HUGE_VAL && 4 * below < p->nrg)
 		return 0;
 	qsort(p->rg, p->nrg, sizeof(*p->rg), cmp_range);
 	return 1;
@@ -360,9 +362,7 @@ int prune_blk_pass(struct prune *p, uint32_t site, const struct prange *g, size_
 			x->hits += g[i].n_drv;
 			continue;
 		}
-		/* A word alone (its forms too) is counted exactly: only the
-		 * few sites it visits have ranges passed over. */
-		if (!p->sum_whole && !prune_count_unit(p)) {
+		if (!prune_count_unit(p)) {
 			prune_count_skip(p, g[i].n_drv, false);
 			x->est_docs += g[i].n_drv;
 			continue;
@@ -370,8 +370,7 @@ int prune_blk_pass(struct prune *p, uint32_t site, const struct prange *g, size_
 		rc = range_walk(p, site, &g[i], &hits, seen);
 		if (rc)
 			return rc;
-		if (!p->sum_whole)
-			prune_count_add(p, g[i].n_drv, hits, false);
+		prune_count_add(p, g[i].n_drv, hits, false);
 		x->hits += (uint32_t)hits;
 	}
 	return 0;

@@ -67,9 +67,9 @@ compare plain10 "$G" -n 10 -S "$T/plain.conf"
 # The work of `a`: most of its sites are passed over, and far fewer of its
 # documents are read than match (the file's feature: without it every
 # matching document is read).
-work() { # GEN QUERY -> "matched passed-over visited"
+work() { # GEN QUERY -> "matched passed-over visited" (counted exactly)
 	printf '%s\n' "$2" >"$T/one"
-	"$tool" -g "$1" -b -W "$conf" "$T/one" 2>&1 >/dev/null |
+	"$tool" -g "$1" -b -W -S "$T/exact.conf" "$conf" "$T/one" 2>&1 >/dev/null |
 		awk '/^work/ { m = $7 } /^sites/ { p = $4; v = $6 } END { print m, p, v }'
 }
 read -r m p v < <(work "$G" a)
