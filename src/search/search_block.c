@@ -200,12 +200,13 @@ int prune_blk_ranges(struct prune *p, uint32_t site)
 	p->nrg = 0;
 	/* Ungrouped, nothing is passed over before the page has k entries:
 	 * the site is read whole.  Grouped, a site's ranges below its second
-	 * best score are passed over whatever the threshold. */
+	 * best score are passed over whatever the threshold: worth their
+	 * cost in a long site (PRUNE_BLK_EARLY blocks of its driving list). */
 	if (!p->use_blk || (!p->group && !(th > -HUGE_VAL)) || run_sum_neardups(p->r, site) ||
 	    b->ended || b->site != site)
 		return 0;
 	sub_blocks(p, b, site);
-	if (b->nb < 2)
+	if (b->nb < (th > -HUGE_VAL ? 2 : PRUNE_BLK_EARLY))
 		return 0;
 	if (b->nb > p->caprg) {
 		size_t old = p->caprg;

@@ -171,6 +171,7 @@ int prune_first(struct prune *p, size_t *seen);
 
 /* search_block.c */
 #define PRUNE_SAMPLE 16        /* passed-over units counted: one in 16 (ExactCounts no) */
+#define PRUNE_BLK_EARLY 16     /* blocks a site needs for ranges before the page has k entries */
 int prune_blk_open(struct prune *p);
 void prune_blk_rewind(struct prune *p);
 int prune_blk_ranges(struct prune *p, uint32_t site);
