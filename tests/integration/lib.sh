@@ -395,6 +395,23 @@ syn_generation() {
 	G=$(readlink -f "$dd/index/current")
 }
 
+# syn_compare NAME GEN OPTIONS...: every page of the queries in $T/queries
+# ($nq of them, search-tool -b -v over generation GEN) with top-k pruning
+# and `ExactCounts yes` ($T/exact.conf) equals `Pruning no`'s ($T/no.conf):
+# one test point; the pruned run's work in $T/NAME.w.  Needs $tool, $conf.
+syn_compare() {
+	local name=$1 g=$2 ok
+	shift 2
+	"$tool" -g "$g" -b -v -S "$T/no.conf" "$@" "$conf" "$T/queries" 2>/dev/null |
+		grep -v '^queries ' >"$T/$name.no"
+	"$tool" -g "$g" -b -v -W -S "$T/exact.conf" "$@" "$conf" "$T/queries" 2>"$T/$name.w" |
+		grep -v '^queries ' >"$T/$name.pr"
+	ok=$(cmp -s "$T/$name.no" "$T/$name.pr" && [ "$(grep -c '^query: ' "$T/$name.pr")" = "$nq" ] && echo 1)
+	tap_ok "$ok" "$name ($*): every page equals exhaustive scoring"
+	[ -n "$ok" ] || diff "$T/$name.no" "$T/$name.pr" | head -10 | sed 's/^/#   /'
+	tap_diag "$name: $(tr '\n' ' ' <"$T/$name.w")"
+}
+
 # ---- test web servers ---------------------------------------------------------
 # Both run in the background of the test's shell, with their output in files
 # (never on the TAP stream), and are stopped by _lib_cleanup on exit, before

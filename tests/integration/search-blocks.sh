@@ -39,24 +39,11 @@ printf 'Pruning no\n' >"$T/no.conf"
 printf 'ExactCounts yes\n' >"$T/exact.conf"
 printf 'ExactCounts no\n' >"$T/est.conf"
 
-# compare NAME GEN OPTIONS: with ExactCounts yes, every page of the
-# queries equals Pruning no's; the work in $T/NAME.w.
-compare() {
-	local name=$1 g=$2 ok; shift 2
-	"$tool" -g "$g" -b -v -S "$T/no.conf" "$@" "$conf" "$T/queries" 2>/dev/null |
-		grep -v '^queries ' >"$T/$name.no"
-	"$tool" -g "$g" -b -v -W -S "$T/exact.conf" "$@" "$conf" "$T/queries" 2>"$T/$name.w" |
-		grep -v '^queries ' >"$T/$name.pr"
-	ok=$(cmp -s "$T/$name.no" "$T/$name.pr" && [ "$(grep -c '^query: ' "$T/$name.pr")" = "$nq" ] && echo 1)
-	tap_ok "$ok" "$name ($*): ExactCounts yes, every page equals exhaustive scoring"
-	[ -n "$ok" ] || diff "$T/$name.no" "$T/$name.pr" | head -10 | sed 's/^/#   /'
-	tap_diag "$name: $(tr '\n' ' ' <"$T/$name.w")"
-}
-compare grouped10 "$G" -n 10
-compare grouped2p3 "$G" -n 2 -p 3
-compare flat10 "$G" -G -n 10
-compare flat3p2 "$G" -G -n 3 -p 2
-compare site "$G" -n 3 -t 4
+syn_compare grouped10 "$G" -n 10
+syn_compare grouped2p3 "$G" -n 2 -p 3
+syn_compare flat10 "$G" -G -n 10
+syn_compare flat3p2 "$G" -G -n 3 -p 2
+syn_compare site "$G" -n 3 -t 4
 
 # The work of a query for a page of 2 sites (GEN QUERY CONF) ->
 # "visited-docs blocks-read blocks-passed"
@@ -97,7 +84,7 @@ tap_ok "$([ "${v2:-0}" -lt "${v:-0}" ] && echo 1)" \
 # An older generation (no blocksum files): the same pages, every range read.
 cp -al "$G" "$T/old"
 rm "$T/old"/*w/blocksum
-compare noblocks "$T/old" -n 10
+syn_compare noblocks "$T/old" -n 10
 read -r v3 r3 p3 < <(work "$T/old" "b a" "$T/est.conf")
 tap_ok "$([ "${r3:-1}" = 0 ] && [ "${p3:-1}" = 0 ] && [ "${v3:-0}" -gt "${v2:-0}" ] && echo 1)" \
 	"without the files no range is passed over and more documents are read ($v3 > $v2)"

@@ -44,25 +44,12 @@ site=$("$tool" -g "$G" -v "$conf" a |
 	awk '/url_id/ { for (i = 1; i < NF; i++) if ($i == "url_id") { print $(i + 1); exit } }')
 site=$(( (site - 1) / 400 + 1 ))  # gen-deltas' sites: 400 consecutive url_ids each
 
-# compare NAME GEN OPTIONS: every page of the queries with pruning equals
-# Pruning no's; the work of the pruned run in $T/NAME.w.
-compare() {
-	local name=$1 g=$2 ok; shift 2
-	"$tool" -g "$g" -b -v -S "$T/no.conf" "$@" "$conf" "$T/queries" 2>/dev/null |
-		grep -v '^queries ' >"$T/$name.no"
-	"$tool" -g "$g" -b -v -W -S "$T/exact.conf" "$@" "$conf" "$T/queries" 2>"$T/$name.w" |
-		grep -v '^queries ' >"$T/$name.pr"
-	ok=$(cmp -s "$T/$name.no" "$T/$name.pr" && [ "$(grep -c '^query: ' "$T/$name.pr")" = "$nq" ] && echo 1)
-	tap_ok "$ok" "$name ($*): every page equals exhaustive scoring"
-	[ -n "$ok" ] || diff "$T/$name.no" "$T/$name.pr" | head -10 | sed 's/^/#   /'
-	tap_diag "$name: $(tr '\n' ' ' <"$T/$name.w")"
-}
-compare grouped10 "$G" -n 10
-compare grouped2p3 "$G" -n 2 -p 3
-compare flat10 "$G" -G -n 10
-compare flat3p2 "$G" -G -n 3 -p 2
-compare site "$G" -n 3 -t "$site"
-compare plain10 "$G" -n 10 -S "$T/plain.conf"
+syn_compare grouped10 "$G" -n 10
+syn_compare grouped2p3 "$G" -n 2 -p 3
+syn_compare flat10 "$G" -G -n 10
+syn_compare flat3p2 "$G" -G -n 3 -p 2
+syn_compare site "$G" -n 3 -t "$site"
+syn_compare plain10 "$G" -n 10 -S "$T/plain.conf"
 
 # The work of `a`: most of its sites are passed over, and far fewer of its
 # documents are read than match (the file's feature: without it every
@@ -81,7 +68,7 @@ tap_ok "$([ "${p:-0}" -ge 25 ] && [ "${v:-0}" -gt 0 ] && [ "$((4 * v))" -lt "${m
 # site visited.
 cp -al "$G" "$T/old"
 rm "$T/old"/*w/sitesum "$T/old"/*w/blocksum
-compare nosum "$T/old" -n 10
+syn_compare nosum "$T/old" -n 10
 read -r m2 p2 v2 < <(work "$T/old" a)
 tap_is "$m2 $p2 $v2" "$m 0 $m" "without summaries every matching document of a is read"
 
