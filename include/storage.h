@@ -398,20 +398,26 @@ int storage_sums_write(const char *gen_dir, struct buf *err);
 int storage_sums_verify(const char *gen_dir, struct buf *err);
 
 /* ---- block summaries (storage_block.c; doc/FORMATS.md, "NNw/blocksum") ---
- * NNw/blocksum, written with NNw/sitesum: a word's site of more than
- * STORAGE_BLOCK URL records gets one summary per STORAGE_BLOCK consecutive
- * records (the last block may be shorter), so that block-max pruning
- * ("Faster Top-k Document Retrieval Using Block-Max Indexes", Ding and
- * Suel, SIGIR 2011) passes over the blocks of a site it has to visit; a
- * site of STORAGE_BLOCK records or fewer has none (its site summary is its
- * one block).  Optional, as sitesum. */
-#define STORAGE_BLOCK 32            /* URL records a block (NNw/blocksum) */
+ * NNw/blocksum, written with NNw/sitesum: a site's documents (docinfo's, in
+ * url_id order) fall into windows of STORAGE_BLOCK_DOCS, the same for every
+ * word, and a word's site of more than STORAGE_BLOCK URL records gets one
+ * summary per window it has records in, when that is STORAGE_BLOCK_FILL
+ * records a block or more on average and two blocks or more, so that
+ * block-max pruning ("Faster Top-k Document Retrieval Using Block-Max
+ * Indexes", Ding and Suel, SIGIR 2011) passes over the windows of a site it
+ * has to visit, each word bounded by its block of the same documents.  A
+ * site without blocks has its site summary as its one block.  Optional, as
+ * sitesum. */
+#define STORAGE_BLOCK 32            /* a word's records in a site that may get blocks */
+#define STORAGE_BLOCK_DOCS 64       /* documents of a site a window holds */
+#define STORAGE_BLOCK_FILL 4        /* records a block at least, on average */
 
 struct storage_block {
 	struct storage_sum s;       /* of the block's records: s.n_docs of them,
 				     * s.min_url the first */
 	uint32_t max_url;           /* the block's last url_id */
 	uint64_t off;               /* its first record's byte offset from the site's first */
+	uint32_t win_lo;            /* the first url_id of its window (of the site's documents) */
 };
 
 struct storage_blocks;
@@ -435,8 +441,10 @@ uint32_t storage_block_site(struct storage_block_cursor *c, uint32_t site,
 			    const unsigned char **first);
 /* Block i (< the number storage_block_site() gave) of those at first. */
 void storage_block_at(const unsigned char *first, uint32_t i, struct storage_block *out);
-/* Block i's first and last url_id alone (what a search for a url_id reads). */
+/* Block i's first and last url_id alone (what a search for a url_id reads),
+ * and the first url_id of its window. */
 uint32_t storage_block_min_url(const unsigned char *first, uint32_t i);
 uint32_t storage_block_max_url(const unsigned char *first, uint32_t i);
+uint32_t storage_block_win_lo(const unsigned char *first, uint32_t i);
 
 #endif

@@ -1,7 +1,7 @@
 /* storage_block.c - the reader of the block summaries NNw/blocksum
  * (storage.h, "block summaries"; doc/FORMATS.md, "NNw/blocksum"): a
- * summary per STORAGE_BLOCK URL records of a word's site, for block-max
- * pruning.  storage_sum.c writes and verifies the files in its pass over
+ * summary per window of STORAGE_BLOCK_DOCS documents of a site that a
+ * word's records are in, for block-max pruning.  storage_sum.c writes and verifies the files in its pass over
  * the postings, and maps them for this reader.
  */
 #include "config.h"
@@ -48,10 +48,15 @@ uint32_t storage_block_site(struct storage_block_cursor *c, uint32_t site,
 	while (c->e < c->end && le_get32(c->e) < site)
 		c->e += BLOCK_ENTRY;
 	/* The site's entries are read to be counted: a damaged one among
-	 * them (a hull longer than an entry holds, a section past the four)
-	 * gives the site no blocks. */
-	for (e = c->e; e < c->end && le_get32(e) == site; e += BLOCK_ENTRY, n++)
-		bad |= storage_sum_bad(e);
+	 * them (a hull longer than an entry holds, a section past the four,
+	 * url_ids outside its window or out of order) gives the site no
+	 * blocks. */
+	for (e = c->e; e < c->end && le_get32(e) == site; e += BLOCK_ENTRY, n++) {
+		uint32_t lo = le_get32(e + 60), min = le_get32(e + 8), max = le_get32(e + 52);
+
+		bad |= storage_sum_bad(e) || min < lo || max < min ||
+		       (n && lo <= le_get32(e - BLOCK_ENTRY + 52));
+	}
 	*first = c->e;
 	return bad ? 0 : n;
 }
@@ -66,11 +71,17 @@ uint32_t storage_block_max_url(const unsigned char *first, uint32_t i)
 	return le_get32(first + (size_t)i * BLOCK_ENTRY + 52);
 }
 
+uint32_t storage_block_win_lo(const unsigned char *first, uint32_t i)
+{
+	return le_get32(first + (size_t)i * BLOCK_ENTRY + 60);
+}
+
 void storage_block_at(const unsigned char *first, uint32_t i, struct storage_block *out)
 {
 	const unsigned char *e = first + (size_t)i * BLOCK_ENTRY;
 
 	storage_sum_unpack(e, &out->s);
 	out->max_url = le_get32(e + 52);
-	out->off = le_get64(e + 56);
+	out->off = le_get32(e + 56);
+	out->win_lo = le_get32(e + 60);
 }

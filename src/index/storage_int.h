@@ -132,7 +132,7 @@ struct part {
  * first entry u64; k ascending), then the entries. */
 #define SUM_WORD 16
 #define SUM_ENTRY 56   /* a site summary */
-#define BLOCK_ENTRY 64 /* a block: a summary of its records (max_url at 52), off u64 */
+#define BLOCK_ENTRY 64 /* a block: a summary of its records (max_url at 52), off u32, window u32 */
 
 /* One kind of summary file of every partition, mapped (storage_sum.c). */
 struct sum_files {

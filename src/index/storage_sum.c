@@ -29,7 +29,7 @@
 _Static_assert(SUM_ENTRY == 4 + 4 + 4 + 1 + 1 + 2 + 4 * STORAGE_SUM_HULL +
 				4 * STORAGE_SECTIONS + 4,
 	       "sitesum entry layout");
-_Static_assert(BLOCK_ENTRY == SUM_ENTRY + 8, "blocksum entry layout: a summary, off u64");
+_Static_assert(BLOCK_ENTRY == SUM_ENTRY + 8, "blocksum entry layout: a summary, off u32, window u32");
 
 /* ---- building ------------------------------------------------------------ */
 
@@ -152,13 +152,78 @@ static void sum_pack(unsigned char *e, const struct storage_sum *s)
 }
 
 /* A block: its records' summary, with max_url in the summary's reserved
- * u32. */
+ * u32, then its offset and the first url_id of its window. */
 static void block_pack(unsigned char *e, const struct storage_sum *s, uint32_t max_url,
-		       uint64_t off)
+		       uint32_t off, uint32_t win_lo)
 {
 	sum_pack(e, s);
 	le_put32(e + 52, max_url);
-	le_put64(e + 56, off);
+	le_put32(e + 56, off);
+	le_put32(e + 60, win_lo);
+}
+
+/* ---- the sites' windows --------------------------------------------------
+ *
+ * A site's documents (docinfo's, in url_id order) cut into windows of
+ * STORAGE_BLOCK_DOCS: every word's blocks in the site are cut at the same
+ * url_ids, so that a range of url_ids searchd bounds from one word's blocks
+ * holds exactly one block of each other word (doc/FORMATS.md,
+ * "NNw/blocksum"). */
+struct windows {
+	uint32_t n_sites;           /* site ids below it */
+	uint64_t *first;            /* per site: its first window in start[]; n_sites + 1 */
+	uint32_t *start;            /* each window's first url_id */
+};
+
+static void windows_free(struct windows *w)
+{
+	free(w->first);
+	free(w->start);
+	memset(w, 0, sizeof(*w));
+}
+
+/* Two passes over docinfo: the sites' document counts, then the windows'
+ * first url_ids. */
+static void windows_make(const struct storage *st, struct windows *w)
+{
+	uint32_t max = storage_max_url_id(st), *seen = NULL;
+	size_t cap = 0;
+
+	memset(w, 0, sizeof(*w));
+	for (uint32_t url = 1; url && url <= max; url++) {
+		struct storage_doc d;
+
+		if (storage_doc(st, url, &d) != 1)
+			continue;
+		if (d.site_id >= cap) {
+			size_t ncap = cap ? 2 * cap : 1024;
+
+			while (ncap <= d.site_id)
+				ncap *= 2;
+			seen = xrealloc(seen, ncap * sizeof(*seen));
+			memset(seen + cap, 0, (ncap - cap) * sizeof(*seen));
+			cap = ncap;
+		}
+		seen[d.site_id]++;
+		if (d.site_id >= w->n_sites)
+			w->n_sites = d.site_id + 1;
+	}
+	w->first = xcalloc((size_t)w->n_sites + 1, sizeof(*w->first));
+	for (uint32_t s = 0; s < w->n_sites; s++) {
+		w->first[s + 1] = w->first[s] + (seen[s] + STORAGE_BLOCK_DOCS - 1) / STORAGE_BLOCK_DOCS;
+		seen[s] = 0;
+	}
+	w->start = xmalloc((w->first[w->n_sites] + 1) * sizeof(*w->start));
+	for (uint32_t url = 1; url && url <= max; url++) {
+		struct storage_doc d;
+
+		if (storage_doc(st, url, &d) != 1 || d.site_id >= w->n_sites)
+			continue;
+		if (seen[d.site_id] % STORAGE_BLOCK_DOCS == 0)
+			w->start[w->first[d.site_id] + seen[d.site_id] / STORAGE_BLOCK_DOCS] = url;
+		seen[d.site_id]++;
+	}
+	free(seen);
 }
 
 static void acc_reset(struct acc *a, uint32_t site)
@@ -203,10 +268,12 @@ struct file_out {
 /* The pass over a partition's summarized words (part_sums()). */
 struct pass {
 	const struct storage *st;
+	const struct windows *win;
 	struct storage_cursor *c;
 	struct acc site, block;    /* the current site and its current block */
 	uint32_t block_last;       /* the block's last url_id */
 	uint64_t block_off;        /* its first record's offset in the site's */
+	uint32_t block_win;        /* the first url_id of its window */
 	struct file_out sum, blk;  /* NNw/sitesum, NNw/blocksum */
 };
 
@@ -223,21 +290,40 @@ static void block_flush(struct pass *p)
 {
 	sum_hull(&p->block);
 	block_pack(bytes_room(&p->blk.ents, BLOCK_ENTRY), &p->block.s, p->block_last,
-		   p->block_off);
+		   (uint32_t)p->block_off, p->block_win);
 	acc_reset(&p->block, p->block.s.site_id);
 }
 
-/* The records of the current site into p->site, and into p->blk when it
- * has more than a block of them: 0, 1 when a position is outside the four
- * sections, -1 on damage. */
+/* Whether the site's blocks (from bmark) are kept: a site of more than
+ * STORAGE_BLOCK records in two windows or more, STORAGE_BLOCK_FILL records
+ * a block on average (a sparse word's blocks would cost more bytes than
+ * its records). */
+static bool blocks_pay(const struct pass *p, size_t bmark)
+{
+	size_t n = (p->blk.ents.n - bmark) / BLOCK_ENTRY;
+
+	return n >= 2 && p->site.s.n_docs > STORAGE_BLOCK &&
+	       (uint64_t)n * STORAGE_BLOCK_FILL <= p->site.s.n_docs;
+}
+
+/* The records of the current site into p->site, and into p->blk by the
+ * site's windows when that pays (blocks_pay()): 0, 1 when a position is
+ * outside the four sections, -1 on damage. */
 static int site_sums(struct pass *p, uint32_t site)
 {
 	struct storage_cursor *c = p->c;
 	size_t bmark = p->blk.ents.n;
-	uint32_t url, n;
+	const uint32_t *ws = NULL;
+	uint32_t url, n, nw = 0, wi = 0;
 	const uint8_t *pos;
+	bool blocks = false;
 	int rc;
 
+	if (p->win && site < p->win->n_sites) {
+		ws = p->win->start + p->win->first[site];
+		nw = (uint32_t)(p->win->first[site + 1] - p->win->first[site]);
+		blocks = nw >= 2;
+	}
 	acc_reset(&p->site, site);
 	acc_reset(&p->block, site);
 	/* Only a record's count and its first and last positions matter:
@@ -257,19 +343,31 @@ static int site_sums(struct pass *p, uint32_t site)
 			return -1;
 		lo = (int)(storage_rec_pos(pos, 0) >> STORAGE_POS_SHIFT);
 		acc_add(&p->site, url, n, lo, (int)hi, &d);
-		/* A full block is written when a record follows it: a site of
-		 * STORAGE_BLOCK records or fewer gets none. */
-		if (p->block.s.n_docs == STORAGE_BLOCK)
+		if (!blocks)
+			continue;
+		/* A record of another site's docinfo, or an offset past a u32:
+		 * the site gets no blocks. */
+		if (d.site_id != site || url < ws[0] || off > UINT32_MAX) {
+			blocks = false;
+			continue;
+		}
+		while (wi + 1 < nw && url >= ws[wi + 1])
+			wi++;
+		if (p->block.s.n_docs && ws[wi] != p->block_win)
 			block_flush(p);
-		if (!p->block.s.n_docs)
+		if (!p->block.s.n_docs) {
 			p->block_off = off;
+			p->block_win = ws[wi];
+		}
 		acc_add(&p->block, url, n, lo, (int)hi, &d);
 		p->block_last = url;
 	}
 	if (rc < 0)
 		return -1;
-	if (p->blk.ents.n > bmark)
+	if (blocks && p->block.s.n_docs)
 		block_flush(p);
+	if (!blocks || !blocks_pay(p, bmark))
+		p->blk.ents.n = bmark;
 	sum_hull(&p->site);
 	sum_pack(bytes_room(&p->sum.ents, SUM_ENTRY), &p->site.s);
 	return 0;
@@ -404,6 +502,7 @@ static int verify_file(const char *gen_dir, unsigned pn, enum ftype type, const 
 struct parts_job {
 	const char *gen_dir;
 	const struct storage *st;
+	struct windows win;
 	bool verify;                     /* against these (either may be NULL); else write */
 	const struct sum_files *sums, *blocks;
 	atomic_uint next;
@@ -441,7 +540,7 @@ static int do_part(struct parts_job *j, struct pass *p, unsigned pn, struct buf 
 static void *parts_worker(void *arg)
 {
 	struct parts_job *j = arg;
-	struct pass p = { .c = xmalloc(sizeof(*p.c)) };
+	struct pass p = { .c = xmalloc(sizeof(*p.c)), .win = &j->win };
 	struct buf why = BUF_INIT(1024);
 	unsigned pn;
 
@@ -473,6 +572,7 @@ static int run_parts(struct parts_job *j)
 
 	atomic_init(&j->next, 0);
 	pthread_mutex_init(&j->mu, NULL);
+	windows_make(j->st, &j->win);
 	/* Signals stay with the calling thread (the stop handlers, MPI's). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -482,6 +582,7 @@ static int run_parts(struct parts_job *j)
 	if (!e)
 		pthread_join(th, NULL);
 	pthread_mutex_destroy(&j->mu);
+	windows_free(&j->win);
 	return j->rc;
 }
 

@@ -27,10 +27,22 @@
 
 /* ---- counting what is passed over ---------------------------------------------- */
 
-/* Whether the next passed-over unit is counted (else estimated). */
+/* Whether the next passed-over unit is counted (else estimated): with
+ * ExactCounts no, the first PRUNE_SAMPLE_FIRST (so that a query passing
+ * few units over estimates from enough of them), then one in `sample` up
+ * to PRUNE_SAMPLE_MORE, then one in PRUNE_SAMPLE_LATE: the rate of a query
+ * that passes thousands of ranges over is known well before its last, and
+ * counting them was a quarter of the documents it read (doc/SEARCH.md,
+ * "Block summaries"). */
 bool prune_count_unit(struct prune *p)
 {
-	return p->units++ % p->sample == 0;
+	uint64_t u = p->units++;
+
+	if (p->sample == 1 || u < PRUNE_SAMPLE_FIRST)
+		return true;
+	if (u >= PRUNE_SAMPLE_MORE)
+		return (u - PRUNE_SAMPLE_MORE) % PRUNE_SAMPLE_LATE == 0;
+	return u % p->sample == 0;
 }
 
 /* A unit counted: docs of the driving word's documents, hits matches;
@@ -191,22 +203,18 @@ static int cmp_range(const void *a, const void *b)
  * a quarter of the ranges are below the threshold, or the site has
  * near-duplicates), -1 on damage.
  * A range where a positive word has no document is none (no match). */
-int prune_blk_ranges(struct prune *p, uint32_t site)
+/* Every range of site and its bound into p->rg (unsorted), from the
+ * blocks of the driving word's longest list b: 1, 0 when b has fewer than
+ * min blocks there, -1 on damage. */
+static int blk_bounds(struct prune *p, uint32_t site, uint32_t min)
 {
 	struct psub *b = &p->sub[p->bdrv];
-	double th = prune_theta(p);
-	size_t below = 0;
 
 	p->nrg = 0;
-	/* Ungrouped, nothing is passed over before the page has k entries:
-	 * the site is read whole.  Grouped, a site's ranges below its second
-	 * best score are passed over whatever the threshold: worth their
-	 * cost in a long site (PRUNE_BLK_EARLY blocks of its driving list). */
-	if (!p->use_blk || (!p->group && !(th > -HUGE_VAL)) || run_sum_neardups(p->r, site) ||
-	    b->ended || b->site != site)
+	if (b->ended || b->site != site)
 		return 0;
 	sub_blocks(p, b, site);
-	if (b->nb < (th > -HUGE_VAL ? 2 : PRUNE_BLK_EARLY))
+	if (b->nb < min)
 		return 0;
 	if (b->nb > p->caprg) {
 		size_t old = p->caprg;
@@ -219,12 +227,15 @@ int prune_blk_ranges(struct prune *p, uint32_t site)
 		struct prange *g = &p->rg[p->nrg];
 		bool unbound;
 
+		/* From the first url_id of its window to the next block's:
+		 * every list's records there are in blocks of those windows
+		 * alone (storage.h, "block summaries"). */
 		storage_block_at(b->bfirst, i, &k);
-		g->lo = i ? k.s.min_url : 1;
+		g->lo = i ? k.win_lo : 1;
 		g->hi = UINT32_MAX;
 		if (i + 1 < b->nb) {
 			storage_block_at(b->bfirst, i + 1, &next);
-			g->hi = next.s.min_url - 1;
+			g->hi = next.win_lo - 1;
 		}
 		g->n_drv = k.s.n_docs;
 		unbound = false;
@@ -237,8 +248,28 @@ int prune_blk_ranges(struct prune *p, uint32_t site)
 		}
 		g->ub = unbound ? HUGE_VAL : prune_bound_of(p, site, p->val);
 		p->nrg += g->ub > -HUGE_VAL;
-		below += g->ub < th;
 	}
+	return 1;
+}
+
+int prune_blk_ranges(struct prune *p, uint32_t site)
+{
+	double th = prune_theta(p);
+	size_t below = 0;
+	int rc;
+
+	p->nrg = 0;
+	/* Ungrouped, nothing is passed over before the page has k entries:
+	 * the site is read whole.  Grouped, a site's ranges below its second
+	 * best score are passed over whatever the threshold: worth their
+	 * cost in a long site (PRUNE_BLK_EARLY blocks of its driving list). */
+	if (!p->use_blk || (!p->group && !(th > -HUGE_VAL)) || run_sum_neardups(p->r, site))
+		return 0;
+	rc = blk_bounds(p, site, th > -HUGE_VAL ? 2 : PRUNE_BLK_EARLY);
+	if (rc <= 0)
+		return rc;
+	for (size_t i = 0; i < p->nrg; i++)
+		below += p->rg[i].ub < th;
 	/* A range read costs a jump of every list: when fewer than a quarter
 	 * could be passed over now, the site is read whole (grouped, before
 	 * the page has k entries, that is not known: ranges are used). */

@@ -170,7 +170,10 @@ int prune_first(struct prune *p, size_t *seen);
 
 
 /* search_block.c */
-#define PRUNE_SAMPLE 16        /* passed-over units counted: one in 16 (ExactCounts no) */
+#define PRUNE_SAMPLE_FIRST 64  /* passed-over units counted (ExactCounts no): the first 64, */
+#define PRUNE_SAMPLE 16        /* then one in 16 */
+#define PRUNE_SAMPLE_MORE 1024 /* up to the 1,024th, then */
+#define PRUNE_SAMPLE_LATE 64   /* one in 64 */
 #define PRUNE_BLK_EARLY 16     /* blocks a site needs for ranges before the page has k entries */
 int prune_blk_open(struct prune *p);
 void prune_blk_rewind(struct prune *p);

@@ -256,7 +256,8 @@ static uint64_t walk_blocks(const struct storage *s, const struct storage_blocks
 
 				storage_block_at(first, i, &blk);
 				CHECK(blk.s.n_hull <= STORAGE_SUM_HULL);
-				sum += blk.max_url + blk.off;
+				CHECK(blk.win_lo <= blk.s.min_url && blk.s.min_url <= blk.max_url);
+				sum += blk.max_url + blk.off + blk.win_lo;
 				if (s && more && site == ask && storage_jump(&c, blk.off) == 0 &&
 				    storage_skip_url(&c, 0, &url, &np, &pos) == 1)
 					sum += url + storage_rec_pos(pos, np - 1);

@@ -2,7 +2,8 @@
 # search-blocks.sh - block summaries (NNw/blocksum, doc/FORMATS.md; doc/SEARCH.md
 # "Block summaries"): a synthetic index of 20,000 documents of Zipf words
 # on 10 sites of 2,000 (bench/gen-deltas, merged by mpseek-index -D) gets
-# a summary per 64 records of each site of its common words.  Top-k
+# a summary per window of 64 documents of a site that each of its common
+# words is in (the same windows for every word).  Top-k
 # pruning reads only the ranges of a visited site whose bound can reach the
 # page; with `ExactCounts yes` every page (URLs, scores, site_hits,
 # counts) is still the one `Pruning no` gives, and with the default

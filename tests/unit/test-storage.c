@@ -909,7 +909,11 @@ struct sdoc {
 
 /* A generation in gen whose one word has the n documents d (url_ids
  * ascending, a site's consecutive): 0 or -1. */
-static int one_word_gen(const char *gen, const char *word, const struct sdoc *d, uint32_t n)
+/* A generation of word in the documents d[0..n), each in docinfo; with
+ * gaps, docinfo also has a document without the word at d[u].url - 1, of
+ * the same site. */
+static int one_word_gen(const char *gen, const char *word, const struct sdoc *d, uint32_t n,
+			bool gaps)
 {
 	struct storage_format f = { .generation = 1 };
 	struct storage_docinfo_writer *dw;
@@ -945,7 +949,9 @@ static int one_word_gen(const char *gen, const char *word, const struct sdoc *d,
 	for (uint32_t u = 0; u < n && !rc; u++) {
 		struct storage_doc doc = { .site_id = d[u].site, .len = { d[u].len0, 3, 3, d[u].len3 } };
 
-		rc = storage_docinfo_put(dw, d[u].url, &doc);
+		if (gaps)
+			rc = storage_docinfo_put(dw, d[u].url - 1, &doc);
+		rc = rc || storage_docinfo_put(dw, d[u].url, &doc);
 	}
 	rc = rc || storage_docinfo_finish(dw, &f.n_docs, f.sum_len, &f.max_url_id, &err) ||
 	     storage_format_write(gen, &f, &err);
@@ -1037,7 +1043,7 @@ static void site_sums(const char *root)
 		sd[u].url = u + 1;
 		sd[u].site = 1 + u / 200;
 	}
-	ok(one_word_gen(gen, word, sd, 2000) == 0, "a generation of one word on 10 sites");
+	ok(one_word_gen(gen, word, sd, 2000, false) == 0, "a generation of one word on 10 sites");
 	path = xasprintf("%s/%02uw/sitesum", gen, wp);
 	ok(storage_sums_open(gen, &ss, &err) == 0, "a generation without sitesum files has none");
 	ok(storage_sums_write(gen, &err) == 0, "storage_sums_write %s", buf_str(&err));
@@ -1104,16 +1110,17 @@ static void site_sums(const char *root)
 }
 
 /* Block b (of a site of n records) against d, its documents: 0, or the
- * number of ways it misses (its counts, first and last url_ids, bounds
- * and title; storage_jump() to its offset, then the records read from
- * there, which must be its documents). */
+ * number of ways it misses (its counts, first and last url_ids, its
+ * window's first url_id, bounds and title; storage_jump() to its offset,
+ * then the records read from there, which must be its documents). */
 static int block_misses(struct storage_cursor *c, const struct storage_block *b, uint32_t site,
 			const struct sdoc *d, uint32_t n_docs)
 {
 	uint32_t url = 0, n;
 	const uint8_t *pos;
 	int bad = b->s.site_id != site || b->s.n_docs != n_docs || b->s.min_url != d[0].url ||
-		  b->max_url != d[n_docs - 1].url || b->s.title_len != sdoc_title(d, n_docs);
+		  b->max_url != d[n_docs - 1].url || b->win_lo != d[0].url - 1 ||
+		  b->s.title_len != sdoc_title(d, n_docs);
 
 	if (storage_jump(c, b->off))
 		return bad + 1;
@@ -1128,12 +1135,15 @@ static int block_misses(struct storage_cursor *c, const struct storage_block *b,
 
 /* Block summaries (storage_block.c): one word on sites of 1, 64, 65, 200,
  * 129 and 700 records (some with u32 positions, so records differ in
- * size) gets NNw/blocksum: the sites of more than STORAGE_BLOCK records
- * have ceil(n / STORAGE_BLOCK) blocks each, each block counts, bounds and
- * locates its STORAGE_BLOCK (or fewer) records, and storage_jump() to its offset reads them, the
- * blocks visited last first; storage_check() passes the files and finds a
- * changed byte and a block that is not the postings'; a missing file of a
- * partition and a damaged entry are refused. */
+ * size), each record's document after one without the word, gets
+ * NNw/blocksum: a site's windows of STORAGE_BLOCK_DOCS documents hold
+ * W = STORAGE_BLOCK_DOCS / 2 of its records each, the window starting at
+ * the document before the first, so the sites of more than STORAGE_BLOCK
+ * records have ceil(n / W) blocks each, each block counts, bounds and
+ * locates its W (or fewer) records, and storage_jump() to its offset reads
+ * them, the blocks visited last first; storage_check() passes the files
+ * and finds a changed byte and a block that is not the postings'; a
+ * missing file of a partition and a damaged entry are refused. */
 static void block_sums(const char *root)
 {
 	static const uint32_t sizes[] = { 1, 64, 65, 200, 129, 700 };
@@ -1146,17 +1156,18 @@ static void block_sums(const char *root)
 	const char *word = "common";
 	unsigned wp = storage_partition(word, strlen(word));
 	static struct sdoc sd[1159];
+	enum { W = STORAGE_BLOCK_DOCS / 2 };
 	uint32_t n = 0, site, at = 0, n_blocks = 0;
 	int bad = 0, rc;
 
 	for (uint32_t i = 0; i < ARRAY_SIZE(sizes); i++)
 		for (uint32_t k = 0; k < sizes[i]; k++, n++) {
 			sdoc_rand(&sd[n]);
-			sd[n].url = 2 * n + 1;
+			sd[n].url = 2 * n + 2;
 			sd[n].site = i + 1;
 			sd[n].wide = rnd(7) == 0;
 		}
-	ok(n == ARRAY_SIZE(sd) && one_word_gen(gen, word, sd, n) == 0,
+	ok(n == ARRAY_SIZE(sd) && one_word_gen(gen, word, sd, n, true) == 0,
 	   "a generation of one word on %zu sites", ARRAY_SIZE(sizes));
 	ok(storage_blocks_open(gen, &bs, &err) == 0 && !bs,
 	   "a generation without blocksum files has none");
@@ -1173,7 +1184,7 @@ static void block_sums(const char *root)
 	for (uint32_t i = 0; storage_next_site(c, &site) == 1; i++) {
 		const unsigned char *first;
 		uint32_t nb = storage_block_site(&bc, site, &first);
-		uint32_t want = sizes[i] > STORAGE_BLOCK ? (sizes[i] + STORAGE_BLOCK - 1) / STORAGE_BLOCK : 0;
+		uint32_t want = sizes[i] > STORAGE_BLOCK ? (sizes[i] + W - 1) / W : 0;
 
 		if (site != i + 1 || nb != want) {
 			diag("site %u: %u blocks, %u expected", site, nb, want);
@@ -1181,11 +1192,10 @@ static void block_sums(const char *root)
 		}
 		for (uint32_t b = nb; b-- > 0;) {
 			struct storage_block blk;
-			uint32_t lo = b * STORAGE_BLOCK;
+			uint32_t lo = b * W;
 
 			storage_block_at(first, b, &blk);
-			bad += block_misses(c, &blk, site, sd + at + lo,
-					    sizes[i] - lo < STORAGE_BLOCK ? sizes[i] - lo : STORAGE_BLOCK);
+			bad += block_misses(c, &blk, site, sd + at + lo, sizes[i] - lo < W ? sizes[i] - lo : W);
 		}
 		n_blocks += nb;
 		at += sizes[i];
@@ -1195,9 +1205,9 @@ static void block_sums(const char *root)
 		uint32_t want = 0;
 
 		for (uint32_t i = 0; i < ARRAY_SIZE(sizes); i++)
-			want += sizes[i] > STORAGE_BLOCK ? (sizes[i] + STORAGE_BLOCK - 1) / STORAGE_BLOCK : 0;
+			want += sizes[i] > STORAGE_BLOCK ? (sizes[i] + W - 1) / W : 0;
 		is_int(n_blocks, want, "sites of more than %d records have ceil(n / %d) blocks",
-		       STORAGE_BLOCK, STORAGE_BLOCK);
+		       STORAGE_BLOCK, W);
 	}
 	storage_postings(st, wp, c);
 	storage_next_site(c, &site);
@@ -1241,8 +1251,7 @@ static void block_sums(const char *root)
 			ok(storage_blocks_open(gen, &bs, &err) == 1 &&
 			   storage_block_word(bs, wp, &bc) == 1 &&
 			   storage_block_site(&bc, i + 1, &first) == 0 &&
-			   storage_block_site(&bc, j + 1, &first) ==
-				   (sizes[j] + STORAGE_BLOCK - 1) / STORAGE_BLOCK,
+			   storage_block_site(&bc, j + 1, &first) == (sizes[j] + W - 1) / W,
 			   "a site with a damaged block has none, the next all of its own");
 		}
 		storage_blocks_close(bs);
