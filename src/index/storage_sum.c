@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -631,6 +632,21 @@ static int shape(const struct map *m, const char *path, size_t entry, uint64_t *
 	return 0;
 }
 
+/* Whether path is a blocksum file of the first format (blocks of 32
+ * records, before windows): read as none, as a generation written before
+ * block summaries is (doc/FORMATS.md, "NNw/blocksum"). */
+static bool first_blocks(const char *path)
+{
+	static const unsigned char first[8] = { 'M', 'P', 'S', 'B', 'L', 'K', 0, 1 };
+	unsigned char h[8];
+	FILE *fp = fopen(path, "rb");
+	bool old = fp && fread(h, 1, sizeof(h), fp) == sizeof(h) && !memcmp(h, first, sizeof(h));
+
+	if (fp)
+		fclose(fp);
+	return old;
+}
+
 int storage_sum_files_open(const char *gen_dir, enum ftype type, size_t entry,
 			   struct sum_files *f, struct buf *err)
 {
@@ -640,7 +656,8 @@ int storage_sum_files_open(const char *gen_dir, enum ftype type, size_t entry,
 	for (unsigned pn = 0; pn < STORAGE_PARTITIONS && !rc; pn++) {
 		char *path = xasprintf("%s/%02uw/%s", gen_dir, pn, storage_fname[type]);
 
-		if (pn == 0 && access(path, F_OK) < 0 && errno == ENOENT) {
+		if (pn == 0 && ((access(path, F_OK) < 0 && errno == ENOENT) ||
+				(type == F_BLOCKSUM && first_blocks(path)))) {
 			free(path);
 			return 0;
 		}

@@ -1268,6 +1268,26 @@ static void block_sums(const char *root)
 		   "and reported by storage_check: %s", buf_str(&err));
 		spill(path, save, len);
 		ok(storage_blocks_open(gen, &bs, &err) == 1, "and opens again once it is back");
+		storage_blocks_close(bs);
+		bs = NULL;
+		free(b);
+		free(save);
+	}
+	free(path);
+	/* A generation of the first format (blocks of 32 records, magic byte 1
+	 * in 00w) is read as one without blocks, and --check passes it. */
+	path = xasprintf("%s/00w/blocksum", gen);
+	{
+		size_t len;
+		unsigned char *b = slurp_file(path, &len), *save = xmalloc(len);
+
+		memcpy(save, b, len);
+		b[7] = 1;
+		spill(path, b, len);
+		buf_reset(&err);
+		ok(storage_blocks_open(gen, &bs, &err) == 0 && !bs && storage_check(gen, &err) == 0,
+		   "a blocksum of the first format is read as none %s", buf_str(&err));
+		spill(path, save, len);
 		free(b);
 		free(save);
 	}
