@@ -1,7 +1,9 @@
 /* queue-tool.c - the work queue of src/store/db_claim.c from the shell, for
- * tests/integration/frontier.sh: each verb is one call of include/db.h.
+ * tests/integration/frontier.sh and tag.sh: each verb is one call of
+ * include/db.h.
  *
- *   queue-tool CONF pick RANK N                   site_ids, one a line
+ *   queue-tool CONF pick RANK N [TAG]             site_ids, one a line (TAG:
+ *                                                 the pick of --tag TAG)
  *   queue-tool CONF claim RANK N LEASE SITE_ID    url_ids claimed, one a line
  *   queue-tool CONF links SITE_ID URL...          new URLs of a site; prints
  *                                                 how many rows were new
@@ -59,6 +61,8 @@ static int do_pick(struct db *db, int argc, char **argv)
 	int n = (int)arg(argc, argv, 4), got;
 	unsigned *ids = xcalloc((size_t)(n ? n : 1), sizeof(*ids));
 
+	if (argc > 5)
+		db_select_tag(db, arg(argc, argv, 5));
 	got = db_pick_sites(db, (int)arg(argc, argv, 3), n, ids);
 	for (int i = 0; i < got; i++)
 		printf("%u\n", ids[i]);
