@@ -603,12 +603,13 @@ static int take_round(struct crawl *cr, struct claim_round *r, int *taken)
 /* New sites: a share of those free (every rank takes its share, so sites
  * spread over the ranks), at least one when the rank has none or nobody
  * waits for work.  The share counts the sites that brought URLs: one whose
- * claim comes back empty leaves its place to the next site found.  Under
- * --tag a site of several tags is picked while a URL of another tag is due
- * (doc/DATABASE.md, "Tags"), and sorts first when that URL is due since 0:
- * with a share of one site, every rank took that site alone at every pick,
- * found nothing, and the tag's due sites behind it waited for ever.
- * Returns the number of URLs claimed. */
+ * claim comes back empty (taken by another rank since the pick, or a
+ * next_due too early) leaves its place to the next site found.  Without
+ * that, a site that sorts first and claims nothing at every pick took a
+ * share of one site at every pick, and the due sites behind it waited for
+ * ever (under --tag a site of several tags did, before the pick asked for
+ * a due URL of the tag: doc/DATABASE.md, "Tags").  Returns the number of
+ * URLs claimed. */
 static int take_sites(struct crawl *cr, double now, long batch)
 {
 	int crawlers = cr->o->hooks && cr->adv.crawlers > 0 ? cr->adv.crawlers : 1;

@@ -77,10 +77,17 @@
 	" FOR UPDATE SKIP LOCKED"
 
 /* The pick of one tag: the sites of the tag, and those whose Server lines
- * give different tags (-1), each through tag_due in order, then the two
- * short lists merged.  tests/integration/tag.sh checks its EXPLAIN on the
- * text between the markers.  Parameters: tag, now, now, limit, now, now,
- * limit, limit. */
+ * give different tags (-1) with a URL of the tag due, each through tag_due
+ * in order, then the two short lists merged.  A site of several tags is
+ * due (next_due) when a URL of any tag is: one whose due URLs were all of
+ * other tags sorted first in every pick and cost it an empty claim.  The
+ * test of a -1 site walks its live URLs through site_claim in time order
+ * (tag is not in the index) up to the first due one of the tag, reading
+ * the rows of the due ones before it, as the site's tagged claim would.
+ * A scalar subquery, not EXISTS: MariaDB turns that EXISTS into a
+ * materialised semi-join, a scan of urlword.  tests/integration/tag.sh
+ * checks its EXPLAIN on the text between the markers.  Parameters: tag,
+ * now, now, limit, now, now, now, tag, limit, limit. */
 /* BEGIN PICK TAG SELECT */
 #define PICK_TAG_SELECT \
 	"(SELECT site_id, next_due FROM sites FORCE INDEX (tag_due)" \
@@ -88,6 +95,9 @@
 	" ORDER BY next_due, site_id LIMIT %d)" \
 	" UNION ALL (SELECT site_id, next_due FROM sites FORCE INDEX (tag_due)" \
 	" WHERE tag = -1 AND next_due <= %u AND lease_until <= %u" \
+	" AND (SELECT 1 FROM urlword u FORCE INDEX (site_claim)" \
+	" WHERE u.site_id = sites.site_id AND u.deleted = 0" \
+	" AND u.next_index_time <= %u AND u.tag = %ld LIMIT 1) IS NOT NULL" \
 	" ORDER BY next_due, site_id LIMIT %d)" \
 	" ORDER BY next_due, site_id LIMIT %d"
 /* END PICK TAG SELECT */
@@ -504,7 +514,8 @@ int db_pick_sites(struct db *db, int rank, int n, unsigned *out)
 	 * unexpired leases are left out by the same test: it knows its sites. */
 	UNUSED(rank);
 	if (db->tag >= 0)
-		snprintf(sql, sizeof(sql), PICK_TAG_SELECT, db->tag, now, now, n, now, now, n, n);
+		snprintf(sql, sizeof(sql), PICK_TAG_SELECT, db->tag, now, now, n, now, now, now,
+			 db->tag, n, n);
 	else
 		snprintf(sql, sizeof(sql), PICK_SELECT, now, now, n);
 	if (sql_run(db, sql, &res))

@@ -8,13 +8,15 @@
 # /one/ and /mix/ and nothing of /two/, and ends (the due count of the
 # coordinator sees only tag 1), alone and under mpirun -np 3; a plain run
 # then crawls /two/.  A changed Tag moves the Server's URLs at the next
-# seeding; `-a --tag N` makes only that tag's URLs due.  The tagged pick's
-# plan reads sites through tag_due; a version 2 database is refused, then
-# converted by sql/upgrade-2-to-3.sql.
+# seeding; `-a --tag N` makes only that tag's URLs due.  The tagged pick
+# (tests/helper/queue-tool) takes a site of several tags only when a URL of
+# the tag is due, and its plan reads sites through tag_due and such a site's
+# URLs through site_claim; a version 2 database is refused, then converted
+# by sql/upgrade-2-to-3.sql.
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
-idx=$builddir/mpseek-index
-[ -x "$idx" ] || tap_skip_all "$idx not built"
+idx=$builddir/mpseek-index q=$builddir/tests/helper/queue-tool
+[ -x "$idx" ] && [ -x "$q" ] || tap_skip_all "mpseek-index or tests/helper/queue-tool not built"
 [ -x "$NGINX" ] || tap_skip_all "nginx not found (Debian package nginx)"
 T=$(tmp_dir)
 
@@ -61,6 +63,9 @@ crawl() {
 fetched() { SQL "SELECT COUNT(*) FROM urlword WHERE status = 200 AND url LIKE '%/$2/%'" "$1"; }
 tags() { SQL "SELECT GROUP_CONCAT(DISTINCT tag ORDER BY tag) FROM urlword WHERE url LIKE '%/$2/%'" "$1"; }
 sitetag() { SQL "SELECT tag FROM sites WHERE site LIKE 'http://$2.localhost%'" "$1"; }
+siteid() { SQL "SELECT site_id FROM sites WHERE site LIKE 'http://$2.localhost%'" "$1"; }
+# pick DB TAG: the site_ids db_pick_sites() gives under --tag TAG.
+pick() { "$q" "$T/$1.conf" pick 0 10 "$2" | tr '\n' ' ' | sed 's/ $//'; }
 
 # ---- the directive
 conf tg 1 2 1
@@ -106,13 +111,19 @@ tap_is "$(fetched tg3 two)" 5 "-np 3, plain: /two/ crawled"
 
 # ---- a site of several tags first in the pick, with only another tag due
 # After a --tag 1 run, site two (tag -1) has /two/ of Tag 2 due since 0: it
-# sorts first in every tagged pick, and its claim finds nothing of Tag 1.
-# With site one due behind it, each of two ranks' share of the two sites
-# found is one site: it must not be spent on site two (the job waited for
-# ever, "3 due, 0/2 ranks busy").
+# sorts first by next_due, but has nothing of Tag 1 to claim.  The pick of
+# Tag 1 leaves it out (it was first, and cost every pick an empty claim):
+# empty while nothing of Tag 1 is due, site one alone once /one/ is due,
+# site two again once a URL of its Tag 1 Server (/mix/) is.  With site one
+# due, each of two ranks' share of the sites found must not be spent on
+# site two (the job waited for ever, "3 due, 0/2 ranks busy").
 conf tg4 1 2 1
 crawl tg4 1 --tag 1
+s1=$(siteid tg4 one) s2=$(siteid tg4 two)
+tap_is "$(pick tg4 1)/$(pick tg4 2)" "/$s2" \
+	"pick --tag 1: site two (several tags, only /two/ of Tag 2 due) is not picked; --tag 2 picks it"
 SQL "UPDATE urlword SET next_index_time = UNIX_TIMESTAMP() - 60 WHERE url LIKE '%/one/%'" tg4
+tap_is "$(pick tg4 1)" "$s1" "pick --tag 1 with site one due: site one alone (site two not first)"
 n0=$(wc -l <"$WEB_LOG")
 mpi_no_leak_check timeout 90 "$MPIRUN" -np 3 --oversubscribe "$idx" --tag 1 "$T/tg4.conf" \
 	>>"$T/tg4.out" 2>>"$T/tg4.log"
@@ -121,6 +132,8 @@ sleep 0.2
 tap_is "$rc" 0 "-np 3 --tag 1, a site of several tags first in the pick: exit 0"
 tap_is "$(tail -n +"$((n0 + 1))" "$WEB_LOG" | awk -F'\t' '{ split($8, h, ":"); print h[1] $3 }' | sort -u | grep -c '^one\.localhost')" 5 \
 	"... and site one's 5 due URLs are fetched again"
+SQL "UPDATE urlword SET next_index_time = 0 WHERE url LIKE '%/mix/p1.html'" tg4
+tap_is "$(pick tg4 1)" "$s2" "a URL of /mix/ (Tag 1) due: site two is picked under --tag 1"
 
 # ---- a changed Tag moves its Server's URLs at the next seeding
 conf tg 3 2 1
@@ -143,11 +156,13 @@ sel=$({ sed -n '/BEGIN PICK TAG SELECT/,/END PICK TAG SELECT/p' "$srcdir/src/sto
 	${CC:-cc} -E -P -x c - | tr -d '\n' | sed 's/"[[:space:]]*"//g; s/^[[:space:]]*"//; s/"[[:space:]]*$//')
 tap_ok "$(grep -q 'FORCE INDEX (tag_due)' <<<"$sel" && echo 1)" "pick-by-tag SELECT text taken from src/store/db_claim.c"
 now=$(date +%s)
-sel=$(sed "s/%ld/1/; s/%u/$now/g; s/%d/64/g" <<<"$sel")
+sel=$(sed "s/%ld/1/g; s/%u/$now/g; s/%d/64/g" <<<"$sel")
 explain=$(SQL "EXPLAIN $sel" tg 2>&1)
 tap_diag "EXPLAIN (pick by tag):" "$explain"
 tap_is "$(awk -F'\t' '$3 == "sites" && $4 == "range" && $6 == "tag_due" && $10 !~ /filesort|temporary/' <<<"$explain" | wc -l)" 2 \
 	"EXPLAIN pick by tag: both parts a range of tag_due in index order (no filesort)"
+tap_is "$(awk -F'\t' '$2 == "DEPENDENT SUBQUERY" && $3 == "u" && $4 == "ref" && $6 == "site_claim"' <<<"$explain" | wc -l)/$(wc -l <<<"$explain")" 1/4 \
+	"EXPLAIN pick by tag: a site of several tags, its due URL of the tag looked up in site_claim"
 
 # ---- a version 2 database: refused, then converted by the upgrade script
 mdb_sql "ALTER TABLE sites DROP KEY tag_due, DROP COLUMN tag" tg3
