@@ -81,7 +81,9 @@
 #                                 in DIR (made anew): exports CHANGEWEB_URL
 #                                 (http://127.0.0.1:PORT/), CHANGEWEB_LOG
 #                                 (its request log) and CHANGEWEB_TRUTH (the
-#                                 site's rates, values and change times)
+#                                 site's rates, values and change times,
+#                                 written at its first request, from which
+#                                 the changes count)
 #           changeweb_stop        stops it (also done on exit)
 #           search_tools          sets idx and tool (mpseek-index,
 #                                 tests/helper/search-tool); skips the script
