@@ -864,9 +864,6 @@ static int on_rec(void *arg, const unsigned char *rec)
 
 /* ---- docinfo and wordurl (rank 0) ---------------------------------------- */
 
-/* The next document of the docstore being built; a failure drops the
- * docstore (the generation is served from the database without it) and
- * never the merge. */
 /* The rows of wordurl, produced for db_wordurl_apply() partition by
  * partition: a diff against the old generation when wordurl describes it,
  * else the whole table. */

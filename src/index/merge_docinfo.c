@@ -25,20 +25,21 @@
 #include "util.h"
 #include "merge_int.h"
 
-static void docstore_add(struct docstore_builder **ds, uint32_t url, bool fresh, struct buf *err)
+/* The next document of the docstore.  A failure (a read of the texts that
+ * failed, a full disk) fails the merge: a generation whose docstore lacks
+ * texts is never published (doc/MERGE.md, step 8). */
+static int docstore_add(struct docstore_builder *ds, uint32_t url, bool fresh, struct buf *err)
 {
 	buf_reset(err);
-	if (docstore_build_add(*ds, url, fresh, err)) {
-		warning("merge: no docstore for this generation: %s", buf_str(err));
-		docstore_build_abort(*ds);
-		*ds = NULL;
-	}
+	if (docstore_build_add(ds, url, fresh, err))
+		return error("merge: the docstore cannot be written: %s", buf_str(err));
+	return 0;
 }
 
 /* docinfo: the old entries merged with the URL states (files from every
  * rank, each in url order); the docstore's documents are the same. */
 static int write_docinfo(const char *gen_dir, const struct storage *old, char **st_files,
-			 size_t n_files, struct storage_format *f, struct docstore_builder **ds)
+			 size_t n_files, struct storage_format *f, struct docstore_builder *ds)
 {
 	struct storage_docinfo_writer *w = NULL;
 	struct buf err = BUF_INIT(4096);
@@ -84,8 +85,8 @@ static int write_docinfo(const char *gen_dir, const struct storage *old, char **
 		}
 		if (have > 0 && d.site_id)
 			rc = storage_docinfo_put(w, (uint32_t)url, &d);
-		if (!rc && have > 0 && d.site_id && *ds)
-			docstore_add(ds, (uint32_t)url, fresh, &err);
+		if (!rc && have > 0 && d.site_id)
+			rc = docstore_add(ds, (uint32_t)url, fresh, &err);
 		if ((url & 0xffff) == 0)
 			storage_release_docinfo(old); /* read once: not kept resident */
 	}
@@ -103,41 +104,63 @@ out:
 	return rc;
 }
 
-/* The thread: its own connection (a MYSQL handle serves one thread at a
- * time), docinfo and the docstore, the connection closed. */
+/* The thread's own connection (a MYSQL handle serves one thread at a
+ * time).  db_open() retries what waiting may cure (a server starting or
+ * restarting, too many connections) for 30 s with back-off, a line every
+ * 5 s; a server lost later is waited for DBGrace, as by the job's own
+ * connection (doc/DATABASE.md, "Connections").  Without it the fresh
+ * documents' texts cannot be read: the merge fails and the live
+ * generation stays (doc/MERGE.md, step 8). */
+static int docinfo_db(const struct merge_docinfo *j, struct db **db)
+{
+	char *sock;
+	int rc;
+
+	*db = NULL;
+	if (!j->use_db)
+		return 0;
+	sock = dbserver_socket_path(j->c->data_dir);
+	rc = db_open(j->c, sock, 30, db);
+	free(sock);
+	if (rc)
+		return error("merge: the docinfo thread cannot connect to the database, which "
+			     "the docstore's texts come from: the merge fails, the live "
+			     "generation stays and the deltas are kept (rerun -D)");
+	db_set_grace(*db, (double)j->c->db_grace);
+	return 0;
+}
+
+/* The thread: docinfo and the docstore, then the boilerplate. */
 static void *docinfo_main(void *arg)
 {
 	struct merge_docinfo *j = arg;
 	struct storage_format f;
 	struct db *db = NULL;
 	struct docstore *old_ds = NULL;
-	struct docstore_builder *ds;
+	struct docstore_builder *ds = NULL;
 
-	if (j->use_db) {
-		char *sock = dbserver_socket_path(j->c->data_dir);
-
-		if (db_open(j->c, sock, 30, &db))
-			db = NULL; /* logged; the docstore needs it: none then */
-		free(sock);
-	}
 	memset(&f, 0, sizeof(f));
-	ds = merge_docstore_start(j->gen_dir, j->old, db, j->cap, &old_ds);
-	j->rc = write_docinfo(j->gen_dir, j->old, j->st_files, j->n_files, &f, &ds);
-	info("merge: docinfo written (%.2f s)", now_monotonic() - j->t0);
+	j->rc = docinfo_db(j, &db);
+	if (!j->rc)
+		j->rc = merge_docstore_start(j->gen_dir, j->old, db, j->cap, &ds, &old_ds);
+	if (!j->rc) {
+		j->rc = write_docinfo(j->gen_dir, j->old, j->st_files, j->n_files, &f, ds);
+		info("merge: docinfo written (%.2f s)", now_monotonic() - j->t0);
+	}
 	if (j->rc) {
 		docstore_build_abort(ds);
 		docstore_close(old_ds);
 	} else {
-		merge_docstore_end(ds, old_ds, j->t0);
-		/* It reads only docinfo and the docstore, both done: beside the
-		 * partitions rather than after them (3.3 of a 34.8 s merge). */
-		merge_write_boiler(j->c, j->gen_dir, j->cap);
+		j->rc = merge_docstore_end(ds, old_ds, j->t0);
 	}
+	/* It reads only docinfo and the docstore, both done: beside the
+	 * partitions rather than after them (3.3 of a 34.8 s merge). */
+	if (!j->rc)
+		merge_write_boiler(j->c, j->gen_dir, j->cap);
 	j->n_docs = f.n_docs;
 	memcpy(j->sum_len, f.sum_len, sizeof(j->sum_len));
 	j->max_url_id = f.max_url_id;
-	if (db)
-		db_close(db);
+	db_close(db);
 	return NULL;
 }
 

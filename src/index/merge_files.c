@@ -116,35 +116,42 @@ bool merge_keep_pagerank(const char *old_dir)
 }
 
 /* The docstore's builder, from the live generation's docstore (when it
- * has a good one) and the database.  NULL when it cannot start (logged). */
-struct docstore_builder *merge_docstore_start(const char *dir, const struct storage *old_gen,
-					      struct db *db, size_t cap, struct docstore **old)
+ * has a good one: else its documents are read from the database) and the
+ * database. */
+int merge_docstore_start(const char *dir, const struct storage *old_gen, struct db *db,
+			 size_t cap, struct docstore_builder **b, struct docstore **old)
 {
-	struct docstore_builder *b = NULL;
 	struct buf err = BUF_INIT(4096);
+	int rc = 0;
 
+	*b = NULL;
 	*old = NULL;
 	if (old_gen && docstore_open(storage_dir(old_gen), old, &err) < 0) {
 		warning("merge: the live generation's docstore is not used: %s", buf_str(&err));
 		buf_reset(&err);
 	}
-	if (docstore_build_begin(dir, *old, db, cap, &b, &err))
-		warning("merge: no docstore for this generation: %s", buf_str(&err));
+	if (docstore_build_begin(dir, *old, db, cap, b, &err)) {
+		rc = error("merge: the docstore cannot be written: %s", buf_str(&err));
+		docstore_close(*old);
+		*old = NULL;
+	}
 	buf_free(&err);
-	return b;
+	return rc;
 }
 
-/* Commit the docstore (or drop it, logged). */
-void merge_docstore_end(struct docstore_builder *b, struct docstore *old, double t0)
+/* Commit the docstore (a failure fails the merge) and close the old one. */
+int merge_docstore_end(struct docstore_builder *b, struct docstore *old, double t0)
 {
 	struct buf err = BUF_INIT(4096);
 	uint64_t copied = 0, read = 0;
+	int rc = 0;
 
-	if (b && docstore_build_finish(b, &copied, &read, &err))
-		warning("merge: no docstore for this generation: %s", buf_str(&err));
-	else if (b)
+	if (docstore_build_finish(b, &copied, &read, &err))
+		rc = error("merge: the docstore cannot be written: %s", buf_str(&err));
+	else
 		info("merge: docstore written: %" PRIu64 " document(s) copied, %" PRIu64
 		     " read from the database (%.2f s)", copied, read, now_monotonic() - t0);
 	docstore_close(old);
 	buf_free(&err);
+	return rc;
 }

@@ -303,13 +303,17 @@ int merge_write_neardup(const struct conf *c, struct db *db, const char *dir);
 /* Whether the live generation's ranks and citations (in old_dir) open, so
  * that the new generation may hard-link them (logged when not). */
 bool merge_keep_pagerank(const char *old_dir);
-/* The docstore builder of the generation in dir, from the live generation's
- * docstore (old_gen may be NULL; *old gets it, close with merge_docstore_end())
- * and the database, within cap bytes.  NULL when it cannot start (logged). */
-struct docstore_builder *merge_docstore_start(const char *dir, const struct storage *old_gen,
-					      struct db *db, size_t cap, struct docstore **old);
-/* Commit the docstore (or drop it, logged) and close the old one. */
-void merge_docstore_end(struct docstore_builder *b, struct docstore *old, double t0);
+/* The docstore builder of the generation in dir (*b), from the live
+ * generation's docstore (old_gen may be NULL; *old gets it) and the database
+ * (db may be NULL: then a document the old docstore lacks fails the build),
+ * within cap bytes.  Finish both with merge_docstore_end(), or
+ * docstore_build_abort() and docstore_close().  0, or -1 (logged; nothing
+ * to free). */
+int merge_docstore_start(const char *dir, const struct storage *old_gen, struct db *db,
+			 size_t cap, struct docstore_builder **b, struct docstore **old);
+/* Commit the docstore and close the old one.  0, or -1 (logged): the
+ * generation must not be published without it. */
+int merge_docstore_end(struct docstore_builder *b, struct docstore *old, double t0);
 /* The boilerplate (src/index/merge_boiler.c, doc/SEARCH.md "Boilerplate"). */
 struct boiler_params {
 	double share;              /* BoilerplateShare: 0 writes no file */
