@@ -52,6 +52,68 @@ static void round_trip(uint8_t *scratch, const char *what, const char *s, size_t
 	buf_free(&err);
 }
 
+/* Leave 16-bit words `fill` in the stack below the caller's frame, where
+ * the next function it calls keeps its locals. */
+static __attribute__((noinline)) void stack_fill(int fill)
+{
+	volatile uint16_t junk[1 << 16];
+
+	for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++)
+		junk[i] = (uint16_t)fill;
+}
+
+/* `in` deflated after the stack was filled with `fill`, or (fill < 0)
+ * right after `before` was deflated from the same depth: its locals left
+ * where the second call keeps its own. */
+static __attribute__((noinline)) size_t deflate_after(uint8_t *scratch, int fill,
+						      const char *before, const char *in,
+						      size_t len, void *out, size_t cap)
+{
+	if (fill >= 0)
+		stack_fill(fill);
+	else
+		docblob_deflate(scratch, before, len, out, cap, false);
+	return docblob_deflate(scratch, in, len, out, cap, false);
+}
+
+/* Words of a small vocabulary, as a docstore block repeats its fields. */
+static void prose(char *p, size_t len, uint64_t seed)
+{
+	static const char *const words[] = { "merge ", "docstore ", "the ", "of ", "page ",
+					     "index ", "a ", "words " };
+	size_t k = 0;
+
+	while (k < len) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		for (const char *w = words[seed >> 61]; *w && k < len; w++)
+			p[k++] = *w;
+	}
+}
+
+/* The same text gives the same bytes whatever the stack held before: the
+ * merge's outputs are compared with cmp (doc/MERGE.md). */
+static void same_bytes(uint8_t *scratch, char *text, size_t len)
+{
+	size_t cap = len + len / 16 + 64, n0, n;
+	unsigned char *want = xmalloc(cap), *got = xmalloc(cap);
+	char *other = xmalloc(len);
+
+	prose(text, len, 7);
+	prose(other, len, 8);
+	n0 = deflate_after(scratch, 0, NULL, text, len, want, cap);
+	for (int fill = -1; fill <= 4; fill++) {
+		if (fill == 0)
+			continue;
+		n = deflate_after(scratch, fill, other, text, len, got, cap);
+		ok(n0 && n == n0 && memcmp(got, want, n) == 0,
+		   "deflate after %s%.0d: the bytes after a stack of zeros (%zu, %zu)",
+		   fill < 0 ? "another text" : "a stack of words ", fill < 0 ? 0 : fill, n, n0);
+	}
+	free(want);
+	free(got);
+	free(other);
+}
+
 int main(void)
 {
 	uint8_t *scratch = xmalloc(DOCBLOB_SCRATCH);
@@ -89,6 +151,7 @@ int main(void)
 	round_trip(scratch, "MAX_DOC_BYTES of noise", text, big);
 	noise(text, 70000, 42);
 	round_trip(scratch, "70,000 bytes of noise (the scratch reused)", text, 70000);
+	same_bytes(scratch, text, 65536);
 	free(text);
 	free(scratch);
 	return done_testing();
