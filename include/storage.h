@@ -441,10 +441,8 @@ uint32_t storage_block_site(struct storage_block_cursor *c, uint32_t site,
 			    const unsigned char **first);
 /* Block i (< the number storage_block_site() gave) of those at first. */
 void storage_block_at(const unsigned char *first, uint32_t i, struct storage_block *out);
-/* Block i's first and last url_id alone (what a search for a url_id reads),
- * and the first url_id of its window. */
+/* Block i's first and last url_id alone (what a search for a url_id reads). */
 uint32_t storage_block_min_url(const unsigned char *first, uint32_t i);
 uint32_t storage_block_max_url(const unsigned char *first, uint32_t i);
-uint32_t storage_block_win_lo(const unsigned char *first, uint32_t i);
 
 #endif

@@ -1,8 +1,9 @@
 /* storage_block.c - the reader of the block summaries NNw/blocksum
  * (storage.h, "block summaries"; doc/FORMATS.md, "NNw/blocksum"): a
  * summary per window of STORAGE_BLOCK_DOCS documents of a site that a
- * word's records are in, for block-max pruning.  storage_sum.c writes and verifies the files in its pass over
- * the postings, and maps them for this reader.
+ * word's records are in, for block-max pruning.  storage_sum.c writes and
+ * verifies the files in its pass over the postings, and maps them for
+ * this reader.
  */
 #include "config.h"
 
@@ -69,11 +70,6 @@ uint32_t storage_block_min_url(const unsigned char *first, uint32_t i)
 uint32_t storage_block_max_url(const unsigned char *first, uint32_t i)
 {
 	return le_get32(first + (size_t)i * BLOCK_ENTRY + 52);
-}
-
-uint32_t storage_block_win_lo(const unsigned char *first, uint32_t i)
-{
-	return le_get32(first + (size_t)i * BLOCK_ENTRY + 60);
 }
 
 void storage_block_at(const unsigned char *first, uint32_t i, struct storage_block *out)

@@ -203,18 +203,22 @@ static int cmp_range(const void *a, const void *b)
  * a quarter of the ranges are below the threshold, or the site has
  * near-duplicates), -1 on damage.
  * A range where a positive word has no document is none (no match). */
-/* Every range of site and its bound into p->rg (unsorted), from the
- * blocks of the driving word's longest list b: 1, 0 when b has fewer than
- * min blocks there, -1 on damage. */
-static int blk_bounds(struct prune *p, uint32_t site, uint32_t min)
+int prune_blk_ranges(struct prune *p, uint32_t site)
 {
 	struct psub *b = &p->sub[p->bdrv];
+	double th = prune_theta(p);
+	size_t below = 0;
 
 	p->nrg = 0;
-	if (b->ended || b->site != site)
+	/* Ungrouped, nothing is passed over before the page has k entries:
+	 * the site is read whole.  Grouped, a site's ranges below its second
+	 * best score are passed over whatever the threshold: worth their
+	 * cost in a long site (PRUNE_BLK_EARLY blocks of its driving list). */
+	if (!p->use_blk || (!p->group && !(th > -HUGE_VAL)) || run_sum_neardups(p->r, site) ||
+	    b->ended || b->site != site)
 		return 0;
 	sub_blocks(p, b, site);
-	if (b->nb < min)
+	if (b->nb < (th > -HUGE_VAL ? 2 : PRUNE_BLK_EARLY))
 		return 0;
 	if (b->nb > p->caprg) {
 		size_t old = p->caprg;
@@ -248,28 +252,8 @@ static int blk_bounds(struct prune *p, uint32_t site, uint32_t min)
 		}
 		g->ub = unbound ? HUGE_VAL : prune_bound_of(p, site, p->val);
 		p->nrg += g->ub > -HUGE_VAL;
+		below += g->ub < th;
 	}
-	return 1;
-}
-
-int prune_blk_ranges(struct prune *p, uint32_t site)
-{
-	double th = prune_theta(p);
-	size_t below = 0;
-	int rc;
-
-	p->nrg = 0;
-	/* Ungrouped, nothing is passed over before the page has k entries:
-	 * the site is read whole.  Grouped, a site's ranges below its second
-	 * best score are passed over whatever the threshold: worth their
-	 * cost in a long site (PRUNE_BLK_EARLY blocks of its driving list). */
-	if (!p->use_blk || (!p->group && !(th > -HUGE_VAL)) || run_sum_neardups(p->r, site))
-		return 0;
-	rc = blk_bounds(p, site, th > -HUGE_VAL ? 2 : PRUNE_BLK_EARLY);
-	if (rc <= 0)
-		return rc;
-	for (size_t i = 0; i < p->nrg; i++)
-		below += p->rg[i].ub < th;
 	/* A range read costs a jump of every list: when fewer than a quarter
 	 * could be passed over now, the site is read whole (grouped, before
 	 * the page has k entries, that is not known: ranges are used). */
