@@ -171,24 +171,51 @@ static void block_pack(unsigned char *e, const struct storage_sum *s, uint32_t m
  * holds exactly one block of each other word (doc/FORMATS.md,
  * "NNw/blocksum"). */
 struct windows {
-	uint32_t n_sites;           /* site ids below it */
+	uint32_t n_sites;           /* distinct sites with documents */
+	uint32_t *site;             /* their ids, ascending */
 	uint64_t *first;            /* per site: its first window in start[]; n_sites + 1 */
 	uint32_t *start;            /* each window's first url_id */
 };
 
 static void windows_free(struct windows *w)
 {
+	free(w->site);
 	free(w->first);
 	free(w->start);
 	memset(w, 0, sizeof(*w));
 }
 
-/* Two passes over docinfo: the sites' document counts, then the windows'
- * first url_ids. */
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The index of site in w->site[], or -1: a binary search, so that memory
+ * follows the number of sites, not their largest id (a damaged docinfo can
+ * name site 2^32 - 1). */
+static int64_t windows_site(const struct windows *w, uint32_t site)
+{
+	size_t lo = 0, hi = w->n_sites;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->site[mid] < site)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < w->n_sites && w->site[lo] == site ? (int64_t)lo : -1;
+}
+
+/* Two passes over docinfo: the documents' sites (sorted, then counted),
+ * then the windows' first url_ids. */
 static void windows_make(const struct storage *st, struct windows *w)
 {
-	uint32_t max = storage_max_url_id(st), *seen = NULL;
-	size_t cap = 0;
+	uint32_t max = storage_max_url_id(st), *ids = NULL, *seen;
+	size_t n = 0, cap = 0;
 
 	memset(w, 0, sizeof(*w));
 	for (uint32_t url = 1; url && url <= max; url++) {
@@ -196,19 +223,22 @@ static void windows_make(const struct storage *st, struct windows *w)
 
 		if (storage_doc(st, url, &d) != 1)
 			continue;
-		if (d.site_id >= cap) {
-			size_t ncap = cap ? 2 * cap : 1024;
-
-			while (ncap <= d.site_id)
-				ncap *= 2;
-			seen = xrealloc(seen, ncap * sizeof(*seen));
-			memset(seen + cap, 0, (ncap - cap) * sizeof(*seen));
-			cap = ncap;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			ids = xrealloc(ids, cap * sizeof(*ids));
 		}
-		seen[d.site_id]++;
-		if (d.site_id >= w->n_sites)
-			w->n_sites = d.site_id + 1;
+		ids[n++] = d.site_id;
 	}
+	if (n)
+		qsort(ids, n, sizeof(*ids), cmp_u32);
+	/* ids[] becomes the distinct sites, seen[] their document counts. */
+	seen = xcalloc(n + 1, sizeof(*seen));
+	for (size_t i = 0; i < n; i++) {
+		if (!w->n_sites || ids[w->n_sites - 1] != ids[i])
+			ids[w->n_sites++] = ids[i];
+		seen[w->n_sites - 1]++;
+	}
+	w->site = ids;
 	w->first = xcalloc((size_t)w->n_sites + 1, sizeof(*w->first));
 	for (uint32_t s = 0; s < w->n_sites; s++) {
 		w->first[s + 1] = w->first[s] + (seen[s] + STORAGE_BLOCK_DOCS - 1) / STORAGE_BLOCK_DOCS;
@@ -217,12 +247,13 @@ static void windows_make(const struct storage *st, struct windows *w)
 	w->start = xmalloc((w->first[w->n_sites] + 1) * sizeof(*w->start));
 	for (uint32_t url = 1; url && url <= max; url++) {
 		struct storage_doc d;
+		int64_t k;
 
-		if (storage_doc(st, url, &d) != 1 || d.site_id >= w->n_sites)
+		if (storage_doc(st, url, &d) != 1 || (k = windows_site(w, d.site_id)) < 0)
 			continue;
-		if (seen[d.site_id] % STORAGE_BLOCK_DOCS == 0)
-			w->start[w->first[d.site_id] + seen[d.site_id] / STORAGE_BLOCK_DOCS] = url;
-		seen[d.site_id]++;
+		if (seen[k] % STORAGE_BLOCK_DOCS == 0)
+			w->start[w->first[k] + seen[k] / STORAGE_BLOCK_DOCS] = url;
+		seen[k]++;
 	}
 	free(seen);
 }
@@ -318,11 +349,12 @@ static int site_sums(struct pass *p, uint32_t site)
 	uint32_t url, n, nw = 0, wi = 0;
 	const uint8_t *pos;
 	bool blocks = false;
+	int64_t k;
 	int rc;
 
-	if (p->win && site < p->win->n_sites) {
-		ws = p->win->start + p->win->first[site];
-		nw = (uint32_t)(p->win->first[site + 1] - p->win->first[site]);
+	if (p->win && (k = windows_site(p->win, site)) >= 0) {
+		ws = p->win->start + p->win->first[k];
+		nw = (uint32_t)(p->win->first[k + 1] - p->win->first[k]);
 		blocks = nw >= 2;
 	}
 	acc_reset(&p->site, site);
