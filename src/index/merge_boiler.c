@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -108,7 +109,7 @@ struct pass1 {
 	struct sblock *b;          /* BOILER_MAX_BLOCKS */
 	uint64_t *h;               /* the same hashes, sorted */
 	uint32_t n;
-	bool write_failed;
+	int write_errno;           /* a write to the scratch file failed: its errno */
 	struct boiler_stats *stats;
 };
 
@@ -150,7 +151,7 @@ static int pass1_doc(void *arg, uint32_t url_id, const struct docstore_doc *d)
 	head[2] = x->n;
 	if (fwrite(head, sizeof(head), 1, x->tmp) != 1 ||
 	    (x->n && fwrite(x->b, sizeof(*x->b), x->n, x->tmp) != x->n)) {
-		x->write_failed = true;
+		x->write_errno = errno ? errno : EIO;
 		return -1;
 	}
 	/* A block repeated on one page counts once for it. */
@@ -193,22 +194,36 @@ static void pass2_doc(struct boiler_table *o, uint32_t url_id, const struct sblo
 	boiler_table_add(o, url_id, r, nr);
 }
 
-static int pass2_read(FILE *tmp, struct boiler_table *o, const struct counts *cnt,
-		      const struct boiler_params *p, struct sblock *b, struct buf *err)
+/* Pass 2 over the scratch file, which must give back every one of the
+ * docs pages pass 1 wrote: fewer would publish a generation that misses
+ * their boilerplate. */
+static int pass2_read(FILE *tmp, const char *gen_dir, uint64_t docs, struct boiler_table *o,
+		      const struct counts *cnt, const struct boiler_params *p, struct sblock *b,
+		      struct buf *err)
 {
 	uint32_t head[3];
+	uint64_t n = 0;
 
-	rewind(tmp);
+	/* The flush is checked here: rewind() would clear the error of the
+	 * last buffered write, and the pages in it would be missing. */
+	if (fflush(tmp) || fseek(tmp, 0, SEEK_SET)) {
+		buf_printf(err, "%s/boiler.scratch: cannot write: %s", gen_dir, strerror(errno));
+		return -1;
+	}
 	while (fread(head, sizeof(head), 1, tmp) == 1) {
 		if (head[2] > BOILER_MAX_BLOCKS ||
-		    (head[2] && fread(b, sizeof(*b), head[2], tmp) != head[2])) {
-			buf_printf(err, "boiler: the scratch file cannot be read back");
-			return -1;
-		}
+		    (head[2] && fread(b, sizeof(*b), head[2], tmp) != head[2]))
+			break;
 		pass2_doc(o, head[0], b, head[2], head[1], cnt, p);
+		n++;
 	}
 	if (ferror(tmp)) {
-		buf_printf(err, "boiler: the scratch file cannot be read back");
+		buf_printf(err, "%s/boiler.scratch: cannot read back: %s", gen_dir, strerror(errno));
+		return -1;
+	}
+	if (n != docs) {
+		buf_printf(err, "%s/boiler.scratch: %" PRIu64 " of the %" PRIu64
+			   " page(s) written read back", gen_dir, n, docs);
 		return -1;
 	}
 	return 0;
@@ -218,11 +233,13 @@ static FILE *scratch(const char *gen_dir)
 {
 	char *path = xasprintf("%s/boiler.scratch", gen_dir);
 	FILE *f = fopen(path, "w+b");
+	int e = errno;
 
 	/* Gone with the process, whatever happens to it. */
 	if (f)
 		unlink(path);
 	free(path);
+	errno = e;
 	return f;
 }
 
@@ -242,10 +259,13 @@ int merge_boiler_build(const char *gen_dir, const struct tokenizer *tok,
 	 * its docinfo, finished, gives the sites. */
 	if (storage_open_docinfo(gen_dir, &st, err))
 		return -1;
+	/* The merge has just written the docstore: absent, it is lost. */
 	rc = docstore_open(gen_dir, &ds, err);
 	if (rc <= 0) {
+		if (rc == 0)
+			buf_printf(err, "%s/docstore: missing", gen_dir);
 		storage_close(st);
-		return rc;
+		return -1;
 	}
 	x.st = st;
 	x.b = xmalloc(BOILER_MAX_BLOCKS * sizeof(*x.b));
@@ -253,11 +273,13 @@ int merge_boiler_build(const char *gen_dir, const struct tokenizer *tok,
 	counts_init(&x.cnt, p->mem);
 	rc = -1;
 	if (!(x.tmp = scratch(gen_dir)))
-		buf_printf(err, "%s/boiler.scratch: cannot create", gen_dir);
+		buf_printf(err, "%s/boiler.scratch: cannot create: %s", gen_dir, strerror(errno));
 	else if (docstore_each(ds, pass1_doc, &x, err)) {
-		if (x.write_failed)
-			buf_printf(err, "%s/boiler.scratch: cannot write", gen_dir);
-	} else if (!pass2_read(x.tmp, &o, &x.cnt, p, x.b, err) && !boiler_table_write(gen_dir, &o, err))
+		if (x.write_errno)
+			buf_printf(err, "%s/boiler.scratch: cannot write: %s", gen_dir,
+				   strerror(x.write_errno));
+	} else if (!pass2_read(x.tmp, gen_dir, stats->docs, &o, &x.cnt, p, x.b, err) &&
+		   !boiler_table_write(gen_dir, &o, err))
 		rc = 0;
 	stats->boiler_docs = o.n_docs;
 	stats->ranges = o.n_ranges;
@@ -274,22 +296,25 @@ int merge_boiler_build(const char *gen_dir, const struct tokenizer *tok,
 	return rc;
 }
 
-void merge_write_boiler(const struct conf *c, const char *dir, size_t mem)
+int merge_write_boiler(const struct conf *c, const char *dir, size_t mem)
 {
 	struct boiler_params p = { c->boilerplate_share, c->boilerplate_min_pages, mem };
 	struct tokenizer *tok = tok_new(c->min_word_length, c->max_word_length);
 	struct buf err = BUF_INIT(4096);
 	struct boiler_stats st;
 	double t = now_monotonic();
+	int rc = 0;
 
 	/* Positions do not depend on the stopwords or the length limits (every
 	 * word takes one), so a bare tokenizer gives the crawler's. */
 	if (merge_boiler_build(dir, tok, &p, &st, &err))
-		warning("merge: no boilerplate for this generation: %s", buf_str(&err));
+		rc = error("merge: the boilerplate cannot be written: %s; the merge fails, the "
+			   "live generation stays and the deltas are kept (rerun -D)", buf_str(&err));
 	else if (p.share > 0)
 		info("merge: boilerplate: %" PRIu64 " of %" PRIu64 " document(s), %" PRIu64
 		     " range(s) from %" PRIu64 " block(s), %" PRIu64 " not counted (%.2f s)",
 		     st.boiler_docs, st.docs, st.ranges, st.blocks, st.dropped, now_monotonic() - t);
 	tok_free(tok);
 	buf_free(&err);
+	return rc;
 }

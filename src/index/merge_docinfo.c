@@ -154,9 +154,11 @@ static void *docinfo_main(void *arg)
 		j->rc = merge_docstore_end(ds, old_ds, j->t0);
 	}
 	/* It reads only docinfo and the docstore, both done: beside the
-	 * partitions rather than after them (3.3 of a 34.8 s merge). */
+	 * partitions rather than after them (3.3 of a 34.8 s merge).  Its
+	 * failure fails the merge like the docstore's: without the file the
+	 * generation would score navigation as body text. */
 	if (!j->rc)
-		merge_write_boiler(j->c, j->gen_dir, j->cap);
+		j->rc = merge_write_boiler(j->c, j->gen_dir, j->cap);
 	j->n_docs = f.n_docs;
 	memcpy(j->sum_len, f.sum_len, sizeof(j->sum_len));
 	j->max_url_id = f.max_url_id;

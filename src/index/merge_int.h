@@ -328,14 +328,15 @@ struct boiler_stats {
 };
 
 /* Find the boilerplate of the generation in gen_dir (its docinfo for the
- * sites, its docstore for the texts) and write gen_dir/boiler.  No
- * docstore or share 0: no file.  0, or -1 with the reason in err. */
+ * sites, its docstore for the texts) and write gen_dir/boiler.  Share 0:
+ * no file, 0.  No docstore is a failure (the merge has just written it).
+ * 0, or -1 with the reason in err. */
 int merge_boiler_build(const char *gen_dir, const struct tokenizer *tok,
 		       const struct boiler_params *p, struct boiler_stats *st, struct buf *err);
 
 /* The generation's boilerplate (boiler.h) from its docstore, counts
- * within mem bytes.  A failure leaves the generation without the file
- * (logged), never fails the merge. */
-void merge_write_boiler(const struct conf *c, const char *dir, size_t mem);
+ * within mem bytes.  0, or -1 (logged): the generation must not be
+ * published without the file (doc/MERGE.md, step 8). */
+int merge_write_boiler(const struct conf *c, const char *dir, size_t mem);
 
 #endif
