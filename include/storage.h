@@ -197,6 +197,9 @@ struct storage_cursor {
 int storage_postings(const struct storage *s, uint32_t word_id, struct storage_cursor *c);
 /* Next site: 1 and *site_id, 0 at the end, -1 on damage. */
 int storage_next_site(struct storage_cursor *c, uint32_t *site_id);
+/* Skip the sites before site_id: the next storage_next_site() gives the
+ * first at or after it.  Forward only, O(log) in the sites skipped. */
+void storage_seek_site(struct storage_cursor *c, uint32_t site_id);
 /* Next URL of the current site: 1 with *url_id and the positions (sorted,
  * in c->pos, *n_pos of them), 0 at the end of the site, -1 on damage. */
 int storage_next_url(struct storage_cursor *c, uint32_t *url_id, uint32_t *n_pos);

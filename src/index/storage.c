@@ -1238,6 +1238,38 @@ int storage_postings(const struct storage *s, uint32_t word_id, struct storage_c
 	return 1;
 }
 
+const unsigned char *storage_gallop(const unsigned char *e, const unsigned char *end,
+				    size_t size, uint32_t key)
+{
+	size_t n = (size_t)(end - e) / size, lo = 0, hi = 1;
+
+	/* The answer is in (lo, hi]: entry lo is below key, hi is not (or
+	 * is past the end). */
+	if (!n)
+		return end;
+	if (le_get32(e) >= key)
+		return e;
+	while (hi < n && le_get32(e + hi * size) < key) {
+		lo = hi;
+		hi = 2 * hi < n ? 2 * hi : n;
+	}
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (le_get32(e + mid * size) < key)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi == n ? end : e + hi * size;
+}
+
+void storage_seek_site(struct storage_cursor *c, uint32_t site_id)
+{
+	if (c->sites && c->sites < c->sites_end)
+		c->sites = storage_gallop(c->sites, c->sites_end, c->site_entry, site_id);
+}
+
 int storage_next_site(struct storage_cursor *c, uint32_t *site_id)
 {
 	uint64_t start, end;

@@ -46,8 +46,7 @@ uint32_t storage_block_site(struct storage_block_cursor *c, uint32_t site,
 	uint32_t n = 0;
 	bool bad = false;
 
-	while (c->e < c->end && le_get32(c->e) < site)
-		c->e += BLOCK_ENTRY;
+	c->e = storage_gallop(c->e, c->end, BLOCK_ENTRY, site);
 	/* The site's entries are read to be counted: a damaged one among
 	 * them (a hull longer than an entry holds, a section past the four,
 	 * url_ids outside its window or out of order) gives the site no

@@ -200,4 +200,13 @@ int storage_parse_u64(const char **p, uint64_t *v);
 /* "gen-<digits>" (exactly): 0 and *gen; with tmp, "gen-<digits>.tmp". */
 int storage_parse_gen_name(const char *name, bool tmp, uint64_t *gen);
 
+/* The first of the entries of size bytes in [e, end) whose little-endian
+ * u32 key at offset 0 is at least key (end when none is): the entries are
+ * in key order.  Galloping from e, then a binary search: O(log d) for a
+ * hop of d entries, so that a cursor asked for its sites out of a walk's
+ * order (search_prune_sum.c visits the best bounds first, in rounds) costs
+ * no scan of the entries between. */
+const unsigned char *storage_gallop(const unsigned char *e, const unsigned char *end,
+				    size_t size, uint32_t key);
+
 #endif

@@ -782,8 +782,7 @@ int storage_sum_unpack(const unsigned char *e, struct storage_sum *out)
 
 int storage_sum_site(struct storage_sum_cursor *c, uint32_t site, struct storage_sum *out)
 {
-	while (c->e < c->end && le_get32(c->e) < site)
-		c->e += SUM_ENTRY;
+	c->e = storage_gallop(c->e, c->end, SUM_ENTRY, site);
 	if (c->e >= c->end || le_get32(c->e) != site)
 		return 0;
 	/* A hull longer than the entry holds is a damaged entry: no summary. */

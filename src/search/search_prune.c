@@ -324,6 +324,8 @@ static int prune_open(struct prune *p)
 /* Move s to site (or past it): -1 on damage. */
 int prune_sub_to_site(struct psub *s, uint32_t site)
 {
+	if (!s->ended && s->site < site)
+		storage_seek_site(s->c, site);
 	while (!s->ended && s->site < site) {
 		int rc = storage_next_site(s->c, &s->site);
 

@@ -310,14 +310,22 @@ static int cmp_first_site(const void *a, const void *b)
 	return (x->site > y->site) - (x->site < y->site);
 }
 
-/* The sites with the best bounds by their summaries are visited first
- * (in site order), PRUNE_FIRST per entry of the page: the threshold is
- * then near its last value when the walk comes to the others, and more of
- * them are passed over.  Their list is p->first.  0, -1 or 1 (deadline). */
+/* The sites are visited best bound first, in rounds: each round takes
+ * the next sites whose bound can still reach the page (not below the
+ * threshold), PRUNE_FIRST per entry of the page in the first round and
+ * twice as many in each next, visits them in site order (the lists'
+ * cursors only move forward; a site whose bound fell below the threshold
+ * meanwhile is left to the walk) and rewinds.  The threshold then rises
+ * nearly as fast as the bounds allow, for a few rounds of cursors jumping
+ * back (each jump is a binary search in files that the walk reads in
+ * order: cache misses), and the rounds end at the first site whose bound
+ * is below it: every site left is below it too, and the walk passes them
+ * over.  The sites visited are p->first, in site order.  0, -1 or 1
+ * (deadline). */
 int prune_first(struct prune *p, size_t *seen)
 {
 	struct run *r = p->r;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, done = 0, nv = 0, round = PRUNE_FIRST * p->k;
 	uint32_t site = 0;
 	double ub;
 	int rc;
@@ -341,17 +349,39 @@ int prune_first(struct prune *p, size_t *seen)
 	if (rc < 0 || prune_rewind(p))
 		return -1;
 	qsort(p->first, n, sizeof(*p->first), cmp_first);
-	p->nfirst = n < PRUNE_FIRST * p->k ? n : PRUNE_FIRST * p->k;
-	qsort(p->first, p->nfirst, sizeof(*p->first), cmp_first_site);
-	for (size_t i = 0; i < p->nfirst; i++) {
-		site = p->first[i].site - 1;
-		rc = prune_walk_next(p, &site);
-		if (rc <= 0 || site != p->first[i].site)
-			return -1; /* it was there a moment ago */
-		r->work.sites++;
-		rc = prune_visit_site(p, site, seen);
-		if (rc)
-			return rc;
+	while (done < n && !(p->first[done].ub < prune_theta(p))) {
+		double th = prune_theta(p);
+		size_t end = done;
+
+		while (end < n && end - done < round && !(p->first[end].ub < th))
+			end++;
+		qsort(p->first + done, end - done, sizeof(*p->first), cmp_first_site);
+		for (size_t i = done; i < end; i++) {
+			/* Below the threshold since the round began: the walk
+			 * passes it over. */
+			if (p->first[i].ub < prune_theta(p))
+				continue;
+			site = p->first[i].site - 1;
+			rc = prune_walk_next(p, &site);
+			if (rc <= 0 || site != p->first[i].site)
+				return -1; /* it was there a moment ago */
+			r->work.sites++;
+			rc = prune_visit_site(p, site, seen);
+			if (rc)
+				return rc;
+			p->first[nv++] = p->first[i];
+		}
+		done = end;
+		round *= 2;
+		if (prune_rewind(p))
+			return -1;
+		/* Without block summaries a site visited is read whole, and a
+		 * higher threshold only passes more sites over: one round
+		 * (ranges are what the threshold saves most in). */
+		if (!p->use_blk)
+			break;
 	}
-	return prune_rewind(p);
+	p->nfirst = nv;
+	qsort(p->first, nv, sizeof(*p->first), cmp_first_site);
+	return 0;
 }

@@ -1165,6 +1165,7 @@ static void block_sums(const char *root)
 	unsigned wp = storage_partition(word, strlen(word));
 	static struct sdoc sd[1159];
 	enum { W = STORAGE_BLOCK_DOCS / 2 };
+	const unsigned char *first0;
 	uint32_t n = 0, site, at = 0, n_blocks = 0;
 	int bad = 0, rc;
 
@@ -1186,6 +1187,42 @@ static void block_sums(const char *root)
 		goto out;
 	ok(storage_block_word(bs, wp, &bc) == 1 && storage_block_word(bs, wp + 100, &bc) == 0 &&
 	   storage_block_word(bs, wp, &bc) == 1, "the word has blocks, an id past it none");
+	/* Sites asked out of the walk's order (the rounds of prune_first()):
+	 * storage_seek_site() and the block cursor hop forward by binary
+	 * search, to the site asked or the first after it. */
+	{
+		static const struct { uint32_t ask; int want; } seeks[] = {
+			{ 0, 0 }, { 3, 2 }, { 4, 3 }, { 5, 4 }, { 0xffffff04u, 4 },
+			{ 0xffffff05u, 5 }, { 0xffffff06u, -1 }, { 2, 1 },
+		};
+		int missed = 0;
+		uint32_t got;
+
+		storage_postings(st, wp, c);
+		for (size_t i = 0; i < ARRAY_SIZE(seeks); i++) {
+			int want = seeks[i].want;
+
+			storage_seek_site(c, seeks[i].ask);
+			rc = storage_next_site(c, &got);
+			if (want < 0 ? rc != 0 : rc != 1 || got != blk_site((uint32_t)want)) {
+				diag("seek to %u: rc %d site %u", seeks[i].ask, rc, got);
+				missed++;
+			}
+			storage_postings(st, wp, c); /* each from the first site */
+		}
+		storage_seek_site(c, 5);
+		storage_seek_site(c, 1); /* forward only: stays */
+		missed += storage_next_site(c, &got) != 1 || got != blk_site(4);
+		is_int(missed, 0, "storage_seek_site() finds the first site at or after the one asked");
+		ok(storage_block_word(bs, wp, &bc) == 1 &&
+		   storage_block_site(&bc, blk_site(5), &first0) == (sizes[5] + W - 1) / W &&
+		   storage_block_site(&bc, blk_site(5) + 1, &first0) == 0 &&
+		   storage_block_word(bs, wp, &bc) == 1 &&
+		   storage_block_site(&bc, blk_site(3), &first0) == (sizes[3] + W - 1) / W &&
+		   storage_block_site(&bc, blk_site(4), &first0) == (sizes[4] + W - 1) / W,
+		   "a site's blocks asked without the sites before it");
+		storage_block_word(bs, wp, &bc);
+	}
 	rc = storage_postings(st, wp, c);
 	ok(rc == 1 && storage_jump(c, 0) == -1 && c->err, "no jump before the first site");
 	storage_postings(st, wp, c);
