@@ -56,14 +56,18 @@ struct search_index {
 	struct search_rank_params norm_rp;
 	double *pr;                /* [0 .. n_pr) by url_id */
 	uint32_t n_pr;
-	/* Site summaries (search_sum.c), NULL: none; beside them, by site_id
-	 * below n_site, each site's best PageRank (with ranks) and a bit for
-	 * each site that has members of near-duplicate groups. */
+	/* Site summaries (search_sum.c), NULL: none; beside them, for each
+	 * site docinfo has (open addressing by site_id: memory follows the
+	 * sites, not their largest id), its best PageRank (with ranks) and
+	 * whether it has members of near-duplicate groups. */
 	struct storage_sums *sums;
 	struct storage_blocks *blocks; /* the block summaries (search_block.c), or NULL */
-	double *site_pr;
-	uint64_t *site_nd;
-	uint32_t n_site;
+	struct site_ent {
+		uint32_t site;         /* 0: a free slot (site 0 is no site) */
+		bool nd;
+		double pr;
+	} *sites;
+	uint32_t site_mask, n_sites; /* slots - 1 (a power of two), used */
 	/* result-page rows read from the database (search_hits.c) */
 	pthread_mutex_t cache_mu;
 	struct hit_row **cache;    /* SEARCH_CACHE_SLOTS, open addressing; NULL until used */

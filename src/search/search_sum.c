@@ -20,22 +20,48 @@
 #include "tokenize.h"
 #include "util.h"
 
-/* Site site's slot of a table by site_id, grown to hold it. */
-static void site_grow(struct search_index *ix, uint32_t site)
+/* The slot of site in ix->sites: its own, or the free one it would take. */
+static struct site_ent *site_slot(const struct search_index *ix, uint32_t site)
 {
-	uint32_t n = ix->n_site;
+	uint32_t h = (uint32_t)(site * 2654435761u) & ix->site_mask;
 
-	if (site < n)
-		return;
-	ix->n_site = site + 1 > 2 * n ? site + 1 : 2 * n;
-	if (ix->rk) {
-		ix->site_pr = xrealloc(ix->site_pr, ix->n_site * sizeof(*ix->site_pr));
-		for (uint32_t i = n; i < ix->n_site; i++)
-			ix->site_pr[i] = 0;
+	while (ix->sites[h].site && ix->sites[h].site != site)
+		h = (h + 1) & ix->site_mask;
+	return &ix->sites[h];
+}
+
+/* Site's entry, added when new (the table at most half full). */
+static struct site_ent *site_add(struct search_index *ix, uint32_t site)
+{
+	struct site_ent *e;
+
+	if (!ix->sites || 2 * (ix->n_sites + 1) > ix->site_mask + 1) {
+		struct site_ent *old = ix->sites;
+		uint32_t n = old ? ix->site_mask + 1 : 0;
+
+		ix->site_mask = n ? 2 * n - 1 : 1023;
+		ix->sites = xcalloc((size_t)ix->site_mask + 1, sizeof(*ix->sites));
+		for (uint32_t i = 0; i < n; i++)
+			if (old[i].site)
+				*site_slot(ix, old[i].site) = old[i];
+		free(old);
 	}
-	ix->site_nd = xrealloc(ix->site_nd, (ix->n_site / 64 + 1) * sizeof(*ix->site_nd));
-	for (uint32_t i = n ? n / 64 + 1 : 0; i <= ix->n_site / 64; i++)
-		ix->site_nd[i] = 0;
+	e = site_slot(ix, site);
+	if (!e->site) {
+		*e = (struct site_ent){ site, false, 0 };
+		ix->n_sites++;
+	}
+	return e;
+}
+
+static const struct site_ent *site_find(const struct search_index *ix, uint32_t site)
+{
+	const struct site_ent *e;
+
+	if (!ix->sites || !site)
+		return NULL;
+	e = site_slot(ix, site);
+	return e->site ? e : NULL;
 }
 
 int search_sums_make(struct search_index *ix)
@@ -43,6 +69,8 @@ int search_sums_make(struct search_index *ix)
 	struct buf err = BUF_INIT(1024);
 	const struct neardup_member *m;
 	uint32_t max = storage_max_url_id(ix->st);
+	struct site_ent *e;
+	double pr;
 	size_t n;
 	int rc = storage_sums_open(ix->dir, &ix->sums, &err);
 
@@ -65,11 +93,10 @@ int search_sums_make(struct search_index *ix)
 			return -1;
 		if (rc == 0 || !d.site_id)
 			continue;
-		site_grow(ix, d.site_id);
-		if (u < ix->n_pr && ix->pr[u] > ix->site_pr[d.site_id])
-			ix->site_pr[d.site_id] = ix->pr[u];
-		else if (u >= ix->n_pr && ranks_score(ix->rk, u) > ix->site_pr[d.site_id])
-			ix->site_pr[d.site_id] = ranks_score(ix->rk, u);
+		e = site_add(ix, d.site_id);
+		pr = u < ix->n_pr ? ix->pr[u] : ranks_score(ix->rk, u);
+		if (pr > e->pr)
+			e->pr = pr;
 	}
 	/* A site with members of near-duplicate groups is always visited:
 	 * folding counts a group once, and may keep any of its members. */
@@ -82,8 +109,7 @@ int search_sums_make(struct search_index *ix)
 			return -1;
 		if (rc == 0 || !d.site_id)
 			continue;
-		site_grow(ix, d.site_id);
-		ix->site_nd[d.site_id / 64] |= 1ull << (d.site_id % 64);
+		site_add(ix, d.site_id)->nd = true;
 	}
 	return 0;
 }
@@ -92,25 +118,26 @@ void search_sums_free(struct search_index *ix)
 {
 	storage_sums_close(ix->sums);
 	storage_blocks_close(ix->blocks);
-	free(ix->site_pr);
-	free(ix->site_nd);
+	free(ix->sites);
 }
 
 double run_sum_pr(const struct run *r, uint32_t site)
 {
 	const struct search_index *ix = r->ix;
+	const struct site_ent *e;
 
 	if (!ix->rk)
 		return 0;
 	/* A site no document of docinfo has: PageRank's largest score. */
-	return site < ix->n_site ? ix->site_pr[site] : 1;
+	e = site_find(ix, site);
+	return e ? e->pr : 1;
 }
 
 bool run_sum_neardups(const struct run *r, uint32_t site)
 {
-	const struct search_index *ix = r->ix;
+	const struct site_ent *e = site_find(r->ix, site);
 
-	return site < ix->n_site && (ix->site_nd[site / 64] >> (site % 64) & 1);
+	return e && e->nd;
 }
 
 /* The body-only documents: each point's n * w_0 / norm_0(len) (the very
