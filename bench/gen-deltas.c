@@ -5,10 +5,12 @@
  * ("id=N", "text=w w w ...", blank line) for Xapian.
  *
  * Usage: gen-deltas [-n DOCS] [-l MEAN] [-v VOCAB] [-s EXPONENT] [-r RANKS]
- *                   [-S SITES] [-x SEED] DATADIR [TEXTFILE]
+ *                   [-S SITES] [-B BASE] [-x SEED] DATADIR [TEXTFILE]
  * Defaults: 1,000,000 documents of 1..2*MEAN-1 words (uniform, MEAN 50),
  * a vocabulary of 1,000,000 words drawn with P(k) ~ 1/k^1.0, 4 ranks (doc i
- * goes to rank i mod RANKS), 1,000 sites of consecutive url_ids, seed 1.
+ * goes to rank i mod RANKS), 1,000 sites of consecutive url_ids (site ids
+ * BASE + 1 .. BASE + SITES, BASE 0: a large BASE makes the sparse sites
+ * table of a long-lived database), seed 1.
  * Word k (1-based by popularity) is k written in bijective base 26 with the
  * letters a..z ("a", "b", ... "z", "aa", ...): frequent words are short, and
  * every word is one token for Xapian's TermGenerator too.  All words are in
@@ -153,6 +155,7 @@ static int arg_long(const char *opt, const char *s, long min, long max, long *ou
 int main(int argc, char **argv)
 {
 	long docs = 1000000, mean = 50, vocab = 1000000, ranks = 4, sites = 1000, seed = 1;
+	long base = 0;
 	double expo = 1.0;
 	struct delta_writer *w[MAX_RANKS] = { 0 };
 	struct buf err = BUF_INIT(4096), line = BUF_INIT(1u << 20);
@@ -165,13 +168,14 @@ int main(int argc, char **argv)
 	int opt, rc = 0;
 
 	log_set_prog("gen-deltas");
-	while ((opt = getopt(argc, argv, "n:l:v:s:r:S:x:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:l:v:s:r:S:B:x:")) != -1) {
 		switch (opt) {
 		case 'n': rc = arg_long("-n", optarg, 1, 100000000, &docs); break;
 		case 'l': rc = arg_long("-l", optarg, 1, (MAX_POSITION + 1) / 2, &mean); break;
 		case 'v': rc = arg_long("-v", optarg, 1, 100000000, &vocab); break;
 		case 'r': rc = arg_long("-r", optarg, 1, MAX_RANKS, &ranks); break;
 		case 'S': rc = arg_long("-S", optarg, 1, 100000000, &sites); break;
+		case 'B': rc = arg_long("-B", optarg, 0, 4294967293L, &base); break;
 		case 'x': rc = arg_long("-x", optarg, 0, 1000000000, &seed); break;
 		case 's': {
 			char *end;
@@ -189,11 +193,16 @@ int main(int argc, char **argv)
 	}
 	if (rc || optind >= argc || argc - optind > 2) {
 		fprintf(stderr, "usage: gen-deltas [-n DOCS] [-l MEAN] [-v VOCAB] [-s EXPONENT] [-r RANKS]"
-			" [-S SITES] [-x SEED] DATADIR [TEXTFILE]\n");
+			" [-S SITES] [-B BASE] [-x SEED] DATADIR [TEXTFILE]\n");
 		return 2;
 	}
 	if (sites > docs)
 		sites = docs;
+	/* Site id 2^32 - 1 is no site's: searchd's walks end there. */
+	if (base + sites > 4294967294L) {
+		error("gen-deltas: -B %ld leaves no room for %ld sites below 2^32 - 1", base, sites);
+		return 2;
+	}
 	rng_state = (uint64_t)seed;
 	if (argc - optind == 2 && !(text = fopen(argv[optind + 1], "w"))) {
 		error_errno("gen-deltas: cannot create %s", argv[optind + 1]);
@@ -210,7 +219,8 @@ int main(int argc, char **argv)
 
 	for (long d = 0; d < docs && !rc; d++) {
 		struct delta_writer *dw = w[d % ranks];
-		uint32_t url = (uint32_t)d + 1, site = (uint32_t)((uint64_t)d * (uint64_t)sites / (uint64_t)docs) + 1;
+		uint32_t url = (uint32_t)d + 1;
+		uint32_t site = (uint32_t)((uint64_t)d * (uint64_t)sites / (uint64_t)docs + (uint64_t)base) + 1;
 		size_t n = 1 + (size_t)(rng() % (uint64_t)(2 * mean - 1)), i = 0;
 
 		if (text) {
