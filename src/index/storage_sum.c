@@ -197,17 +197,10 @@ static int cmp_u32(const void *a, const void *b)
  * name site 2^32 - 1). */
 static int64_t windows_site(const struct windows *w, uint32_t site)
 {
-	size_t lo = 0, hi = w->n_sites;
+	const uint32_t *at = w->n_sites ? bsearch(&site, w->site, w->n_sites, sizeof(*w->site),
+						   cmp_u32) : NULL;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (w->site[mid] < site)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < w->n_sites && w->site[lo] == site ? (int64_t)lo : -1;
+	return at ? at - w->site : -1;
 }
 
 /* Two passes over docinfo: the documents' sites (sorted, then counted),

@@ -233,24 +233,10 @@ int run_sum_list_open(struct run *r, uint32_t word_id, uint32_t n_urls,
 /* A read list's records of site: as a summary would say. */
 static int read_site(struct run *r, struct sum_list *l, uint32_t site)
 {
-	/* Galloping: the sites may be asked in rounds (prune_first()). */
-	if (l->at < l->nrd && l->rd[l->at].site < site) {
-		size_t lo = l->at, hi = l->at + 1;
-
-		while (hi < l->nrd && l->rd[hi].site < site) {
-			lo = hi;
-			hi = hi + 2 * (hi - l->at) < l->nrd ? hi + 2 * (hi - l->at) : l->nrd;
-		}
-		while (hi - lo > 1) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (l->rd[mid].site < site)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		l->at = hi;
-	}
+	/* Read in site order between rewinds: prune_first()'s rounds scan a
+	 * list (fewer than 4,096 records) once a round, a few rounds. */
+	while (l->at < l->nrd && l->rd[l->at].site < site)
+		l->at++;
 	for (size_t i = l->at; i < l->nrd && l->rd[i].site == site; i++) {
 		const struct sum_rec *x = &l->rd[i];
 		struct storage_doc d;
