@@ -375,6 +375,22 @@ write_conf() {
 	} >"$file"
 }
 
+# merge_left_as_was DD G1 COPY NDELTA: after a merge that failed, generation
+# G1 is still DataDir DD's live one and equal, file for file, to COPY (taken
+# before), DD's NDELTA delta logs are kept and no other generation is left
+# (doc/MERGE.md, step 8): two test points.
+merge_left_as_was() {
+	local dd=$1 g1=$2 copy=$3 ndelta=$4 same=1 f
+	[ "$(readlink -f "$dd/index/current")" = "$g1" ] || same=0
+	for f in $(cd "$copy" && find . -type f | sort); do
+		cmp -s "$copy/$f" "$g1/$f" || same=0
+	done
+	tap_ok "$same" "generation 1 stays live and unchanged"
+	tap_ok "$([ "$(ls "$dd/deltas"/*.dlt 2>/dev/null | wc -l)" = "$ndelta" ] &&
+		[ "$(ls -d "$dd/index"/gen-* | wc -l)" = 1 ] && echo 1)" \
+		"the deltas are kept, no other generation is left"
+}
+
 # syn_generation NAME GEN-DELTAS-OPTIONS...: a synthetic generation (Zipf
 # words, bench/gen-deltas) merged by mpseek-index -D into a database of
 # its own on the running MariaDB (mdb_start): $conf its mpseek.conf, $G

@@ -53,15 +53,7 @@ tap_ok "$(grep -q "merge: the docinfo thread cannot connect to the database, whi
 	grep -q "max_user_connections" "$T/one.log" && echo 1)" \
 	"it says why: $(grep -m1 -o 'merge: the docinfo thread[^:]*' "$T/one.log")"
 [ "$rc" != 0 ] || grep -E 'docstore|MySQL' "$T/one.log" | head -5 | sed 's/^/# /'
-same=1
-[ "$(readlink -f "$dd/index/current")" = "$g1" ] || same=0
-for f in $(cd "$T/gen1-copy" && find . -type f | sort); do
-	cmp -s "$T/gen1-copy/$f" "$g1/$f" || same=0
-done
-tap_ok "$same" "generation 1 stays live and unchanged"
-tap_ok "$([ "$(ls "$dd/deltas"/*.dlt 2>/dev/null | wc -l)" = "$ndelta" ] &&
-	[ "$(ls -d "$dd/index"/gen-* | wc -l)" = 1 ] && echo 1)" \
-	"the deltas are kept, no other generation is left"
+merge_left_as_was "$dd" "$g1" "$T/gen1-copy" "$ndelta"
 
 # ---- rerun as it was left, refused, then the limit lifted while db_open()
 # retries: it connects and finishes
