@@ -375,6 +375,21 @@ write_conf() {
 	} >"$file"
 }
 
+# recrawl_merge_killed: a recrawl (-a "$conf") whose merge is killed after
+# the URL states, as a rank that dies there: deltas with fresh documents
+# beside live generation $g1 of DataDir $dd.  Sets ndelta (the delta
+# segments; one test point that there are some and $g1 is still live) and
+# keeps $dd as $T/pristine and $g1 as $T/gen1-copy.  Needs $idx.
+recrawl_merge_killed() {
+	MPSEEK_MERGE_CRASH_AT=after-url-states mpi_no_leak_check timeout 300 "$idx" -a "$conf" \
+		>"$T/recrawl.out" 2>"$T/recrawl.log"
+	ndelta=$(ls "$dd/deltas"/*.dlt 2>/dev/null | wc -l)
+	tap_ok "$([ "$ndelta" -ge 1 ] && [ "$(readlink -f "$dd/index/current")" = "$g1" ] && echo 1)" \
+		"recrawl of the edited site, its merge killed: $ndelta delta segment(s), generation 1 live"
+	cp -a "$dd" "$T/pristine"
+	cp -a "$g1" "$T/gen1-copy"
+}
+
 # merge_left_as_was DD G1 COPY NDELTA: after a merge that failed, generation
 # G1 is still DataDir DD's live one and equal, file for file, to COPY (taken
 # before), DD's NDELTA delta logs are kept and no other generation is left

@@ -87,13 +87,7 @@ tap_ok "$([ -s "$g1/boiler" ] && echo 1)" "generation 1 has its boiler file"
 # documents and a live generation
 f=$(cd "$T/site" && ls *.html | head -1)
 sed -i 's|</body>|<p>boilerzebra, only in the second state.</p></body>|' "$T/site/$f"
-MPSEEK_MERGE_CRASH_AT=after-url-states mpi_no_leak_check timeout 300 "$idx" -a "$conf" \
-	>"$T/recrawl.out" 2>"$T/recrawl.log"
-ndelta=$(ls "$dd/deltas"/*.dlt 2>/dev/null | wc -l)
-tap_ok "$([ "$ndelta" -ge 1 ] && [ "$(readlink -f "$dd/index/current")" = "$g1" ] && echo 1)" \
-	"recrawl of the edited site, its merge killed: $ndelta delta segment(s), generation 1 live"
-cp -a "$dd" "$T/pristine"
-cp -a "$g1" "$T/gen1-copy"
+recrawl_merge_killed
 
 # faulted WHAT MATCH MESSAGE: -D with the shim failing the paths that
 # contain MATCH; it must fail with MESSAGE and leave everything as it was.

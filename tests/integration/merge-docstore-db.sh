@@ -30,13 +30,7 @@ g1=$(readlink -f "$dd/index/current")
 sed -i 's|version one\.|version two, with a <a href="added.html">new page</a>.|' "$T/site/changing.html"
 printf '<!DOCTYPE html>\n<html><head><title>Added later</title></head>\n%s\n' \
 	'<body><p>addedword, only in the second state.</p></body></html>' >"$T/site/added.html"
-MPSEEK_MERGE_CRASH_AT=after-url-states mpi_no_leak_check timeout 300 "$idx" -a "$conf" \
-	>"$T/recrawl.out" 2>"$T/recrawl.log"
-ndelta=$(ls "$dd/deltas"/*.dlt 2>/dev/null | wc -l)
-tap_ok "$([ "$ndelta" -ge 1 ] && [ "$(readlink -f "$dd/index/current")" = "$g1" ] && echo 1)" \
-	"recrawl of the edited site, its merge killed: $ndelta delta segment(s), generation 1 live"
-cp -a "$dd" "$T/pristine"
-cp -a "$g1" "$T/gen1-copy"
+recrawl_merge_killed
 
 # A user of its own with one connection at a time: the job's connection
 # is accepted, the docinfo thread's refused.  Root, whose connections the
