@@ -98,12 +98,19 @@ mpi_no_leak_check ip netns exec "$h1" env MPSEEK_DATADIR="$T/single" \
 	timeout 300 "$idx" "$T/single.conf" >"$T/single.out" 2>"$T/single.log"
 tap_is "$?" 0 "one rank on host 1: exit 0"
 
-# The agent Open MPI runs instead of ssh: `agent HOST COMMAND...`.
+# The agent Open MPI runs instead of ssh: `agent HOST COMMAND...`.  Each host
+# has its own /tmp, as real hosts do: the orted command line's session
+# directory base (orte_tmpdir_base, mpirun's own) becomes the host's.  Shared,
+# the daemons of hosts 2 and 3 (both named as the machine is) raced to create
+# the same job directory, and one failed with "mkdir ... File exists" in 3
+# of 10 launches under load (CI failed so on both launches).
 cat >"$T/agent" <<EOS
 #!/bin/sh
 host=\$1; shift
-ns=mpsh$tag-\${host##*.}
-exec ip netns exec "\$ns" env MPSEEK_DATADIR=$T/data-\${host##*.} sh -c "\$*"
+n=\${host##*.}
+mkdir -p $T/tmp-\$n
+cmd=\$(printf '%s' "\$*" | sed "s|orte_tmpdir_base \"[^\"]*\"|orte_tmpdir_base \"$T/tmp-\$n\"|")
+exec ip netns exec "mpsh$tag-\$n" env MPSEEK_DATADIR=$T/data-\$n sh -c "\$cmd"
 EOS
 chmod +x "$T/agent"
 printf '%s slots=1\n' "$net.1" "$net.2" "$net.3" >"$T/hosts"
