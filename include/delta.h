@@ -32,7 +32,7 @@
 struct delta_writer;
 
 struct delta_stats {
-	uint64_t records;  /* data records accepted (DOC, DEL, HREFS, REDIR, LASTMOD) */
+	uint64_t records;  /* data records accepted (DOC, DEL, HREFS, REDIR, LASTMOD, TEXT) */
 	uint64_t durable;  /* of those, known to be on disk (fdatasync returned) */
 	uint64_t bytes;    /* file size including what is still buffered */
 	uint64_t syncs;    /* fdatasync calls */
@@ -103,6 +103,24 @@ int delta_add_hrefs(struct delta_writer *w, uint32_t url_id, const uint32_t *tar
 int delta_add_redir(struct delta_writer *w, uint32_t url_id, uint32_t target);
 int delta_add_lastmod(struct delta_writer *w, uint32_t url_id, uint64_t last_modified);
 
+/* A DOC's stored text: what the crawl stores in the document's urlwordsNN
+ * row (doc/DATABASE.md), so that the merge builds the docstore from the log
+ * instead of reading the row back (doc/MERGE.md, step 8).  Strings are
+ * NUL-terminated, at most DELTA_MAX_TEXT_FIELD bytes; blob is the text as
+ * docblob_compress() gives it (docblob.h). */
+#define DELTA_MAX_TEXT_FIELD 1024u
+struct delta_text {
+	uint32_t size;             /* the document's bytes (docsize) */
+	const char *content_type, *charset, *title, *description, *keywords;
+	const void *blob;
+	size_t blob_len;
+};
+/* Append the TEXT record of url_id.  Written right after the url's DOC
+ * (delta_add_words()), which the merge finds it by.  A text too large for
+ * one record (over DELTA_MAX_PAYLOAD with its fields) is left out: the merge
+ * reads that document's row instead.  0 or -1 (logged). */
+int delta_add_text(struct delta_writer *w, uint32_t url_id, const struct delta_text *t);
+
 /* Write everything buffered and fdatasync.  On 0, every record added so far
  * is durable (the crawler may now mark those URLs indexed in the database).
  * On -1 (logged) the records since the previous successful sync must be
@@ -124,6 +142,7 @@ enum delta_type {
 	DELTA_HREFS = 3,
 	DELTA_REDIR = 4,
 	DELTA_LASTMOD = 5,
+	DELTA_TEXT = 7,        /* 6 is the log's own COMMIT, never returned */
 };
 
 struct delta_word {
@@ -146,6 +165,7 @@ struct delta_rec {
 	const struct delta_word *words;
 	uint32_t n_hrefs;      /* HREFS: targets sorted, unique, none 0 */
 	const uint32_t *hrefs;
+	struct delta_text text; /* TEXT */
 };
 
 struct delta_reader;
@@ -171,6 +191,15 @@ void delta_reader_close(struct delta_reader *r); /* accepts NULL */
  * with a good crc but impossible content is always corruption.  After 0 or
  * -1 every later call returns the same. */
 int delta_next(struct delta_reader *r, struct delta_rec *rec);
+/* The TEXT record that follows the DOC of url_id at offset doc_off (a
+ * place delta_next() returned): 1 and *rec filled (type DELTA_TEXT), 0 when
+ * no TEXT of that url follows it (a log of an older version, a text too
+ * large), -1 on a read error or damage (the reason in delta_reader_msg()).
+ * Reads only those records; the reader's delta_next() state is not moved,
+ * but *rec's strings share the reader's buffers with delta_next()'s: a
+ * record either returned is valid until the next call of either. */
+int delta_text_at(struct delta_reader *r, uint64_t doc_off, uint32_t url_id,
+		  struct delta_rec *rec);
 /* Why the last call ended (torn tail or corruption), "" if it did not. */
 const char *delta_reader_msg(const struct delta_reader *r);
 /* Offset of the torn tail, or -1 if none (yet). */
@@ -195,6 +224,9 @@ struct delta_seg {
 	uint32_t seq;
 	uint64_t created;      /* from the header; 0 if the header is unreadable */
 };
+
+/* DataDir/deltas/r<rank>-<seq>.dlt (malloc'd). */
+char *delta_seg_path(const char *data_dir, int rank, uint32_t seq);
 
 /* All segments of all ranks under data_dir, sorted by (rank, seq); names
  * that are not r<digits>-<digits>.dlt are ignored.  No deltas/ directory

@@ -36,10 +36,14 @@
  * Version 2 writes a word's positions as LEB128 numbers (the first, then
  * the gaps) of tokenize.h's 32-bit values; version 1 wrote them as u16
  * (section << 14 | position) and is still read, converted, so that logs a
- * crawl left before an upgrade are merged (doc/FORMATS.md, "Delta log"). */
+ * crawl left before an upgrade are merged (doc/FORMATS.md, "Delta log").
+ * Version 3 adds TEXT records (a build that reads only 1 and 2 refuses the
+ * file by its version rather than calling a TEXT record corrupt). */
 #define HDR_SIZE 28
-#define FORMAT_VERSION 2
+#define FORMAT_VERSION 3
+#define FORMAT_V2 2
 #define FORMAT_V1_POS16 1
+#define VERSION_KNOWN(v) ((v) >= FORMAT_V1_POS16 && (v) <= FORMAT_VERSION)
 #define VARINT_MAX 5 /* bytes of a LEB128 u32 */
 static const unsigned char MAGIC[8] = { 'M', 'P', 'S', 'D', 'L', 'T', 0, 1 };
 /* Record frame: payload length u32, crc32(type + payload) u32, type u8. */
@@ -136,6 +140,11 @@ static void header_pack(unsigned char *h, uint32_t rank, uint64_t created)
 }
 
 
+
+char *delta_seg_path(const char *data_dir, int rank, uint32_t seq)
+{
+	return xasprintf("%s/deltas/r%d-%06" PRIu32 ".dlt", data_dir, rank, seq);
+}
 
 /* "r<rank>-<seq>.dlt" with rank <= INT_MAX and seq <= UINT32_MAX. */
 static int parse_seg_name(const char *name, int *rank, uint32_t *seq)
@@ -343,7 +352,7 @@ struct delta_writer *delta_open(const char *data_dir, int rank, struct buf *err)
 		}
 		seq++;
 		free(path);
-		path = xasprintf("%s/r%d-%06" PRIu32 ".dlt", dir, rank, seq);
+		path = delta_seg_path(data_dir, rank, seq);
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
 		if (fd < 0 && errno != EEXIST) {
 			error_into(err, "cannot create %s: %s", path, strerror(errno));
@@ -619,6 +628,59 @@ int delta_add_lastmod(struct delta_writer *w, uint32_t url_id, uint64_t last_mod
 	return rec_small(w, DELTA_LASTMOD, p, sizeof(p));
 }
 
+/* A TEXT field: u16 length and the bytes (no NUL). */
+static int text_field(struct buf *b, const char *f)
+{
+	size_t n = f ? strlen(f) : 0;
+	unsigned char l[2];
+
+	if (n > DELTA_MAX_TEXT_FIELD)
+		return -1;
+	le_put16(l, (uint16_t)n);
+	return buf_add(b, l, 2) || buf_add(b, f ? f : "", n) ? -1 : 0;
+}
+
+int delta_add_text(struct delta_writer *w, uint32_t url_id, const struct delta_text *t)
+{
+	const char *f[5] = { t->content_type, t->charset, t->title, t->description, t->keywords };
+	size_t total = 8 + 4 + t->blob_len, start;
+	unsigned char v[FRAME]; /* the frame (rec_finish() fills it), then 8 bytes */
+
+	if (check_writable(w, url_id, "TEXT"))
+		return -1;
+	for (int i = 0; i < 5; i++) {
+		size_t n = f[i] ? strlen(f[i]) : 0;
+
+		if (n > DELTA_MAX_TEXT_FIELD)
+			return error("%s: TEXT of url %" PRIu32 ": a field of %zu bytes (at most %u)",
+				     w->path, url_id, n, DELTA_MAX_TEXT_FIELD);
+		total += 2 + n;
+	}
+	if (total > DELTA_MAX_PAYLOAD)
+		return 0; /* the merge reads the row (delta.h) */
+	if (rec_prepare(w, FRAME + total))
+		return -1;
+	start = w->pend.len;
+	memset(v, 0, sizeof(v));
+	if (buf_add(&w->pend, v, FRAME))
+		goto full;
+	le_put32(v, url_id);
+	le_put32(v + 4, t->size);
+	if (buf_add(&w->pend, v, 8))
+		goto full;
+	for (int i = 0; i < 5; i++)
+		if (text_field(&w->pend, f[i]))
+			goto full;
+	le_put32(v, (uint32_t)t->blob_len);
+	if (buf_add(&w->pend, v, 4) || buf_add(&w->pend, t->blob ? t->blob : "", t->blob_len))
+		goto full;
+	rec_finish(w, start, DELTA_TEXT);
+	return 0;
+full:
+	buf_truncate(&w->pend, start);
+	return error("%s: delta buffer full", w->path);
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -756,6 +818,9 @@ struct delta_reader {
 	size_t pool_alloc;
 	uint32_t *hrefs;
 	size_t hrefs_alloc;
+	char text_pool[5 * (DELTA_MAX_TEXT_FIELD + 1)]; /* a TEXT's fields */
+	unsigned char *rnd;         /* delta_text_at()'s reads: no window */
+	size_t rnd_alloc;
 };
 
 const char *delta_reader_msg(const struct delta_reader *r) { return buf_str(&r->msg); }
@@ -778,9 +843,29 @@ static void set_msg(struct delta_reader *r, const char *fmt, ...)
 
 /* Pointer to bytes [off, off + n) of the file; the caller has checked that
  * they lie inside it.  NULL (state failed) on a read error. */
+/* n bytes at off into dst: 0, or -1 with the message set. */
+static int read_at(struct delta_reader *r, unsigned char *dst, size_t n, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = pread(r->fd, dst + got, n - got, (off_t)(off + got));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			set_msg(r, "%s: read error at offset %" PRIu64 ": %s", r->name, off + got,
+				k < 0 ? strerror(errno) : "file shrank while being read");
+			return -1;
+		}
+		got += (size_t)k;
+	}
+	return 0;
+}
+
 static const unsigned char *peek(struct delta_reader *r, uint64_t off, size_t n)
 {
-	size_t want, got = 0;
+	size_t want;
 
 	if (r->mem)
 		return r->mem + off;
@@ -795,20 +880,12 @@ static const unsigned char *peek(struct delta_reader *r, uint64_t off, size_t n)
 		r->win_alloc = want;
 	}
 	r->win_len = 0;
-	while (got < want) {
-		ssize_t k = pread(r->fd, r->win + got, want - got, (off_t)(off + got));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			set_msg(r, "%s: read error at offset %" PRIu64 ": %s", r->name, off + got,
-				k < 0 ? strerror(errno) : "file shrank while being read");
-			r->state = -1;
-			return NULL;
-		}
-		got += (size_t)k;
+	if (read_at(r, r->win, want, off)) {
+		r->state = -1;
+		return NULL;
 	}
 	r->win_off = off;
-	r->win_len = got;
+	r->win_len = want;
 	return r->win;
 }
 
@@ -1044,6 +1121,51 @@ static int decode_hrefs(struct delta_reader *r, uint64_t off, const unsigned cha
 	return 1;
 }
 
+static int decode_text(struct delta_reader *r, uint64_t off, const unsigned char *p, size_t len,
+		       struct delta_rec *rec)
+{
+	const char **f[5] = { &rec->text.content_type, &rec->text.charset, &rec->text.title,
+			      &rec->text.description, &rec->text.keywords };
+	size_t at = 8, used = 0;
+	uint32_t bl;
+
+	if (r->version < FORMAT_VERSION)
+		return corrupt(r, off, "TEXT record in a log of version %" PRIu32, r->version);
+	if (len < 8 + 5 * 2 + 4)
+		return corrupt(r, off, "TEXT of %zu bytes", len);
+	rec->url_id = le_get32(p);
+	if (!rec->url_id)
+		return corrupt(r, off, "TEXT with url_id 0");
+	rec->text.size = le_get32(p + 4);
+	for (int i = 0; i < 5; i++) {
+		size_t n;
+
+		if (len - at < 2)
+			return corrupt(r, off, "TEXT field %d cut short", i);
+		n = le_get16(p + at);
+		at += 2;
+		if (n > DELTA_MAX_TEXT_FIELD || n > len - at)
+			return corrupt(r, off, "TEXT field %d of %zu bytes", i, n);
+		if (memchr(p + at, '\0', n))
+			return corrupt(r, off, "TEXT field %d holds a NUL", i);
+		memcpy(r->text_pool + used, p + at, n);
+		r->text_pool[used + n] = '\0';
+		*f[i] = r->text_pool + used;
+		used += n + 1;
+		at += n;
+	}
+	if (len - at < 4)
+		return corrupt(r, off, "TEXT cut short before its text");
+	bl = le_get32(p + at);
+	at += 4;
+	if (bl != len - at)
+		return corrupt(r, off, "TEXT claims %" PRIu32 " bytes of text, %zu there", bl,
+			       len - at);
+	rec->text.blob = p + at;
+	rec->text.blob_len = bl;
+	return 1;
+}
+
 static int decode(struct delta_reader *r, uint64_t off, unsigned type, const unsigned char *p,
 		  size_t len, struct delta_rec *rec)
 {
@@ -1057,6 +1179,8 @@ static int decode(struct delta_reader *r, uint64_t off, unsigned type, const uns
 		return decode_doc(r, off, p, len, rec);
 	case DELTA_HREFS:
 		return decode_hrefs(r, off, p, len, rec);
+	case DELTA_TEXT:
+		return decode_text(r, off, p, len, rec);
 	case DELTA_DEL:
 	case DELTA_REDIR:
 	case DELTA_LASTMOD:
@@ -1135,6 +1259,80 @@ int delta_next(struct delta_reader *r, struct delta_rec *rec)
 	}
 }
 
+/* n bytes at off for delta_text_at(): read exactly those (the records it
+ * reads lie anywhere in the file; a window of WINDOW bytes per record would
+ * read the file many times over).  NULL on a read error (message set). */
+static const unsigned char *rnd_read(struct delta_reader *r, uint64_t off, size_t n)
+{
+	if (r->mem)
+		return r->mem + off;
+	if (n > r->rnd_alloc) {
+		free(r->rnd);
+		r->rnd_alloc = n > 65536 ? n : 65536;
+		r->rnd = xmalloc(r->rnd_alloc);
+	}
+	return read_at(r, r->rnd, n, off) ? NULL : r->rnd;
+}
+
+int delta_text_at(struct delta_reader *r, uint64_t doc_off, uint32_t url_id,
+		  struct delta_rec *rec)
+{
+	uint64_t off = doc_off;
+	bool doc = true;
+
+	for (;;) {
+		const unsigned char *p;
+		uint32_t len;
+		unsigned type;
+		int state, k;
+
+		if (off < HDR_SIZE || off > r->size || r->size - off < FRAME + 4)
+			return 0;
+		/* The frame and the url_id every record but COMMIT starts with. */
+		if (!(p = rnd_read(r, off, FRAME + 4)))
+			return -1;
+		len = le_get32(p);
+		type = p[8];
+		if (len > DELTA_MAX_PAYLOAD || len > r->size - off - FRAME)
+			return 0;
+		if (doc) {
+			/* The DOC itself was checked by the pass that chose it:
+			 * only that it is the one meant. */
+			if (type != DELTA_DOC || len < 4 || le_get32(p + FRAME) != url_id)
+				return 0;
+			doc = false;
+		} else if (type == T_COMMIT) {
+			/* A damaged COMMIT is where delta_next() stops (a torn
+			 * tail, or corruption): what lies past it is no TEXT
+			 * of this log. */
+			if (len != COMMIT_PAYLOAD)
+				return 0;
+			if (!(p = rnd_read(r, off, COMMIT_REC)))
+				return -1;
+			if (crc(p + 8, 1 + COMMIT_PAYLOAD) != le_get32(p + 4))
+				return 0;
+		} else {
+			if (type != DELTA_TEXT || le_get32(p + FRAME) != url_id)
+				return 0;
+			if (!(p = rnd_read(r, off, FRAME + (size_t)len)))
+				return -1;
+			/* A TEXT torn by a crash after its DOC was synced: none. */
+			if (crc(p + 8, (size_t)len + 1) != le_get32(p + 4))
+				return 0;
+			/* decode() marks the reader failed on impossible
+			 * content; delta_next() must go on from where it was
+			 * (it reports that record itself when it gets there). */
+			state = r->state;
+			k = decode(r, off, type, p + FRAME, len, rec);
+			r->state = state;
+			if (k < 0)
+				return -1;
+			return rec->url_id == url_id ? 1 : 0;
+		}
+		off += FRAME + (uint64_t)len;
+	}
+}
+
 /* A header that a crash while creating the file can leave: shorter than a
  * header and a prefix of one, or all zeros (size extended, data lost). */
 static bool torn_header(const unsigned char *p, size_t n)
@@ -1177,9 +1375,9 @@ static int reader_start(struct delta_reader *r, struct buf *err)
 	if (memcmp(p, MAGIC, sizeof(MAGIC)))
 		return error_into(err, "%s: not a delta log (bad magic)", r->name);
 	version = le_get32(p + 8);
-	if (version != FORMAT_VERSION && version != FORMAT_V1_POS16)
+	if (!VERSION_KNOWN(version))
 		return error_into(err,
-		                  "%s: delta log format version %" PRIu32 " (this build reads %d and %d)",
+		                  "%s: delta log format version %" PRIu32 " (this build reads %d to %d)",
 		                  r->name, version, FORMAT_V1_POS16, FORMAT_VERSION);
 	if (crc(p, 24) != le_get32(p + 24))
 		return error_into(
@@ -1246,6 +1444,7 @@ void delta_reader_close(struct delta_reader *r)
 	free(r->pos);
 	free(r->pool);
 	free(r->hrefs);
+	free(r->rnd);
 	free(r->name);
 	free(r);
 }
@@ -1311,7 +1510,7 @@ static uint64_t read_created(const char *path)
 	k = pread(fd, h, sizeof(h), 0);
 	close(fd);
 	if (k != (ssize_t)sizeof(h) || memcmp(h, MAGIC, sizeof(MAGIC)) ||
-	    (le_get32(h + 8) != FORMAT_VERSION && le_get32(h + 8) != FORMAT_V1_POS16) ||
+	    !VERSION_KNOWN(le_get32(h + 8)) ||
 	    crc(h, 24) != le_get32(h + 24))
 		return 0;
 	return le_get64(h + 16);

@@ -190,12 +190,64 @@ static size_t word_positions(char *tok, uint32_t *pos)
 	return n;
 }
 
+static int hexval(int c)
+{
+	return c <= '9' ? c - '0' : (c | 32) - 'a' + 10;
+}
+
+/* A TEXT line "TEXT url size ct|cs|title|desc|kw blob": the fields run from
+ * the third space to the last (they may hold spaces), the blob is hex, "-"
+ * for none.  -1 on a malformed line or when the writer refuses. */
+static int write_text_line(struct delta_writer *w, const char *line)
+{
+	char *copy = xstrdup(line), *p = copy + 5, *sp, *last, *f[5];
+	uint64_t url, size;
+	unsigned char blob[256];
+	size_t blob_len = 0;
+	int rc = -1;
+
+	if (!(sp = strchr(p, ' ')))
+		goto out;
+	*sp = '\0';
+	if (parse_u64(p, &url) || !(p = sp + 1, sp = strchr(p, ' ')))
+		goto out;
+	*sp = '\0';
+	if (parse_u64(p, &size) || !(last = strrchr(sp + 1, ' ')))
+		goto out;
+	*last = '\0';
+	f[0] = sp + 1;
+	for (int i = 1; i < 5; i++) {
+		char *bar = strchr(f[i - 1], '|');
+		if (!bar)
+			goto out;
+		*bar = '\0';
+		f[i] = bar + 1;
+	}
+	if (strchr(f[4], '|'))
+		goto out;
+	if (strcmp(last + 1, "-"))
+		for (const char *h = last + 1; h[0] && h[1] && blob_len < sizeof(blob); h += 2)
+			blob[blob_len++] = (unsigned char)(hexval(h[0]) << 4 | hexval(h[1]));
+	{
+		struct delta_text t = { .size = (uint32_t)size, .content_type = f[0],
+					.charset = f[1], .title = f[2], .description = f[3],
+					.keywords = f[4], .blob = blob, .blob_len = blob_len };
+		rc = delta_add_text(w, (uint32_t)url, &t);
+	}
+out:
+	free(copy);
+	return rc;
+}
+
 static int write_line(struct delta_writer *w, const char *line)
 {
-	char *copy = xstrdup(line), *save = NULL, *tok[4096];
+	char *copy, *save = NULL, *tok[4096];
 	uint64_t v[3] = { 0, 0, 0 };
 	int nt = 0, rc = -1;
 
+	if (!strncmp(line, "TEXT ", 5))
+		return write_text_line(w, line);
+	copy = xstrdup(line);
 	for (char *t = strtok_r(copy, " ", &save); t && nt < 4096; t = strtok_r(NULL, " ", &save))
 		tok[nt++] = t;
 	if (nt == 1 && !strcmp(tok[0], "SYNC")) {
@@ -284,6 +336,16 @@ static void dump(const struct delta_rec *r, struct buf *b)
 	case DELTA_LASTMOD:
 		buf_printf(b, "LASTMOD %" PRIu32 " %" PRIu64, r->url_id, r->time);
 		break;
+	case DELTA_TEXT:
+		/* the blob in hex, as records.txt writes it */
+		buf_printf(b, "TEXT %" PRIu32 " %" PRIu32 " %s|%s|%s|%s|%s ", r->url_id,
+			   r->text.size, r->text.content_type, r->text.charset, r->text.title,
+			   r->text.description, r->text.keywords);
+		if (!r->text.blob_len)
+			buf_adds(b, "-");
+		for (size_t i = 0; i < r->text.blob_len; i++)
+			buf_printf(b, "%02x", ((const unsigned char *)r->text.blob)[i]);
+		break;
 	}
 	buf_addc(b, '\n');
 }
@@ -371,11 +433,14 @@ static void record_case(char **f, size_t *len, int n, int lineno, void *arg)
 		rs->want[rs->n_want++] = xstrdup(n > 1 ? f[1] : f[0]);
 }
 
-static char *join_want(const struct records *rs)
+/* The expected dump; without the TEXT lines for a log of version 1 or 2,
+ * which cannot hold them. */
+static char *join_want(const struct records *rs, bool text)
 {
 	struct buf b = BUF_INIT(1u << 20);
 	for (int i = 0; i < rs->n_want; i++)
-		buf_printf(&b, "%s\n", rs->want[i]);
+		if (text || strncmp(rs->want[i], "TEXT ", 5))
+			buf_printf(&b, "%s\n", rs->want[i]);
 	return buf_detach(&b, NULL);
 }
 
@@ -400,7 +465,7 @@ static void compare_dump(const char *got, const char *want, const char *what)
 	ok(1, "%s: %d lines equal", what, line - 1);
 }
 
-static char *golden_path, *golden_v1_path;
+static char *golden_path, *golden_v2_path, *golden_v1_path;
 
 /* want as a version-1 log reads: its 16-bit positions (section << 14 |
  * position) widened to tokenize.h's (section << 24 | position).  Malloc'd. */
@@ -454,7 +519,7 @@ static char *round_trip(const struct records *rs, size_t *out_len)
 	struct buf err = BUF_INIT(4096);
 	struct delta_writer *w = delta_open(dir, 7, &err);
 	struct delta_stats st;
-	char *want = join_want(rs), *path;
+	char *want = join_want(rs, true), *want_old = join_want(rs, false), *path;
 	unsigned char *mine, *gold;
 	size_t mine_len, gold_len;
 	int failed = 0, data = 0;
@@ -500,12 +565,23 @@ static char *round_trip(const struct records *rs, size_t *out_len)
 	{
 		struct delta_reader *r = delta_reader_open(golden_path, &err);
 		struct readout o;
-		if (ok(r != NULL, "reader opens golden-v2.dlt: %s", buf_str(&err))) {
+		if (ok(r != NULL, "reader opens golden-v3.dlt: %s", buf_str(&err))) {
 			is_int(delta_reader_rank(r), 7, "golden rank");
 			is_int(delta_reader_created(r), 1700000000, "golden created");
 			o = read_all(r);
 			is_int(o.rc, 0, "golden read to the end");
-			compare_dump(o.text, want, "golden-v2.dlt dump");
+			compare_dump(o.text, want, "golden-v3.dlt dump");
+			readout_free(&o);
+		}
+	}
+	{
+		/* The previous version, without TEXT records: still read. */
+		struct delta_reader *r = delta_reader_open(golden_v2_path, &err);
+		struct readout o;
+		if (ok(r != NULL, "reader opens golden-v2.dlt: %s", buf_str(&err))) {
+			o = read_all(r);
+			is_int(o.rc, 0, "golden-v2 read to the end");
+			compare_dump(o.text, want_old, "golden-v2.dlt dump, no TEXT");
 			readout_free(&o);
 		}
 	}
@@ -513,7 +589,7 @@ static char *round_trip(const struct records *rs, size_t *out_len)
 		/* A log an older build left: read, its positions converted. */
 		struct delta_reader *r = delta_reader_open(golden_v1_path, &err);
 		struct readout o;
-		char *w1 = want_v1(want);
+		char *w1 = want_v1(want_old);
 
 		if (ok(r != NULL, "reader opens golden-v1.dlt: %s", buf_str(&err))) {
 			o = read_all(r);
@@ -541,10 +617,11 @@ static char *round_trip(const struct records *rs, size_t *out_len)
 			if (!same)
 				diag("frame %zu at offset %zu differs", i, a[i].off);
 		}
-		ok(same, "writer output equals golden-v2.dlt frame by frame (%zu frames)", na);
+		ok(same, "writer output equals golden-v3.dlt frame by frame (%zu frames)", na);
 	}
 	free(gold);
 	free(want);
+	free(want_old);
 	free(path);
 	buf_free(&err);
 	*out_len = mine_len;
@@ -574,14 +651,9 @@ static void bad_write_case(char **f, size_t *len, int n, int lineno, void *arg)
 	free(log);
 }
 
-static int hexval(int c)
-{
-	return c <= '9' ? c - '0' : (c | 32) - 'a' + 10;
-}
-
 static void bad_payload_case(char **f, size_t *len, int n, int lineno, void *arg)
 {
-	unsigned char h[HDR], payload[512];
+	unsigned char h[HDR], payload[4096];
 	struct buf file = BUF_INIT(4096);
 	size_t k = 0;
 	long type;
@@ -594,11 +666,22 @@ static void bad_payload_case(char **f, size_t *len, int n, int lineno, void *arg
 		ok(0, "bad-payloads.txt:%d: malformed", lineno);
 		return;
 	}
-	/* a 4th column "v2": the file is of format version 2 (positions LEB128) */
-	make_header(h, n > 3 && !strcmp(f[3], "v2") ? 2 : 1, 1, 2);
+	/* a 4th column "v2" or "v3": the file is of that format version
+	 * (positions LEB128; TEXT records in 3), else of version 1 */
+	make_header(h, n > 3 && !strcmp(f[3], "v3") ? 3 : n > 3 && !strcmp(f[3], "v2") ? 2 : 1, 1,
+		    2);
 	for (const char *p = f[1]; *p && k < sizeof(payload) - 4;) {
 		if (*p == ' ') {
 			p++;
+		} else if (p[1] && p[2] == '*') {
+			/* XX*N: the byte XX N times */
+			unsigned char x = (unsigned char)(hexval(p[0]) << 4 | hexval(p[1]));
+			char *end;
+			unsigned long rep = strtoul(p + 3, &end, 10);
+
+			for (; rep && k < sizeof(payload) - 4; rep--)
+				payload[k++] = x;
+			p = end;
 		} else if (!strncmp(p, "HCRC", 4)) {
 			memcpy(payload + k, h + 24, 4);
 			k += 4;
@@ -778,8 +861,15 @@ static void header_flips(const unsigned char *d, size_t len)
 	for (size_t b = 0; b < HDR; b++) {
 		struct readout o;
 		const char *want = b < 8 ? "bad magic" : b < 12 ? "format version" : "header crc";
+		uint32_t v;
+
 		memcpy(c, d, len);
 		c[b] ^= 0x01;
+		/* A flipped version that is another readable one (3 ^ 1 = 2)
+		 * passes the version check; the header crc catches it. */
+		v = rd32(c + 8);
+		if (b >= 8 && b < 12 && v >= 1 && v <= 3)
+			want = "header crc";
 		o = read_mem(c, len);
 		if (o.rc != -2 || !strstr(o.msg, want)) {
 			diag("header flip at %zu: rc %d: %s", b, o.rc, o.msg);
@@ -893,11 +983,23 @@ static void edge_files(void)
 	ok(o.rc == 0 && o.count == 0 && o.torn == -1 && !*o.msg,
 	   "header-only file: a valid empty log");
 	readout_free(&o);
-	make_header(z, 3, 3, 4);
+	make_header(z, 4, 3, 4);
 	o = read_mem(z, HDR);
-	ok(o.rc == -2 && strstr(o.msg, "format version 3 (this build reads 1 and 2)"),
-	   "version 3: %s", o.msg);
+	ok(o.rc == -2 && strstr(o.msg, "format version 4 (this build reads 1 to 3)"),
+	   "version 4: %s", o.msg);
 	readout_free(&o);
+	make_header(z, 0, 3, 4);
+	o = read_mem(z, HDR);
+	ok(o.rc == -2 && strstr(o.msg, "format version 0 (this build reads 1 to 3)"),
+	   "version 0: %s", o.msg);
+	readout_free(&o);
+	for (uint32_t v = 1; v <= 3; v++) {
+		make_header(z, v, 3, 4);
+		o = read_mem(z, HDR);
+		ok(o.rc == 0 && o.count == 0 && o.torn == -1, "version %u: a valid empty log",
+		   (unsigned)v);
+		readout_free(&o);
+	}
 
 	/* a commit-only log, and a record just over / at the cap */
 	{
@@ -1294,6 +1396,361 @@ static void write_failure_test(void)
 	buf_free(&err);
 }
 
+/* delta_add_text() refuses a field over DELTA_MAX_TEXT_FIELD (each of the
+ * five), url_id 0 and a TEXT while a DOC is open, and leaves a text too big
+ * for one record out without an error; a refused or left-out TEXT writes
+ * nothing. */
+static void text_writes(void)
+{
+	const char *dir = fresh_dir("textw");
+	struct buf err = BUF_INIT(4096);
+	struct delta_writer *w = delta_open(dir, 6, &err);
+	char *big = xmalloc(DELTA_MAX_TEXT_FIELD + 2), *path, *log;
+	struct delta_stats before, after;
+	struct delta_text t = { .size = 1 };
+	const char **field[5] = { &t.content_type, &t.charset, &t.title, &t.description,
+				  &t.keywords };
+	unsigned char *huge;
+
+	if (!ok(w != NULL, "text: open"))
+		goto out;
+	path = xstrdup(delta_writer_path(w));
+	memset(big, 'x', DELTA_MAX_TEXT_FIELD + 1);
+	big[DELTA_MAX_TEXT_FIELD + 1] = '\0';
+	free(take_log());
+	for (int i = 0; i < 5; i++) {
+		t.content_type = t.charset = t.title = t.description = t.keywords = "";
+		*field[i] = big;
+		delta_writer_stats(w, &before);
+		is_int(delta_add_text(w, 1, &t), -1, "text: field %d of 1025 bytes refused", i);
+		delta_writer_stats(w, &after);
+		log = take_log();
+		if (!ok(after.records == before.records && after.bytes == before.bytes &&
+			strstr(log, "a field of 1025 bytes (at most 1024)"),
+			"  ... nothing written, the reason logged"))
+			diag("  log: %s", log);
+		free(log);
+	}
+	big[DELTA_MAX_TEXT_FIELD] = '\0';
+	t.content_type = t.charset = t.title = t.description = t.keywords = big;
+	is_int(delta_add_text(w, 2, &t), 0, "text: five fields of 1024 bytes accepted");
+	t.content_type = t.charset = t.title = t.description = t.keywords = NULL;
+	is_int(delta_add_text(w, 3, &t), 0, "text: NULL fields are empty ones");
+	is_int(delta_add_text(w, 0, &t), -1, "text: url_id 0 refused");
+	log = take_log();
+	if (!ok(strstr(log, "TEXT with url_id 0") != NULL, "  ... logged"))
+		diag("  log: %s", log);
+	free(log);
+	is_int(delta_doc_begin(w, 4, 1, 1), 0, "text: a DOC open ...");
+	is_int(delta_add_text(w, 4, &t), -1, "  ... refuses a TEXT");
+	log = take_log();
+	if (!ok(strstr(log, "TEXT for url 4 while the DOC of url 4 is open") != NULL,
+		"  ... logged"))
+		diag("  log: %s", log);
+	free(log);
+	is_int(delta_doc_end(w), 0, "  ... the DOC ends");
+	/* one byte over DELTA_MAX_PAYLOAD with its 22 fixed bytes: left out */
+	huge = xcalloc(1, DELTA_MAX_PAYLOAD);
+	t.blob = huge;
+	t.blob_len = DELTA_MAX_PAYLOAD - 22 + 1;
+	delta_writer_stats(w, &before);
+	is_int(delta_add_text(w, 4, &t), 0, "text: a text over the record cap: 0 ...");
+	delta_writer_stats(w, &after);
+	ok(after.records == before.records && after.bytes == before.bytes,
+	   "  ... and nothing written");
+	t.content_type = "a";
+	t.blob_len = DELTA_MAX_PAYLOAD - 22;
+	is_int(delta_add_text(w, 4, &t), 0, "text: at the cap, with a 1-byte field: 0 ...");
+	delta_writer_stats(w, &after);
+	ok(after.records == before.records && after.bytes == before.bytes,
+	   "  ... and nothing written");
+	t.content_type = NULL;
+	t.blob_len = 100000;
+	is_int(delta_add_text(w, 4, &t), 0, "text: 100000 bytes of text written");
+	free(huge);
+	is_int(delta_close(w), 0, "text: close");
+	{
+		struct readout o = read_all(delta_reader_open(path, &err));
+		struct buf want = BUF_INIT(1 << 20);
+		char *b = xmalloc(4 * (DELTA_MAX_TEXT_FIELD + 1) + 1);
+
+		for (int i = 0; i < 4; i++) {
+			memcpy(b + i * (DELTA_MAX_TEXT_FIELD + 1), big, DELTA_MAX_TEXT_FIELD);
+			b[i * (DELTA_MAX_TEXT_FIELD + 1) + DELTA_MAX_TEXT_FIELD] = '|';
+		}
+		b[4 * (DELTA_MAX_TEXT_FIELD + 1)] = '\0';
+		buf_printf(&want, "TEXT 2 1 %s%s -\nTEXT 3 1 |||| -\nDOC 4 1 1\nTEXT 4 1 |||| ", b,
+			   big);
+		for (int i = 0; i < 100000; i++)
+			buf_adds(&want, "00");
+		buf_addc(&want, '\n');
+		ok(o.rc == 0, "text: the log reads back");
+		compare_dump(o.text, buf_str(&want), "text: only the accepted records");
+		readout_free(&o);
+		buf_free(&want);
+		free(b);
+	}
+	free(path);
+out:
+	free(take_log());
+	free(big);
+	buf_free(&err);
+}
+
+/* The DOC and TEXT records of text_at_test()'s log. */
+struct text_log {
+	uint64_t doc[6], text[6], hrefs, size; /* offsets of url 100 + i */
+};
+
+static void text_at_check(struct delta_reader *r, const struct text_log *L, const char *kind)
+{
+	struct delta_rec t;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	rc = delta_text_at(r, L->doc[0], 100, &t);
+	ok(rc == 1 && t.type == DELTA_TEXT && t.url_id == 100 && t.offset == L->text[0] &&
+	   t.text.size == 4321 && !strcmp(t.text.content_type, "text/html") &&
+	   !strcmp(t.text.charset, "utf-8") && !strcmp(t.text.title, "A title") &&
+	   !strcmp(t.text.description, "its description") &&
+	   !strcmp(t.text.keywords, "key, words") && t.text.blob_len == 3 &&
+	   !memcmp(t.text.blob, "\x01\x00\xff", 3),
+	   "%s: DOC then its TEXT: 1 and the fields (rc %d)", kind, rc);
+	is_int(delta_text_at(r, L->doc[1], 101, &t), 0, "%s: DOC then HREFS: 0", kind);
+	memset(&t, 0, sizeof(t));
+	rc = delta_text_at(r, L->doc[2], 102, &t);
+	ok(rc == 1 && t.type == DELTA_TEXT && t.url_id == 102 && t.offset == L->text[2] &&
+	   t.text.size == 0 && t.text.content_type && !*t.text.content_type && t.text.charset &&
+	   !*t.text.charset && t.text.title && !*t.text.title && t.text.description &&
+	   !*t.text.description && t.text.keywords && !*t.text.keywords && !t.text.blob_len,
+	   "%s: DOC, COMMIT, TEXT: 1, the commit skipped, empty fields (rc %d)", kind, rc);
+	is_int(delta_text_at(r, L->doc[3], 103, &t), 0, "%s: DOC then another url's TEXT: 0",
+	       kind);
+	is_int(delta_text_at(r, L->doc[3], 104, &t), 0, "%s: the DOC at doc_off is not 104's: 0",
+	       kind);
+	is_int(delta_text_at(r, L->doc[4], 105, &t), 0, "%s: the last DOC (a COMMIT, the end): 0",
+	       kind);
+	is_int(delta_text_at(r, L->doc[0], 101, &t), 0, "%s: url other than the DOC's: 0", kind);
+	is_int(delta_text_at(r, L->text[0], 100, &t), 0, "%s: doc_off at a TEXT: 0", kind);
+	is_int(delta_text_at(r, L->hrefs, 101, &t), 0, "%s: doc_off at a HREFS: 0", kind);
+	is_int(delta_text_at(r, L->size, 100, &t), 0, "%s: doc_off at the end: 0", kind);
+	is_int(delta_text_at(r, L->size + 5, 100, &t), 0, "%s: doc_off past the end: 0", kind);
+	is_int(delta_text_at(r, UINT64_MAX, 100, &t), 0, "%s: doc_off UINT64_MAX: 0", kind);
+	is_int(delta_text_at(r, 0, 100, &t), 0, "%s: doc_off in the header: 0", kind);
+	is_int(delta_text_at(r, L->size - 3, 100, &t), 0, "%s: doc_off 3 bytes before the end: 0",
+	       kind);
+}
+
+/* delta_text_at(): which TEXT follows which DOC, on a file and a memory
+ * reader, and that it leaves delta_next()'s sequence alone. */
+static void text_at_test(void)
+{
+	const char *dir = fresh_dir("textat");
+	struct buf err = BUF_INIT(4096);
+	struct delta_writer *w = delta_open(dir, 6, &err);
+	struct delta_text t = { .size = 4321, .content_type = "text/html", .charset = "utf-8",
+				.title = "A title", .description = "its description",
+				.keywords = "key, words", .blob = "\x01\x00\xff", .blob_len = 3 };
+	struct delta_text empty = { .content_type = "", .charset = "", .title = "",
+				    .description = "", .keywords = "" };
+	struct text_log L;
+	struct frame fr[32];
+	uint32_t pos[1] = { 1 }, to[1] = { 5 };
+	unsigned char *d;
+	size_t len, nf;
+	char *path, *plain;
+	int good;
+
+	if (!ok(w != NULL, "text_at: open"))
+		return;
+	path = xstrdup(delta_writer_path(w));
+	good = !delta_doc_begin(w, 100, 1, 1) && !delta_doc_word(w, "a", 1, pos, 1) &&
+	       !delta_doc_end(w) && !delta_add_text(w, 100, &t);
+	good = good && !delta_doc_begin(w, 101, 1, 1) && !delta_doc_end(w) &&
+	       !delta_add_hrefs(w, 101, to, 1);
+	good = good && !delta_doc_begin(w, 102, 1, 1) && !delta_doc_end(w) && !delta_sync(w) &&
+	       !delta_add_text(w, 102, &empty);
+	good = good && !delta_doc_begin(w, 103, 1, 1) && !delta_doc_end(w) &&
+	       !delta_add_text(w, 104, &t);
+	good = good && !delta_doc_begin(w, 105, 1, 1) && !delta_doc_end(w);
+	ok(good && !delta_close(w), "text_at: log written");
+	d = slurp(path, &len);
+	nf = frames_of(d, len, fr, 32);
+	/* DOC TEXT DOC HREFS DOC COMMIT TEXT DOC TEXT DOC COMMIT */
+	if (!ok(nf == 11 && fr[5].type == 6 && fr[10].type == 6 && fr[6].type == DELTA_TEXT,
+		"text_at: layout (%zu frames)", nf))
+		goto out;
+	memset(&L, 0, sizeof(L));
+	L.doc[0] = fr[0].off, L.text[0] = fr[1].off;
+	L.doc[1] = fr[2].off, L.hrefs = fr[3].off;
+	L.doc[2] = fr[4].off, L.text[2] = fr[6].off;
+	L.doc[3] = fr[7].off, L.text[3] = fr[8].off;
+	L.doc[4] = fr[9].off;
+	L.size = len;
+	{
+		struct delta_reader *r = delta_reader_open(path, &err);
+		if (ok(r != NULL, "text_at: file reader"))
+			text_at_check(r, &L, "file");
+		delta_reader_close(r);
+		r = delta_reader_open_mem("mem", d, len, &err);
+		if (ok(r != NULL, "text_at: memory reader"))
+			text_at_check(r, &L, "mem");
+		delta_reader_close(r);
+	}
+	/* Called after each DOC delta_next() returns, it does not move the
+	 * sequence: the same records as a plain read, to the same end. */
+	{
+		struct readout o = read_mem(d, len);
+		plain = o.text;
+		o.text = NULL;
+		readout_free(&o);
+	}
+	for (int file = 0; file < 2; file++) {
+		struct delta_reader *r = file ? delta_reader_open(path, &err)
+					      : delta_reader_open_mem("mem", d, len, &err);
+		struct buf b = BUF_INIT(1 << 20);
+		struct delta_rec rec, tr;
+		int k, found = 0;
+
+		while (r && (k = delta_next(r, &rec)) > 0) {
+			dump(&rec, &b);
+			if (rec.type == DELTA_DOC)
+				found += delta_text_at(r, rec.offset, rec.url_id, &tr) == 1;
+		}
+		ok(r && k == 0 && delta_reader_torn(r) == -1 && found == 2 &&
+		   !strcmp(buf_str(&b), plain),
+		   "text_at: %s reader, delta_next() unmoved by it (%d found)",
+		   file ? "file" : "mem", found);
+		delta_reader_close(r);
+		buf_free(&b);
+	}
+	free(plain);
+
+	/* A TEXT whose crc does not match (a torn tail after a synced DOC):
+	 * none, on both readers. */
+	{
+		unsigned char *c = xmalloc(len);
+		char bad_path[600];
+		struct delta_reader *r;
+		struct delta_rec tr;
+
+		memcpy(c, d, len);
+		c[fr[1].off + FRAME + 10] ^= 0x20; /* a byte of the content type */
+		r = delta_reader_open_mem("mem", c, len, &err);
+		is_int(r ? delta_text_at(r, L.doc[0], 100, &tr) : -2, 0,
+		       "text_at: mem: TEXT with a bad crc: 0");
+		is_int(r ? delta_text_at(r, L.doc[2], 102, &tr) : -2, 1,
+		       "  ... the next one still found");
+		delta_reader_close(r);
+		snprintf(bad_path, sizeof(bad_path), "%s/badcrc.dlt", dir);
+		spit(bad_path, c, len);
+		r = delta_reader_open(bad_path, &err);
+		is_int(r ? delta_text_at(r, L.doc[0], 100, &tr) : -2, 0,
+		       "text_at: file: TEXT with a bad crc: 0");
+		delta_reader_close(r);
+		free(c);
+	}
+
+	/* A TEXT with a good crc but impossible content: -1, saying why. */
+	{
+		struct buf b = BUF_INIT(1 << 20);
+		unsigned char h[HDR], doc[20], text[32];
+		struct delta_reader *r;
+		struct delta_rec tr;
+		size_t k = 0;
+
+		make_header(h, 3, 6, 1);
+		buf_add(&b, h, HDR);
+		memset(doc, 0, sizeof(doc));
+		le32(doc, 100);
+		add_frame(&b, DELTA_DOC, doc, sizeof(doc));
+		memset(text, 0, sizeof(text));
+		le32(text, 100);
+		k = 8;
+		text[k++] = 3; /* content type "a\0b" */
+		text[k++] = 0;
+		memcpy(text + k, "a\0b", 3);
+		k += 3 + 4 * 2 + 4;
+		add_frame(&b, DELTA_TEXT, text, k);
+		r = delta_reader_open_mem("mem", b.ptr, b.len, &err);
+		is_int(r ? delta_text_at(r, HDR, 100, &tr) : -2, -1,
+		       "text_at: a TEXT with a NUL in a field: -1");
+		ok(r && strstr(delta_reader_msg(r), "corrupt record at offset 57: TEXT field 0 "
+						    "holds a NUL"), "  ... %s",
+		   r ? delta_reader_msg(r) : "");
+		delta_reader_close(r);
+		/* the same in a log of version 2: no TEXT can be there */
+		make_header(h, 2, 6, 1);
+		memcpy(b.ptr, h, HDR);
+		r = delta_reader_open_mem("mem", b.ptr, b.len, &err);
+		is_int(r ? delta_text_at(r, HDR, 100, &tr) : -2, -1,
+		       "text_at: a TEXT in a log of version 2: -1");
+		ok(r && strstr(delta_reader_msg(r), "TEXT record in a log of version 2"),
+		   "  ... %s", r ? delta_reader_msg(r) : "");
+		delta_reader_close(r);
+		buf_free(&b);
+	}
+out:
+	free(d);
+	free(path);
+	free(take_log());
+	buf_free(&err);
+}
+
+/* [DOC 100][COMMIT][TEXT 100] by hand: the COMMIT's crc broken or not, the
+ * TEXT good or holding a NUL.  Read with delta_next() alone and with
+ * delta_text_at() after the DOC: the same end, the same good_end. */
+static void text_at_state_case(bool commit_ok, bool text_ok)
+{
+	struct buf b = BUF_INIT(1 << 20);
+	unsigned char h[HDR], doc[20], c[12], text[32];
+	struct delta_reader *r;
+	struct delta_rec rec, tr;
+	struct readout plain;
+	size_t k = 8, commit_at;
+	int rc, tk = -2;
+
+	make_header(h, 3, 6, 1);
+	buf_add(&b, h, HDR);
+	memset(doc, 0, sizeof(doc));
+	le32(doc, 100);
+	add_frame(&b, DELTA_DOC, doc, sizeof(doc));
+	commit_at = b.len;
+	memset(c, 0, sizeof(c));
+	le32(c, (uint32_t)commit_at);
+	memcpy(c + 8, h + 24, 4);
+	add_frame(&b, 6, c, sizeof(c));
+	if (!commit_ok)
+		b.ptr[commit_at + 4] ^= 1; /* its crc */
+	memset(text, 0, sizeof(text));
+	le32(text, 100);
+	text[k++] = 3;
+	text[k++] = 0;
+	memcpy(text + k, text_ok ? "abc" : "a\0b", 3);
+	k += 3 + 4 * 2 + 4;
+	add_frame(&b, DELTA_TEXT, text, k);
+
+	plain = read_mem((const unsigned char *)b.ptr, b.len);
+	r = delta_reader_open_mem("mem", b.ptr, b.len, NULL);
+	rc = r ? delta_next(r, &rec) : -2;
+	if (rc == 1)
+		tk = delta_text_at(r, rec.offset, 100, &tr);
+	while (rc == 1)
+		rc = delta_next(r, &rec);
+	ok(rc == plain.rc && r && delta_reader_torn(r) == plain.torn &&
+	   delta_reader_good_end(r) == plain.good_end,
+	   "text_at: COMMIT %s, TEXT %s: delta_next() ends as without it (rc %d/%d, "
+	   "good_end %" PRIu64 "/%" PRIu64 ")", commit_ok ? "good" : "with a bad crc",
+	   text_ok ? "good" : "with a NUL", rc, plain.rc, r ? delta_reader_good_end(r) : 0,
+	   plain.good_end);
+	/* past a damaged COMMIT delta_next() sees no TEXT: neither does it */
+	is_int(tk, !commit_ok ? 0 : text_ok ? 1 : -1, "  ... delta_text_at() gives %d",
+	       !commit_ok ? 0 : text_ok ? 1 : -1);
+	delta_reader_close(r);
+	readout_free(&plain);
+	buf_free(&b);
+}
+
 int main(void)
 {
 	struct records rs = { .n_in = 0 };
@@ -1315,11 +1772,12 @@ int main(void)
 	is_int(storage_partition("", 0), 2166136261u % 100, "partition of the empty string");
 
 	tap_lines("delta/records.txt", record_case, &rs);
-	golden_path = xstrdup(tap_data("delta/golden-v2.dlt"));
+	golden_path = xstrdup(tap_data("delta/golden-v3.dlt"));
+	golden_v2_path = xstrdup(tap_data("delta/golden-v2.dlt"));
 	golden_v1_path = xstrdup(tap_data("delta/golden-v1.dlt"));
 	log_data = (unsigned char *)round_trip(&rs, &log_len);
 	{
-		char *want = join_want(&rs);
+		char *want = join_want(&rs, true);
 		int n_data = rs.n_want;
 		truncation_sweep(log_data, log_len, n_data);
 		repair_sweep(log_data, log_len, want);
@@ -1345,9 +1803,14 @@ int main(void)
 	caps_test();
 	list_test();
 	write_failure_test();
+	text_writes();
+	text_at_test();
+	for (int i = 0; i < 4; i++)
+		text_at_state_case(i & 1, i & 2);
 
 	free(log_data);
 	free(golden_path);
+	free(golden_v2_path);
 	free(golden_v1_path);
 	for (int i = 0; i < rs.n_in; i++)
 		free(rs.in[i]);

@@ -1,21 +1,24 @@
 #!/usr/bin/env python3
-"""make-golden.py - encode records.txt as a delta log of format version 1 or
-2, following doc/FORMATS.md ("Delta log") and nothing else, into
-golden-v1.dlt or golden-v2.dlt.
+"""make-golden.py - encode records.txt as a delta log of format version 1, 2
+or 3, following doc/FORMATS.md ("Delta log") and nothing else, into
+golden-v1.dlt, golden-v2.dlt or golden-v3.dlt.
 
 An independent implementation of the format: test-delta reads the result
 with src/store/delta.c and compares the writer's own output with it record by
-record (version 2, what the writer writes), and checks that version 1 reads
-back converted.  Rerun only when the format version changes:
-    python3 make-golden.py records.txt golden-v2.dlt 2
+record (version 3, what the writer writes), and checks that versions 1 and 2
+read back (positions of version 1 converted).  Versions 1 and 2 cannot hold
+TEXT records: their files leave the TEXT lines out.  Rerun only when the
+format version changes:
+    python3 make-golden.py records.txt golden-v3.dlt 3
 """
 import struct
 import sys
 import zlib
 
 RANK, CREATED = 7, 1700000000
-VERSION = 2
-T = {"DOC": 1, "DEL": 2, "HREFS": 3, "REDIR": 4, "LASTMOD": 5, "COMMIT": 6}
+VERSION = 3
+T = {"DOC": 1, "DEL": 2, "HREFS": 3, "REDIR": 4, "LASTMOD": 5, "COMMIT": 6, "TEXT": 7}
+MAX_TEXT_FIELD = 1024
 
 
 def frame(rtype, payload):
@@ -32,7 +35,25 @@ def leb128(v):
     return bytes(out)
 
 
+def encode_text(line):
+    """TEXT url size ct|cs|title|desc|kw blob: the fields may hold spaces,
+    the blob is hex (- for none)."""
+    _, url, size, rest = line.split(" ", 3)
+    fields, blob = rest.rsplit(" ", 1)
+    fields = fields.split("|")
+    assert len(fields) == 5, line
+    p = struct.pack("<II", int(url), int(size))
+    for x in fields:
+        b = x.encode()
+        assert len(b) <= MAX_TEXT_FIELD and b"\0" not in b, line
+        p += struct.pack("<H", len(b)) + b
+    blob = b"" if blob == "-" else bytes.fromhex(blob)
+    return frame(T["TEXT"], p + struct.pack("<I", len(blob)) + blob)
+
+
 def encode(line):
+    if line.startswith("TEXT "):
+        return encode_text(line)
     f = line.split(" ")
     kind, url = f[0], int(f[1])
     if kind == "DOC":
@@ -82,6 +103,8 @@ def main(src, dst):
         if line == "SYNC":
             synced = len(out)  # a sync with nothing new written is a no-op
             continue
+        if line.startswith("TEXT ") and VERSION < 3:
+            continue  # not in a log of these versions
         commit_due()
         out.extend(encode(line))
     synced = len(out)  # delta_close: sync, then a final commit, then sync
