@@ -100,10 +100,21 @@ struct docstore_builder;
  * batches that fit in mem bytes.  0 or -1 (err). */
 int docstore_build_begin(const char *gen_dir, const struct docstore *old, struct db *db,
 			 size_t mem, struct docstore_builder **out, struct buf *err);
-int docstore_build_add(struct docstore_builder *b, uint32_t url_id, bool fresh, struct buf *err);
-/* Write what is pending and commit; frees b.  Counts for the log. */
+/* `where` is passed to the row function (below) for a fresh document. */
+int docstore_build_add(struct docstore_builder *b, uint32_t url_id, bool fresh, uint64_t where,
+		       struct buf *err);
+/* Where fresh documents' rows come from before the database (the merge:
+ * the TEXT records of the delta logs): fn fills *row as db_hit_docs() would
+ * (found, the strings and text malloc'd) and returns 1, or returns 0 when
+ * it has none (the database is asked), -1 on a failure (err). */
+struct db_hit_doc;
+typedef int (*docstore_row_fn)(void *arg, uint32_t url_id, uint64_t where,
+			       struct db_hit_doc *row, struct buf *err);
+void docstore_build_rows(struct docstore_builder *b, docstore_row_fn fn, void *arg);
+/* Write what is pending and commit; frees b.  Counts for the log: copied
+ * from old, read from the database, given by the row function. */
 int docstore_build_finish(struct docstore_builder *b, uint64_t *copied, uint64_t *read,
-			  struct buf *err);
+			  uint64_t *given, struct buf *err);
 void docstore_build_abort(struct docstore_builder *b); /* accepts NULL */
 
 #endif

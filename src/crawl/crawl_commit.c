@@ -257,6 +257,18 @@ static void commit_words(struct crawl *cr, struct job *j, const struct fetch_res
 	} else if (delta_add_words(cr->dw, j->row.url_id, j->row.site_id, (uint64_t)time(NULL),
 				   &a->dw)) {
 		cr->failed = true;
+	} else {
+		/* The row's columns beside the DOC: the merge's docstore reads
+		 * them from here, not from the database (doc/MERGE.md, step 8). */
+		struct delta_text t = { .size = p->doc.docsize,
+					.content_type = p->doc.content_type,
+					.charset = p->doc.charset, .title = p->doc.title,
+					.description = p->doc.description,
+					.keywords = p->doc.keywords, .blob = p->doc.words,
+					.blob_len = p->doc.words ? p->doc.words_len : 0 };
+
+		if (delta_add_text(cr->dw, j->row.url_id, &t))
+			cr->failed = true;
 	}
 	p->doc.wordcount = (unsigned)a->nwords;
 	p->doc.totalcount = (unsigned)(a->total > 0xffffff ? 0xffffff : a->total);

@@ -504,8 +504,9 @@ int docstore_each(const struct docstore *ds, docstore_each_fn fn, void *arg, str
 /* A document (or an old block) waiting for its batch. */
 struct pend {
 	uint32_t url_id;           /* a block: its first */
-	enum { P_OLD, P_DB, P_BLOCK } how;
+	enum { P_OLD, P_DB, P_BLOCK, P_GIVEN } how;
 	size_t block;              /* P_BLOCK: the old block copied as it is */
+	uint64_t where;            /* P_DB: for the row function */
 };
 
 struct docstore_builder {
@@ -516,9 +517,12 @@ struct docstore_builder {
 	struct pend *pend;
 	size_t n, cap;
 	uint32_t *ids;
-	struct db_hit_doc *rows;
+	struct db_hit_doc *rows;   /* the database's */
+	struct db_hit_doc *given;  /* the row function's, by pending entry */
+	docstore_row_fn row_fn;
+	void *row_arg;
 	struct buf text;
-	uint64_t copied, read, adds;
+	uint64_t copied, read, n_given, adds;
 	/* An old block whose documents are being added in order, none of
 	 * them touched: when all are, its compressed bytes are copied. */
 	bool cand;
@@ -545,9 +549,16 @@ int docstore_build_begin(const char *gen_dir, const struct docstore *old, struct
 	b->pend = xmalloc(b->cap * sizeof(*b->pend));
 	b->ids = xmalloc(b->cap * sizeof(*b->ids));
 	b->rows = xcalloc(b->cap, sizeof(*b->rows));
+	b->given = xcalloc(b->cap, sizeof(*b->given));
 	buf_init(&b->text, DOCSTORE_MAX_TEXT + 1);
 	*out = b;
 	return 0;
+}
+
+void docstore_build_rows(struct docstore_builder *b, docstore_row_fn fn, void *arg)
+{
+	b->row_fn = fn;
+	b->row_arg = arg;
 }
 
 static int put_row(struct docstore_builder *b, const struct db_hit_doc *r, struct buf *err)
@@ -567,7 +578,6 @@ static int put_row(struct docstore_builder *b, const struct db_hit_doc *r, struc
 		d.text_len = b->text.len;
 	}
 	buf_free(&bad);
-	b->read++;
 	return docstore_writer_put(b->w, r->url_id, &d, err);
 }
 
@@ -603,28 +613,41 @@ static int flush_pending(struct docstore_builder *b, struct buf *err)
 	size_t n_ids = 0, k = 0;
 	int rc = 0;
 
-	for (size_t i = 0; i < b->n; i++) {
+	for (size_t i = 0; !rc && i < b->n; i++) {
 		struct pend *p = &b->pend[i];
 
 		if (p->how == P_OLD &&
-		    (!b->old || docstore_get(b->old, &b->cur, p->url_id, &d, NULL) != 1))
+		    (!b->old || docstore_get(b->old, &b->cur, p->url_id, &d, NULL) != 1)) {
 			p->how = P_DB;
+			p->where = 0;
+		}
+		if (p->how == P_DB && p->where && b->row_fn) {
+			rc = b->row_fn(b->row_arg, p->url_id, p->where, &b->given[i], err);
+			if (rc == 1)
+				p->how = P_GIVEN;
+			rc = rc < 0 ? -1 : 0;
+		}
 		if (p->how == P_DB)
 			b->ids[n_ids++] = p->url_id;
 	}
-	if (n_ids && !b->db) {
+	if (!rc && n_ids && !b->db) {
 		buf_printf(err, "docstore: %zu document(s) to read and no database", n_ids);
-		return -1;
+		rc = -1;
 	}
-	if (n_ids && db_hit_docs(b->db, b->ids, n_ids, true, b->rows)) {
+	if (!rc && n_ids && db_hit_docs(b->db, b->ids, n_ids, true, b->rows)) {
 		buf_printf(err, "docstore: cannot read the documents' rows");
-		return -1;
+		n_ids = 0;
+		rc = -1;
 	}
 	for (size_t i = 0; !rc && i < b->n; i++) {
 		struct pend *p = &b->pend[i];
 
 		if (p->how == P_DB) {
 			rc = put_row(b, &b->rows[k++], err);
+			b->read++;
+		} else if (p->how == P_GIVEN) {
+			rc = put_row(b, &b->given[i], err);
+			b->n_given++;
 		} else if (p->how == P_BLOCK) {
 			rc = copy_block(b, p->block, err);
 		} else if (docstore_get(b->old, &b->cur, p->url_id, &d, err) == 1) {
@@ -636,15 +659,18 @@ static int flush_pending(struct docstore_builder *b, struct buf *err)
 	}
 	for (size_t i = 0; i < n_ids; i++)
 		db_hit_doc_free(&b->rows[i]);
+	for (size_t i = 0; i < b->n; i++)
+		db_hit_doc_free(&b->given[i]);
 	b->n = 0;
 	return rc;
 }
 
 static int pend_add(struct docstore_builder *b, uint32_t url_id, int how, size_t block,
-		    struct buf *err)
+		    uint64_t where, struct buf *err)
 {
 	b->pend[b->n].url_id = url_id;
 	b->pend[b->n].how = how;
+	b->pend[b->n].where = where;
 	b->pend[b->n++].block = block;
 	return b->n == b->cap ? flush_pending(b, err) : 0;
 }
@@ -656,7 +682,7 @@ static int cand_spill(struct docstore_builder *b, struct buf *err)
 
 	b->cand = false;
 	for (size_t i = 0; !rc && i < b->cand_matched; i++)
-		rc = pend_add(b, b->cand_ids[i], P_OLD, 0, err);
+		rc = pend_add(b, b->cand_ids[i], P_OLD, 0, 0, err);
 	return rc;
 }
 
@@ -698,7 +724,8 @@ static void cand_start(struct docstore_builder *b, uint32_t url_id)
 	b->cand_matched = 0;
 }
 
-int docstore_build_add(struct docstore_builder *b, uint32_t url_id, bool fresh, struct buf *err)
+int docstore_build_add(struct docstore_builder *b, uint32_t url_id, bool fresh, uint64_t where,
+		       struct buf *err)
 {
 	/* The old store is read once: its pages are not kept resident (as
 	 * the merge drops docinfo's, storage_release_docinfo()). */
@@ -709,11 +736,11 @@ int docstore_build_add(struct docstore_builder *b, uint32_t url_id, bool fresh, 
 	if (!b->cand && !fresh && b->old)
 		cand_start(b, url_id);
 	if (!b->cand)
-		return pend_add(b, url_id, fresh ? P_DB : P_OLD, 0, err);
+		return pend_add(b, url_id, fresh ? P_DB : P_OLD, 0, fresh ? where : 0, err);
 	if (++b->cand_matched < b->cand_n)
 		return 0;
 	b->cand = false;
-	return pend_add(b, url_id, P_BLOCK, b->cand_block, err);
+	return pend_add(b, url_id, P_BLOCK, b->cand_block, 0, err);
 }
 
 void docstore_build_abort(struct docstore_builder *b)
@@ -725,13 +752,14 @@ void docstore_build_abort(struct docstore_builder *b)
 	free(b->pend);
 	free(b->ids);
 	free(b->rows);
+	free(b->given);
 	free(b->cand_ids);
 	buf_free(&b->text);
 	free(b);
 }
 
 int docstore_build_finish(struct docstore_builder *b, uint64_t *copied, uint64_t *read,
-			  struct buf *err)
+			  uint64_t *given, struct buf *err)
 {
 	int rc = b->cand ? cand_spill(b, err) : 0;
 
@@ -743,6 +771,7 @@ int docstore_build_finish(struct docstore_builder *b, uint64_t *copied, uint64_t
 	}
 	*copied = b->copied;
 	*read = b->read;
+	*given = b->n_given;
 	docstore_build_abort(b);
 	return rc;
 }

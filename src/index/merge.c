@@ -42,7 +42,6 @@
 #include "util.h"
 
 #define MIN_SORT_BUFFER (64u << 10) /* DeltaBufferSize below this is raised */
-#define ORD_SEG_SHIFT 40            /* ord = segment index << 40 | offset */
 #define WIN_SIZE 12                 /* ord u64, url u32 */
 
 _Static_assert(UREC_SIZE == 4 + 1 + 3 + 8 + 8 + 4 + 8, "url record layout");
@@ -84,7 +83,7 @@ static int cmp_key(const void *a, const void *b)
  * each with its index in the order of all ranks' segments; *reader (malloc'd,
  * *n_all entries) the rank that reads each segment, by that index. */
 static int list_segments(const struct conf *c, struct seg **out, size_t *n_out, uint32_t **reader,
-			 size_t *n_all)
+			 size_t *n_all, unsigned char **all_keys)
 {
 	struct delta_seg *ds = NULL;
 	size_t nd = 0, n = 0, total = 0, *lens = NULL;
@@ -152,7 +151,7 @@ static int list_segments(const struct conf *c, struct seg **out, size_t *n_out, 
 	if (total >= (1u << (64 - ORD_SEG_SHIFT)))
 		rc = error("merge: %zu delta segments (at most %u)", total, 1u << (64 - ORD_SEG_SHIFT));
 	free(keys);
-	free(all);
+	*all_keys = all;
 	free(lens);
 	buf_free(&err);
 	*out = s;
@@ -1038,6 +1037,7 @@ struct merge {
 	struct seg *segs;           /* this rank's delta segments, in global order */
 	size_t n_segs, n_all;       /* n_all: the segments of all ranks */
 	uint32_t *reader;           /* per segment of all ranks: the rank reading it */
+	unsigned char *keys;        /* per segment of all ranks: created, rank, seq (16 B) */
 	uint64_t max_url;           /* the highest url_id of all ranks' deltas */
 	uint64_t n_states;          /* URLs the deltas change, all ranks */
 	uint8_t *touched;           /* bit per url_id <= max_url: its old postings go */
@@ -1124,7 +1124,7 @@ fail:
  * of DeltaBufferSize, go to the owner of each URL (url mod size). */
 static int sort_url_records(struct merge *m)
 {
-	int rc = list_segments(m->c, &m->segs, &m->n_segs, &m->reader, &m->n_all);
+	int rc = list_segments(m->c, &m->segs, &m->n_segs, &m->reader, &m->n_all, &m->keys);
 
 	sorter_init(&m->sorter, &merge_k_urec, m->scratch, "u", m->cap);
 	if (!rc)
@@ -1351,6 +1351,8 @@ static void merge_release(struct merge *m)
 	m->touched = NULL;
 	free(m->reader);
 	m->reader = NULL;
+	free(m->keys);
+	m->keys = NULL;
 	storage_close(m->old);
 	m->old = NULL;
 	free(m->dir);
@@ -1408,7 +1410,8 @@ int merge_run(const struct conf *c, struct db *db, struct merge **out, uint64_t 
 	if (!rc && m->me == 0) {
 		m->di = (struct merge_docinfo){ .c = c, .use_db = db != NULL, .gen_dir = m->dir,
 						.old = m->old, .st_files = m->sfrom,
-						.n_files = (size_t)m->size, .cap = m->cap, .t0 = m->t0 };
+						.n_files = (size_t)m->size, .cap = m->cap, .t0 = m->t0,
+						.seg_keys = m->keys, .n_segs = m->n_all };
 		rc = merge_docinfo_start(&m->di);
 	}
 	if (!rc)

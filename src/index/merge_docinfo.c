@@ -19,19 +19,106 @@
 #include "conf.h"
 #include "db.h"
 #include "dbserver.h"
+#include "delta.h"
 #include "docstore.h"
+#include "le.h"
 #include "log.h"
 #include "storage.h"
 #include "util.h"
 #include "merge_int.h"
 
+/* The TEXT records of the winning DOCs (delta.h), read from the segments
+ * rank 0 sees: with one host all of them.  A segment it does not see (a
+ * worker's, on another host), a log of an older version or a TEXT it cannot
+ * read leaves the document to the database, as before TEXT records. */
+struct texts {
+	const char *data_dir;
+	const unsigned char *keys;  /* per segment: created u64, rank u32, seq u32 */
+	size_t n;
+	struct delta_reader **r;
+	signed char *state;         /* 0 not opened yet, 1 open, -1 not here */
+};
+
+static struct delta_reader *texts_segment(struct texts *t, size_t seg)
+{
+	const unsigned char *k = t->keys + 16 * seg;
+	struct buf err = BUF_INIT(1024);
+	struct delta_reader *r;
+	char *path;
+
+	if (t->state[seg])
+		return t->state[seg] > 0 ? t->r[seg] : NULL;
+	path = delta_seg_path(t->data_dir, (int)le_get32(k + 8), le_get32(k + 12));
+	r = delta_reader_open(path, &err);
+	/* The same name on another host is another file: its header says. */
+	if (r && (delta_reader_created(r) != le_get64(k) || delta_reader_rank(r) != le_get32(k + 8))) {
+		delta_reader_close(r);
+		r = NULL;
+	}
+	t->r[seg] = r;
+	t->state[seg] = r ? 1 : -1;
+	free(path);
+	buf_free(&err);
+	return r;
+}
+
+static int text_row(void *arg, uint32_t url_id, uint64_t ord, struct db_hit_doc *row,
+		    struct buf *err)
+{
+	struct texts *t = arg;
+	size_t seg = (size_t)(ord >> ORD_SEG_SHIFT);
+	struct delta_reader *r = seg < t->n ? texts_segment(t, seg) : NULL;
+	struct delta_rec rec;
+	const struct delta_text *x = &rec.text;
+	int k;
+
+	(void)err;
+	if (!r)
+		return 0;
+	k = delta_text_at(r, ord & ((UINT64_C(1) << ORD_SEG_SHIFT) - 1), url_id, &rec);
+	if (k < 0) {
+		warning("merge: %s: its documents' texts are read from the database",
+			delta_reader_msg(r));
+		delta_reader_close(r);
+		t->r[seg] = NULL;
+		t->state[seg] = -1;
+	}
+	if (k <= 0)
+		return 0;
+	memset(row, 0, sizeof(*row));
+	row->url_id = url_id;
+	row->found = true;
+	row->size = x->size;
+	row->title = xstrdup(x->title);
+	row->description = xstrdup(x->description);
+	row->keywords = xstrdup(x->keywords);
+	row->content_type = xstrdup(x->content_type);
+	row->charset = xstrdup(x->charset);
+	/* As db_hit_docs() gives a row's text: none of 4 bytes or fewer. */
+	if (x->blob_len > 4) {
+		row->text = xmalloc(x->blob_len);
+		memcpy(row->text, x->blob, x->blob_len);
+		row->text_len = x->blob_len;
+	}
+	return 1;
+}
+
+static void texts_close(struct texts *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		delta_reader_close(t->r[i]);
+	free(t->r);
+	free(t->state);
+}
+
 /* The next document of the docstore.  A failure (a read of the texts that
  * failed, a full disk) fails the merge: a generation whose docstore lacks
  * texts is never published (doc/MERGE.md, step 8). */
-static int docstore_add(struct docstore_builder *ds, uint32_t url, bool fresh, struct buf *err)
+static int docstore_add(struct docstore_builder *ds, uint32_t url, bool fresh, uint64_t ord,
+			struct buf *err)
 {
 	buf_reset(err);
-	if (docstore_build_add(ds, url, fresh, err))
+	if (docstore_build_add(ds, url, fresh, ord, err))
 		return error("merge: the docstore cannot be written: %s", buf_str(err));
 	return 0;
 }
@@ -56,6 +143,7 @@ static int write_docinfo(const char *gen_dir, const struct storage *old, char **
 	for (uint64_t url = 1; !rc && h >= 0; url++) {
 		struct storage_doc d = { 0 };
 		bool fresh = false;
+		uint64_t ord = 0;
 		int have;
 
 		if (url > old_max) {
@@ -75,6 +163,7 @@ static int write_docinfo(const char *gen_dir, const struct storage *old, char **
 				d.last_modified = u.val;
 				have = 1;
 				fresh = true;
+				ord = u.ord;
 			} else if (u.type & ST_TOUCHED) {
 				have = 0;
 			} else if (have) {
@@ -86,7 +175,7 @@ static int write_docinfo(const char *gen_dir, const struct storage *old, char **
 		if (have > 0 && d.site_id)
 			rc = storage_docinfo_put(w, (uint32_t)url, &d);
 		if (!rc && have > 0 && d.site_id)
-			rc = docstore_add(ds, (uint32_t)url, fresh, &err);
+			rc = docstore_add(ds, (uint32_t)url, fresh, ord, &err);
 		if ((url & 0xffff) == 0)
 			storage_release_docinfo(old); /* read once: not kept resident */
 	}
@@ -138,11 +227,19 @@ static void *docinfo_main(void *arg)
 	struct db *db = NULL;
 	struct docstore *old_ds = NULL;
 	struct docstore_builder *ds = NULL;
+	struct texts t = { .data_dir = j->c->data_dir, .keys = j->seg_keys, .n = j->n_segs };
+	const char *how = getenv("MPSEEK_MERGE_TEXTS");
 
 	memset(&f, 0, sizeof(f));
+	t.r = xcalloc(t.n ? t.n : 1, sizeof(*t.r));
+	t.state = xcalloc(t.n ? t.n : 1, 1);
 	j->rc = docinfo_db(j, &db);
 	if (!j->rc)
 		j->rc = merge_docstore_start(j->gen_dir, j->old, db, j->cap, &ds, &old_ds);
+	/* MPSEEK_MERGE_TEXTS=db: every text from the database, as before TEXT
+	 * records (a test compares the two docstores; doc/MERGE.md, step 8). */
+	if (!j->rc && !(how && !strcmp(how, "db")))
+		docstore_build_rows(ds, text_row, &t);
 	if (!j->rc) {
 		j->rc = write_docinfo(j->gen_dir, j->old, j->st_files, j->n_files, &f, ds);
 		info("merge: docinfo written (%.2f s)", now_monotonic() - j->t0);
@@ -153,6 +250,7 @@ static void *docinfo_main(void *arg)
 	} else {
 		j->rc = merge_docstore_end(ds, old_ds, j->t0);
 	}
+	texts_close(&t);
 	/* It reads only docinfo and the docstore, both done: beside the
 	 * partitions rather than after them (3.3 of a 34.8 s merge).  Its
 	 * failure fails the merge like the docstore's: without the file the

@@ -143,14 +143,15 @@ int merge_docstore_start(const char *dir, const struct storage *old_gen, struct 
 int merge_docstore_end(struct docstore_builder *b, struct docstore *old, double t0)
 {
 	struct buf err = BUF_INIT(4096);
-	uint64_t copied = 0, read = 0;
+	uint64_t copied = 0, read = 0, logged = 0;
 	int rc = 0;
 
-	if (docstore_build_finish(b, &copied, &read, &err))
+	if (docstore_build_finish(b, &copied, &read, &logged, &err))
 		rc = error("merge: the docstore cannot be written: %s", buf_str(&err));
 	else
 		info("merge: docstore written: %" PRIu64 " document(s) copied, %" PRIu64
-		     " read from the database (%.2f s)", copied, read, now_monotonic() - t0);
+		     " from the delta logs, %" PRIu64 " read from the database (%.2f s)", copied,
+		     logged, read, now_monotonic() - t0);
 	docstore_close(old);
 	buf_free(&err);
 	return rc;

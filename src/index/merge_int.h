@@ -238,6 +238,8 @@ int merge_anchors(const struct conf *c, struct db *db, const char *scratch, size
 
 /* A URL record (a DOC, DEL or LASTMOD of the deltas) or, after the fold, a
  * URL's state: in files as UREC_SIZE bytes of merge_k_urec. */
+#define ORD_SEG_SHIFT 40            /* ord = segment index << 40 | offset */
+
 struct urec {
 	uint32_t url;
 	uint8_t type;           /* U_*; in a state record the ST_* flags */
@@ -272,6 +274,11 @@ struct merge_docinfo {
 	size_t n_files;
 	size_t cap;                /* the docstore's buffer */
 	double t0;
+	/* The segments of all ranks in the order ords count them (created
+	 * u64, rank u32, seq u32 each): the TEXT records of the fresh
+	 * documents are read from those rank 0 sees (merge_docinfo.c). */
+	const unsigned char *seg_keys;
+	size_t n_segs;
 	/* the thread's */
 	int rc;
 	uint64_t n_docs, sum_len[STORAGE_SECTIONS];

@@ -215,7 +215,7 @@ static void rebuild(const char *old_dir, const struct ds_case *c, char *text, ch
 	struct docstore *old = NULL, *nw = NULL;
 	struct docstore_cursor co = { 0 }, cn = { 0 };
 	struct buf err = BUF_INIT(1024);
-	uint64_t copied = 0, read = 0;
+	uint64_t copied = 0, read = 0, given = 0;
 	int bad = 0;
 
 	if (!mkdtemp(sub) || docstore_open(old_dir, &old, &err) != 1)
@@ -228,11 +228,11 @@ static void rebuild(const char *old_dir, const struct ds_case *c, char *text, ch
 		/* skip 1: all documents; skip 3: every third left out */
 		for (uint32_t k = 0; !rc && k < c->n; k++)
 			if (skip == 1 || k % 3 != 1) {
-				rc = docstore_build_add(b, c->first + k * c->step, false, &err);
+				rc = docstore_build_add(b, c->first + k * c->step, false, 0, &err);
 				kept++;
 			}
 		rc = rc ? (docstore_build_abort(b), -1) :
-			  docstore_build_finish(b, &copied, &read, &err);
+			  docstore_build_finish(b, &copied, &read, &given, &err);
 		ok(rc == 0 && copied == kept && read == 0, "rebuild (every %d): %" PRIu64
 		   " copied, %" PRIu64 " read", skip, copied, read);
 		if (docstore_open(sub, &nw, &err) != 1)
@@ -273,8 +273,8 @@ static void rebuild(const char *old_dir, const struct ds_case *c, char *text, ch
 		struct docstore_builder *b = NULL;
 
 		docstore_build_begin(sub, old, NULL, 1 << 20, &b, &err);
-		ok(docstore_build_add(b, c->first, true, &err) == 0 &&
-		   docstore_build_finish(b, &copied, &read, &err) == -1,
+		ok(docstore_build_add(b, c->first, true, 0, &err) == 0 &&
+		   docstore_build_finish(b, &copied, &read, &given, &err) == -1,
 		   "a touched document without a database: refused (%s)", buf_str(&err));
 	}
 	(void)text;
