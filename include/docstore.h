@@ -94,9 +94,10 @@ int docstore_each(const struct docstore *ds, docstore_each_fn fn, void *arg, str
 
 struct docstore_builder;
 
-/* Build gen_dir/docstore from old (the live generation's, or NULL) and the
- * database: documents added in url_id order; `fresh` ones (the deltas
- * touched them) and the ones old lacks are read from urlwordsNN in
+/* Build gen_dir/docstore from old (the live generation's, or NULL), the
+ * row function (below) and the database: documents added in url_id order;
+ * `fresh` ones (the deltas touched them) come from the row function, and
+ * those it lacks and the ones old lacks are read from urlwordsNN in
  * batches that fit in mem bytes.  0 or -1 (err). */
 int docstore_build_begin(const char *gen_dir, const struct docstore *old, struct db *db,
 			 size_t mem, struct docstore_builder **out, struct buf *err);

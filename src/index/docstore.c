@@ -606,7 +606,9 @@ static int copy_block(struct docstore_builder *b, size_t i, struct buf *err)
 }
 
 /* The pending entries written in url_id order: old blocks copied, old
- * entries re-encoded, the others read from the database in one SELECT. */
+ * entries re-encoded, fresh ones from the row function when it has them
+ * (the merge: the delta logs' TEXT records), the others read from the
+ * database in one SELECT. */
 static int flush_pending(struct docstore_builder *b, struct buf *err)
 {
 	struct docstore_doc d;
