@@ -1,11 +1,11 @@
 /* merge_docinfo.c - docinfo and the docstore of a new generation (rank 0),
  * written in a thread beside the postings' sort and the partitions
  * (merge_int.h): the old entries merged with the URL states of all ranks,
- * each fresh document's text read from the database into the docstore,
- * then the boilerplate found in that docstore (merge_boiler.c).
- * Reading those texts waits on MariaDB, and inflating and deflating them
- * is CPU work of its own (at 10^6 pages more than the postings' pass
- * beside it): on two cores the two overlap (doc/MERGE.md, step 8).
+ * each fresh document's text taken from the TEXT record after its winning
+ * DOC in the delta logs (or, when rank 0 cannot read that, from the
+ * database) into the docstore, then the boilerplate found in that docstore
+ * (merge_boiler.c).  Inflating and deflating those texts is CPU work of its
+ * own: on two cores it overlaps the postings' pass (doc/MERGE.md, step 8).
  */
 #include "config.h"
 
