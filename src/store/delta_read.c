@@ -615,8 +615,11 @@ static int reader_start(struct delta_reader *r, struct buf *err)
 
 	buf_init(&r->msg, 2 * PATH_MAX + 1024); /* a path and a reason */
 	r->torn = -1;
+	/* The header through rnd_read(), not the 1 MiB window: a reader kept
+	 * open for delta_text_at() alone (the merge's docstore, one a segment)
+	 * never allocates the window. */
 	if (r->size <= HDR_SIZE) {
-		p = r->size ? peek(r, 0, (size_t)r->size) : MAGIC;
+		p = r->size ? rnd_read(r, 0, (size_t)r->size) : MAGIC;
 		if (!p)
 			return error_into(err, "%s", buf_str(&r->msg));
 		if (torn_header(p, (size_t)r->size)) {
@@ -630,7 +633,7 @@ static int reader_start(struct delta_reader *r, struct buf *err)
 			return error_into(err, "%s: not a delta log (%" PRIu64 " bytes, bad magic)",
 			                  r->name, r->size);
 	}
-	if (!(p = peek(r, 0, HDR_SIZE)))
+	if (!(p = rnd_read(r, 0, HDR_SIZE)))
 		return error_into(err, "%s", buf_str(&r->msg));
 	if (memcmp(p, MAGIC, sizeof(MAGIC)))
 		return error_into(err, "%s: not a delta log (bad magic)", r->name);
