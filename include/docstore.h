@@ -94,13 +94,19 @@ int docstore_each(const struct docstore *ds, docstore_each_fn fn, void *arg, str
 
 struct docstore_builder;
 
+/* The database, asked for when a batch first needs it: the connection,
+ * or NULL with err set (the build then fails).  A build whose documents
+ * all come from old and the row function never calls it. */
+typedef struct db *(*docstore_db_fn)(void *arg, struct buf *err);
+
 /* Build gen_dir/docstore from old (the live generation's, or NULL), the
- * row function (below) and the database: documents added in url_id order;
- * `fresh` ones (the deltas touched them) come from the row function, and
- * those it lacks and the ones old lacks are read from urlwordsNN in
- * batches that fit in mem bytes.  0 or -1 (err). */
-int docstore_build_begin(const char *gen_dir, const struct docstore *old, struct db *db,
-			 size_t mem, struct docstore_builder **out, struct buf *err);
+ * row function (below) and the database (db_fn, or NULL for none):
+ * documents added in url_id order; `fresh` ones (the deltas touched them)
+ * come from the row function, and those it lacks and the ones old lacks
+ * are read from urlwordsNN in batches that fit in mem bytes.  0 or -1
+ * (err). */
+int docstore_build_begin(const char *gen_dir, const struct docstore *old, docstore_db_fn db_fn,
+			 void *db_arg, size_t mem, struct docstore_builder **out, struct buf *err);
 /* `where` is passed to the row function (below) for a fresh document. */
 int docstore_build_add(struct docstore_builder *b, uint32_t url_id, bool fresh, uint64_t where,
 		       struct buf *err);

@@ -513,7 +513,9 @@ struct docstore_builder {
 	struct docstore_writer *w;
 	const struct docstore *old;
 	struct docstore_cursor cur;
-	struct db *db;
+	docstore_db_fn db_fn;
+	void *db_arg;
+	struct db *db;             /* from db_fn, once a batch needs it */
 	struct pend *pend;
 	size_t n, cap;
 	uint32_t *ids;
@@ -530,8 +532,8 @@ struct docstore_builder {
 	uint32_t *cand_ids;        /* its url_ids, at most DOCSTORE_MAX_RAW / REC_MIN */
 };
 
-int docstore_build_begin(const char *gen_dir, const struct docstore *old, struct db *db,
-			 size_t mem, struct docstore_builder **out, struct buf *err)
+int docstore_build_begin(const char *gen_dir, const struct docstore *old, docstore_db_fn db_fn,
+			 void *db_arg, size_t mem, struct docstore_builder **out, struct buf *err)
 {
 	struct docstore_builder *b = xcalloc(1, sizeof(*b));
 
@@ -541,7 +543,8 @@ int docstore_build_begin(const char *gen_dir, const struct docstore *old, struct
 		return -1;
 	}
 	b->old = old;
-	b->db = db;
+	b->db_fn = db_fn;
+	b->db_arg = db_arg;
 	/* A row carries at most MaxDocSize of compressed text; most are a few
 	 * KiB.  Batches are counted so that ~16 KiB a row fits in mem. */
 	b->cap = mem / (16u << 10);
@@ -633,8 +636,11 @@ static int flush_pending(struct docstore_builder *b, struct buf *err)
 			b->ids[n_ids++] = p->url_id;
 	}
 	if (!rc && n_ids && !b->db) {
-		buf_printf(err, "docstore: %zu document(s) to read and no database", n_ids);
-		rc = -1;
+		if (!b->db_fn)
+			buf_printf(err, "docstore: %zu document(s) to read and no database", n_ids);
+		else if (!(b->db = b->db_fn(b->db_arg, err)) && !err->len)
+			buf_printf(err, "docstore: no database for %zu document(s)", n_ids);
+		rc = b->db ? 0 : -1;
 	}
 	if (!rc && n_ids && db_hit_docs(b->db, b->ids, n_ids, true, b->rows)) {
 		buf_printf(err, "docstore: cannot read the documents' rows");

@@ -194,29 +194,42 @@ out:
 }
 
 /* The thread's own connection (a MYSQL handle serves one thread at a
- * time).  db_open() retries what waiting may cure (a server starting or
- * restarting, too many connections) for 30 s with back-off, a line every
- * 5 s; a server lost later is waited for DBGrace, as by the job's own
- * connection (doc/DATABASE.md, "Connections").  Without it the fresh
- * documents' texts cannot be read: the merge fails and the live
- * generation stays (doc/MERGE.md, step 8). */
-static int docinfo_db(const struct merge_docinfo *j, struct db **db)
-{
-	char *sock;
-	int rc;
+ * time), opened when the docstore first needs a text that neither the old
+ * docstore nor the delta logs hold: a merge whose texts are all in the
+ * logs runs without it.  db_open() retries what waiting may cure (a server
+ * starting or restarting, too many connections) for 30 s with back-off, a
+ * line every 5 s; a server lost later is waited for DBGrace, as by the
+ * job's own connection (doc/DATABASE.md, "Connections").  Without it those
+ * texts cannot be read: the merge fails and the live generation stays
+ * (doc/MERGE.md, step 8). */
+struct docinfo_conn {
+	const struct merge_docinfo *j;
+	struct db *db;
+	bool tried;
+};
 
-	*db = NULL;
-	if (!j->use_db)
-		return 0;
-	sock = dbserver_socket_path(j->c->data_dir);
-	rc = db_open(j->c, sock, 30, db);
+static struct db *docinfo_db(void *arg, struct buf *err)
+{
+	struct docinfo_conn *k = arg;
+	char *sock;
+
+	if (k->db || k->tried || !k->j->use_db)
+		goto out;
+	k->tried = true;
+	sock = dbserver_socket_path(k->j->c->data_dir);
+	if (db_open(k->j->c, sock, 30, &k->db)) {
+		k->db = NULL;
+		error("merge: the docinfo thread cannot connect to the database, which the "
+		      "docstore's texts come from: the merge fails, the live generation stays "
+		      "and the deltas are kept (rerun -D)");
+	} else {
+		db_set_grace(k->db, (double)k->j->c->db_grace);
+	}
 	free(sock);
-	if (rc)
-		return error("merge: the docinfo thread cannot connect to the database, which "
-			     "the docstore's texts come from: the merge fails, the live "
-			     "generation stays and the deltas are kept (rerun -D)");
-	db_set_grace(*db, (double)j->c->db_grace);
-	return 0;
+out:
+	if (!k->db)
+		buf_printf(err, "docstore: no database connection for the texts to read");
+	return k->db;
 }
 
 /* The thread: docinfo and the docstore, then the boilerplate. */
@@ -224,7 +237,7 @@ static void *docinfo_main(void *arg)
 {
 	struct merge_docinfo *j = arg;
 	struct storage_format f;
-	struct db *db = NULL;
+	struct docinfo_conn conn = { .j = j };
 	struct docstore *old_ds = NULL;
 	struct docstore_builder *ds = NULL;
 	struct texts t = { .data_dir = j->c->data_dir, .keys = j->seg_keys, .n = j->n_segs };
@@ -233,9 +246,7 @@ static void *docinfo_main(void *arg)
 	memset(&f, 0, sizeof(f));
 	t.r = xcalloc(t.n ? t.n : 1, sizeof(*t.r));
 	t.state = xcalloc(t.n ? t.n : 1, 1);
-	j->rc = docinfo_db(j, &db);
-	if (!j->rc)
-		j->rc = merge_docstore_start(j->gen_dir, j->old, db, j->cap, &ds, &old_ds);
+	j->rc = merge_docstore_start(j->gen_dir, j->old, docinfo_db, &conn, j->cap, &ds, &old_ds);
 	/* MPSEEK_MERGE_TEXTS=db: every text from the database, as before TEXT
 	 * records (a test compares the two docstores; doc/MERGE.md, step 8). */
 	if (!j->rc && !(how && !strcmp(how, "db")))
@@ -260,7 +271,7 @@ static void *docinfo_main(void *arg)
 	j->n_docs = f.n_docs;
 	memcpy(j->sum_len, f.sum_len, sizeof(j->sum_len));
 	j->max_url_id = f.max_url_id;
-	db_close(db);
+	db_close(conn.db);
 	return NULL;
 }
 

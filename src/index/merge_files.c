@@ -117,9 +117,10 @@ bool merge_keep_pagerank(const char *old_dir)
 
 /* The docstore's builder, from the live generation's docstore (when it
  * has a good one: else its documents are read from the database) and the
- * database. */
-int merge_docstore_start(const char *dir, const struct storage *old_gen, struct db *db,
-			 size_t cap, struct docstore_builder **b, struct docstore **old)
+ * database, connected through db_fn when a batch first needs it. */
+int merge_docstore_start(const char *dir, const struct storage *old_gen, docstore_db_fn db_fn,
+			 void *db_arg, size_t cap, struct docstore_builder **b,
+			 struct docstore **old)
 {
 	struct buf err = BUF_INIT(4096);
 	int rc = 0;
@@ -130,7 +131,7 @@ int merge_docstore_start(const char *dir, const struct storage *old_gen, struct 
 		warning("merge: the live generation's docstore is not used: %s", buf_str(&err));
 		buf_reset(&err);
 	}
-	if (docstore_build_begin(dir, *old, db, cap, b, &err)) {
+	if (docstore_build_begin(dir, *old, db_fn, db_arg, cap, b, &err)) {
 		rc = error("merge: the docstore cannot be written: %s", buf_str(&err));
 		docstore_close(*old);
 		*old = NULL;

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "docstore.h"
 #include "storage.h"
 
 /* wordurl.totalcount of a word: the index keeps a word's total in 64 bits
@@ -312,12 +313,13 @@ int merge_write_neardup(const struct conf *c, struct db *db, const char *dir);
 bool merge_keep_pagerank(const char *old_dir);
 /* The docstore builder of the generation in dir (*b), from the live
  * generation's docstore (old_gen may be NULL; *old gets it) and the database
- * (db may be NULL: then a document the old docstore lacks fails the build),
- * within cap bytes.  Finish both with merge_docstore_end(), or
+ * that db_fn connects when a batch first needs it (db_fn may be NULL: then a
+ * document the old docstore lacks fails the build), within cap bytes.  Finish both with merge_docstore_end(), or
  * docstore_build_abort() and docstore_close().  0, or -1 (logged; nothing
  * to free). */
-int merge_docstore_start(const char *dir, const struct storage *old_gen, struct db *db,
-			 size_t cap, struct docstore_builder **b, struct docstore **old);
+int merge_docstore_start(const char *dir, const struct storage *old_gen, docstore_db_fn db_fn,
+			 void *db_arg, size_t cap, struct docstore_builder **b,
+			 struct docstore **old);
 /* Commit the docstore and close the old one.  0, or -1 (logged): the
  * generation must not be published without it. */
 int merge_docstore_end(struct docstore_builder *b, struct docstore *old, double t0);

@@ -223,7 +223,7 @@ static void rebuild(const char *old_dir, const struct ds_case *c, char *text, ch
 	for (int skip = 1; skip <= 3; skip += 2) {
 		struct docstore_builder *b = NULL;
 		size_t kept = 0;
-		int rc = docstore_build_begin(sub, old, NULL, 1 << 20, &b, &err);
+		int rc = docstore_build_begin(sub, old, NULL, NULL, 1 << 20, &b, &err);
 
 		/* skip 1: all documents; skip 3: every third left out */
 		for (uint32_t k = 0; !rc && k < c->n; k++)
@@ -272,7 +272,7 @@ static void rebuild(const char *old_dir, const struct ds_case *c, char *text, ch
 	{
 		struct docstore_builder *b = NULL;
 
-		docstore_build_begin(sub, old, NULL, 1 << 20, &b, &err);
+		docstore_build_begin(sub, old, NULL, NULL, 1 << 20, &b, &err);
 		ok(docstore_build_add(b, c->first, true, 0, &err) == 0 &&
 		   docstore_build_finish(b, &copied, &read, &given, &err) == -1,
 		   "a touched document without a database: refused (%s)", buf_str(&err));
