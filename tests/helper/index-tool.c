@@ -8,6 +8,13 @@
  * urlwordsNN.words column (4-byte LE length + zlib data).  Output: one line
  * per (word, document), "word<TAB>url_id<TAB>pos,pos,...", as
  * `mpseek-index --dump-index` prints them (unsorted).
+ *
+ * Usage: index-tool docstore GENDIR
+ * Prints every document of GENDIR/docstore (doc/FORMATS.md, "docstore"),
+ * one line each in url_id order: url_id, flags, docsize, the five fields
+ * and the text, tab-separated, bytes outside printable ASCII (and tab and
+ * backslash) as \xHH.  Two docstores hold the same documents when these
+ * lines are equal, whatever bytes their deflate streams are.
  */
 #include "config.h"
 
@@ -19,6 +26,7 @@
 #include "buf.h"
 #include "conf.h"
 #include "delta.h"
+#include "docstore.h"
 #include "html.h"
 #include "log.h"
 #include "tokenize.h"
@@ -88,6 +96,49 @@ static int hexval(int c)
 	return c <= '9' ? c - '0' : (c | 32) - 'a' + 10;
 }
 
+static void put_escaped(const char *p, size_t n)
+{
+	putchar('\t');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)p[i];
+
+		if (ch < 0x20 || ch >= 0x7f || ch == '\\')
+			printf("\\x%02x", ch);
+		else
+			putchar(ch);
+	}
+}
+
+static int print_doc(void *arg, uint32_t url_id, const struct docstore_doc *d)
+{
+	const char *f[] = { d->title, d->description, d->keywords, d->content_type, d->charset };
+
+	(void)arg;
+	printf("%u\t%d%d\t%u", url_id, d->found, d->has_text, d->size);
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		put_escaped(f[i] ? f[i] : "", f[i] ? strlen(f[i]) : 0);
+	put_escaped(d->text ? d->text : "", d->has_text ? d->text_len : 0);
+	putchar('\n');
+	return 0;
+}
+
+/* index-tool docstore GENDIR */
+static int dump_docstore(const char *gen_dir)
+{
+	struct buf err = BUF_INIT(4096);
+	struct docstore *ds = NULL;
+	int rc = docstore_open(gen_dir, &ds, &err);
+
+	if (rc == 0)
+		buf_printf(&err, "%s: no docstore", gen_dir);
+	rc = rc == 1 && docstore_each(ds, print_doc, NULL, &err) == 0 ? 0 : 1;
+	if (rc)
+		fprintf(stderr, "index-tool: %s\n", buf_str(&err));
+	docstore_close(ds);
+	buf_free(&err);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct conf *c = NULL;
@@ -97,8 +148,11 @@ int main(int argc, char **argv)
 	size_t cap = 0;
 	ssize_t n;
 
+	if (argc == 3 && !strcmp(argv[1], "docstore"))
+		return dump_docstore(argv[2]);
 	if (argc != 3 || strcmp(argv[1], "tokens")) {
-		fprintf(stderr, "usage: index-tool tokens CONFIG < lines\n");
+		fprintf(stderr, "usage: index-tool tokens CONFIG < lines\n"
+				"       index-tool docstore GENDIR\n");
 		return 2;
 	}
 	if (conf_load(argv[2], CONF_INDEXER, &c, &err)) {
