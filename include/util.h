@@ -48,6 +48,11 @@ int mkdir_p(const char *path);
 void umask_private(void);
 /* Write all n bytes (EINTR retried; a zero write is EIO).  0 or -1 (errno). */
 int write_all(int fd, const void *data, size_t n);
+/* pthread_create() with every signal blocked in the new thread: signals
+ * stay with the threads that handle them (the stop handlers, MPI's).
+ * Returns pthread_create()'s 0 or error number. */
+#include <pthread.h>
+int thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
 /* fsync a directory, making its new or renamed entries durable.  0 or -1. */
 int fsync_dir(const char *dir);
 

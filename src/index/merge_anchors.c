@@ -14,7 +14,6 @@
 
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,7 +288,6 @@ struct merge_anchors *merge_anchors_start(const struct conf *c, struct db *db,
 					  const char *scratch, size_t cap)
 {
 	struct merge_anchors *x = xcalloc(1, sizeof(*x));
-	sigset_t all, old;
 	int e;
 
 	x->a.c = c;
@@ -303,11 +301,7 @@ struct merge_anchors *merge_anchors_start(const struct conf *c, struct db *db,
 		return x;
 	}
 	sorter_init(&x->a.in, &K_ANC, scratch, "a", cap);
-	/* Signals stay with the main thread (the stop handlers, MPI's). */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	e = pthread_create(&x->th, NULL, anchors_read, x);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	e = thread_start(&x->th, anchors_read, x);
 	if (e) {
 		warning("merge: no thread for the anchor text (%s): read before the postings",
 			strerror(e));

@@ -9,7 +9,6 @@
  */
 #include "config.h"
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -277,14 +276,8 @@ static void *docinfo_main(void *arg)
 
 int merge_docinfo_start(struct merge_docinfo *j)
 {
-	sigset_t all, old;
-	int e;
+	int e = thread_start(&j->th, docinfo_main, j);
 
-	/* Signals stay with the main thread (the stop handlers, MPI's). */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	e = pthread_create(&j->th, NULL, docinfo_main, j);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e) {
 		warning("merge: no thread for docinfo (%s): written after the partitions",
 			strerror(e));

@@ -6,7 +6,6 @@
 #include "config.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -336,19 +335,14 @@ int merge_files_piped(const struct kind *k, char **paths, size_t n,
 	struct pstream st[2];
 	pthread_t th[2];
 	size_t np = n >= PIPE_SPLIT ? 2 : 1, half = np == 2 ? n / 2 : n, started = 0;
-	sigset_t all, old;
 	int rc = 0;
 
 	pipe_init(&p[0], k, paths, half);
 	if (np == 2)
 		pipe_init(&p[1], k, paths + half, n - half);
-	/* Signals stay with the main thread (the stop handlers, MPI's). */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (; started < np; started++)
-		if (pthread_create(&th[started], NULL, pipe_main, &p[started]))
+		if (thread_start(&th[started], pipe_main, &p[started]))
 			break;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (started < np) {
 		for (size_t t = 0; t < started; t++) {
 			pipe_stop(&p[t]);

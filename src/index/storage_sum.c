@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -592,18 +591,13 @@ static void *parts_worker(void *arg)
 }
 static int run_parts(struct parts_job *j)
 {
-	sigset_t all, old;
 	pthread_t th;
 	int e;
 
 	atomic_init(&j->next, 0);
 	pthread_mutex_init(&j->mu, NULL);
 	windows_make(j->st, &j->win);
-	/* Signals stay with the calling thread (the stop handlers, MPI's). */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	e = pthread_create(&th, NULL, parts_worker, j);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	e = thread_start(&th, parts_worker, j);
 	parts_worker(j);
 	if (!e)
 		pthread_join(th, NULL);
