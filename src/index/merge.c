@@ -1220,22 +1220,16 @@ static int sort_winners(struct merge *m)
 }
 
 /* 3b. The postings of the winning DOCs, sorted in runs of DeltaBufferSize
- * (they replace the winners in m->sorter).  On rank 0 the anchor text is
- * read from the database and sorted beside them, in a thread with a
- * fourth of the buffer (doc/MERGE.md, "Memory"), and its postings added
- * after them. */
+ * (they replace the winners in m->sorter). */
 static int sort_postings(struct merge *m)
 {
-	struct merge_anchors *anc = NULL;
 	struct sorter post;
-	int rc, r;
+	int rc;
 
-	if (m->me == 0)
-		anc = merge_anchors_start(m->c, m->db, m->scratch, m->cap / 4);
 	sorter_init(&post, &merge_k_post, m->scratch, "p", m->cap);
 	rc = read_postings(m->segs, m->n_segs, &m->win, &post);
-	if (anc && (r = merge_anchors_finish(anc, rc ? NULL : &post, &m->anchors_rebuilt)))
-		rc = r;
+	if (!rc && m->me == 0)
+		rc = merge_anchors(m->c, m->db, m->scratch, m->cap, &post, &m->anchors_rebuilt);
 	if (!rc)
 		rc = sorter_finish(&post);
 	merger_close(&m->win);

@@ -6,14 +6,10 @@
  * MaxAnchorWords words from one source site.  They are rebuilt whole at
  * every merge: the anchors table holds each source page's current links
  * only, so the anchors of a page that changed or left are gone with it.
- * The database is read and sorted in a thread of its own beside the
- * postings' pass (merge_anchors_start()); the postings are made after it
- * (merge_anchors_finish()).
  */
 #include "config.h"
 
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,117 +250,45 @@ static struct tokenizer *anchor_tokenizer(const struct conf *c)
 	return t;
 }
 
-/* The job of merge_anchors_start(): the anchors read from the database and
- * sorted (the thread), then turned into postings (merge_anchors_finish()). */
-struct merge_anchors {
-	struct anc a;
-	struct db *db;
-	pthread_t th;
-	bool started;
-	int rc;                    /* the thread's: 0, or -1 (the sort failed) */
-	int read;                  /* the database was read whole */
-	double t0, read_s;
-};
-
-/* The thread: the live pages and every anchor into a.in, sorted. */
-static void *anchors_read(void *arg)
+int merge_anchors(const struct conf *c, struct db *db, const char *scratch, size_t cap,
+		  struct sorter *post, int *rebuilt)
 {
-	struct merge_anchors *x = arg;
-
-	/* The database is read whole before a posting is added: when it
-	 * fails, the old anchor postings stay and the merge goes on. */
-	if (db_graph_nodes(x->db, on_node, &x->a) || db_anchors_each(x->db, on_row, &x->a)) {
-		warning("merge: the anchor text could not be read: the anchor postings of the "
-			"live generation are kept");
-	} else {
-		x->read = 1;
-		x->rc = sorter_finish(&x->a.in);
-	}
-	x->read_s = now_monotonic() - x->t0;
-	return NULL;
-}
-
-struct merge_anchors *merge_anchors_start(const struct conf *c, struct db *db,
-					  const char *scratch, size_t cap)
-{
-	struct merge_anchors *x = xcalloc(1, sizeof(*x));
-	int e;
-
-	x->a.c = c;
-	x->db = db;
-	x->t0 = now_monotonic();
-	if (!db || c->max_anchor_words <= 0)
-		return x;
-	x->a.tok = anchor_tokenizer(c);
-	if (!x->a.tok) {
-		x->rc = -1;
-		return x;
-	}
-	sorter_init(&x->a.in, &K_ANC, scratch, "a", cap);
-	e = thread_start(&x->th, anchors_read, x);
-	if (e) {
-		warning("merge: no thread for the anchor text (%s): read before the postings",
-			strerror(e));
-		anchors_read(x);
-	} else {
-		x->started = true;
-	}
-	return x;
-}
-
-/* Join the thread, drop what it holds: the job is done with. */
-static void anchors_free(struct merge_anchors *x)
-{
-	if (x->started)
-		pthread_join(x->th, NULL);
-	sorter_free(&x->a.in);
-	tok_free(x->a.tok);
-	free(x->a.live);
-	free(x->a.w);
-	free(x);
-}
-
-int merge_anchors_finish(struct merge_anchors *x, struct sorter *post, int *rebuilt)
-{
-	struct anc *a = &x->a;
-	int rc;
+	struct anc a = { .c = c, .post = post, .target = 0 };
+	double t0 = now_monotonic();
+	int rc = 0;
 
 	*rebuilt = 0;
-	if (!post) {
-		anchors_free(x);
-		return 0;
-	}
-	if (!x->db) {
+	if (!db) {
 		info("merge: no database: the anchor postings of the live generation are kept");
-		anchors_free(x);
-		return 0;
-	}
-	if (x->started) {
-		pthread_join(x->th, NULL);
-		x->started = false;
-	}
-	rc = x->rc;
-	if (!rc && x->a.c->max_anchor_words <= 0) {
-		*rebuilt = 1;
-		anchors_free(x);
-		return 0;
-	}
-	if (!rc && !x->read) {
-		anchors_free(x);
 		return 0;
 	}
 	*rebuilt = 1;
-	a->post = post;
-	a->target = 0;
-	tok_doc_reset(&a->d);
+	if (c->max_anchor_words <= 0)
+		return 0;
+	a.tok = anchor_tokenizer(c);
+	if (!a.tok)
+		return -1;
+	sorter_init(&a.in, &K_ANC, scratch, "a", cap);
+	/* The database is read whole before a posting is added: when it
+	 * fails, the old anchor postings stay and the merge goes on. */
+	if (db_graph_nodes(db, on_node, &a) || db_anchors_each(db, on_row, &a)) {
+		warning("merge: the anchor text could not be read: the anchor postings of the "
+			"live generation are kept");
+		*rebuilt = 0;
+		goto out;
+	}
+	rc = sorter_finish(&a.in);
+	tok_doc_reset(&a.d);
 	if (!rc)
-		rc = merge_files(&K_ANC, a->in.runs, a->in.n_runs, on_anchor, a);
+		rc = merge_files(&K_ANC, a.in.runs, a.in.n_runs, on_anchor, &a);
 	if (!rc)
-		rc = flush_target(a);
-	if (!rc)
-		info("merge: anchor text of %" PRIu64 " link(s): %" PRIu64 " posting(s) of %" PRIu64
-		     " page(s) (%.2f s read beside the postings, %.2f s in all)", a->links,
-		     a->postings, a->targets, x->read_s, now_monotonic() - x->t0);
-	anchors_free(x);
+		rc = flush_target(&a);
+	info("merge: anchor text of %" PRIu64 " link(s): %" PRIu64 " posting(s) of %" PRIu64
+	     " page(s) (%.2f s)", a.links, a.postings, a.targets, now_monotonic() - t0);
+out:
+	sorter_free(&a.in);
+	tok_free(a.tok);
+	free(a.live);
+	free(a.w);
 	return rc;
 }

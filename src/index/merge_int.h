@@ -229,15 +229,9 @@ struct db;
  * post (doc/SEARCH.md, "Anchor text"), runs of cap bytes in scratch.
  * *rebuilt is 1 when they replace the live generation's anchor postings,
  * 0 when those are kept (no database, or it could not be read: warned).
- * merge_anchors_start() reads and sorts the database's anchors in a thread
- * of its own (db is that thread's until the finish; runs of cap bytes in
- * scratch) and never fails: merge_anchors_finish() waits for it, adds the
- * postings to post (NULL: none, the merge failed), frees the job and
- * returns 0 or -1 (logged). */
-struct merge_anchors;
-struct merge_anchors *merge_anchors_start(const struct conf *c, struct db *db,
-					  const char *scratch, size_t cap);
-int merge_anchors_finish(struct merge_anchors *x, struct sorter *post, int *rebuilt);
+ * Returns 0 or -1 (logged). */
+int merge_anchors(const struct conf *c, struct db *db, const char *scratch, size_t cap,
+		  struct sorter *post, int *rebuilt);
 
 /* ---- URL records and states (merge.c), read by merge_docinfo.c ------------ */
 
