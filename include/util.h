@@ -7,6 +7,7 @@
 #ifndef MPSEEK_UTIL_H
 #define MPSEEK_UTIL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -51,7 +52,6 @@ int write_all(int fd, const void *data, size_t n);
 /* pthread_create() with every signal blocked in the new thread: signals
  * stay with the threads that handle them (the stop handlers, MPI's).
  * Returns pthread_create()'s 0 or error number. */
-#include <pthread.h>
 int thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
 /* fsync a directory, making its new or renamed entries durable.  0 or -1. */
 int fsync_dir(const char *dir);

@@ -204,7 +204,6 @@ out:
 struct docinfo_conn {
 	const struct merge_docinfo *j;
 	struct db *db;
-	bool tried;
 };
 
 static struct db *docinfo_db(void *arg, struct buf *err)
@@ -212,9 +211,9 @@ static struct db *docinfo_db(void *arg, struct buf *err)
 	struct docinfo_conn *k = arg;
 	char *sock;
 
-	if (k->db || k->tried || !k->j->use_db)
+	/* Asked again only after a success: a refusal fails the build. */
+	if (k->db || !k->j->use_db)
 		goto out;
-	k->tried = true;
 	sock = dbserver_socket_path(k->j->c->data_dir);
 	if (db_open(k->j->c, sock, 30, &k->db)) {
 		k->db = NULL;

@@ -314,9 +314,9 @@ bool merge_keep_pagerank(const char *old_dir);
 /* The docstore builder of the generation in dir (*b), from the live
  * generation's docstore (old_gen may be NULL; *old gets it) and the database
  * that db_fn connects when a batch first needs it (db_fn may be NULL: then a
- * document the old docstore lacks fails the build), within cap bytes.  Finish both with merge_docstore_end(), or
- * docstore_build_abort() and docstore_close().  0, or -1 (logged; nothing
- * to free). */
+ * document the old docstore lacks fails the build), within cap bytes.
+ * Finish both with merge_docstore_end(), or docstore_build_abort() and
+ * docstore_close().  0, or -1 (logged; nothing to free). */
 int merge_docstore_start(const char *dir, const struct storage *old_gen, docstore_db_fn db_fn,
 			 void *db_arg, size_t cap, struct docstore_builder **b,
 			 struct docstore **old);

@@ -205,10 +205,23 @@ static void wrong_input(void)
 	is_int(docstore_open(dir, &ds, &err), 0, "no file: the generation has none");
 }
 
+/* The database function of the builder below: counts its calls and, as a
+ * refused connection, gives none. */
+static int db_asked;
+
+static struct db *no_db(void *arg, struct buf *err)
+{
+	(void)arg;
+	db_asked++;
+	buf_printf(err, "test: connection refused");
+	return NULL;
+}
+
 /* The merge's builder without a database: a store rebuilt from the old
  * one with every document kept (whole blocks copied), with some left out
- * (the rest re-encoded), reads back the same; a touched document needs
- * the database and fails. */
+ * (the rest re-encoded), reads back the same without asking for the
+ * database; a touched document needs it, asks once, and fails with the
+ * database function's reason. */
 static void rebuild(const char *old_dir, const struct ds_case *c, char *text, char *title)
 {
 	char sub[] = "/tmp/test-docstore-new.XXXXXX";
@@ -223,8 +236,10 @@ static void rebuild(const char *old_dir, const struct ds_case *c, char *text, ch
 	for (int skip = 1; skip <= 3; skip += 2) {
 		struct docstore_builder *b = NULL;
 		size_t kept = 0;
-		int rc = docstore_build_begin(sub, old, NULL, NULL, 1 << 20, &b, &err);
+		int rc;
 
+		db_asked = 0;
+		rc = docstore_build_begin(sub, old, no_db, NULL, 1 << 20, &b, &err);
 		/* skip 1: all documents; skip 3: every third left out */
 		for (uint32_t k = 0; !rc && k < c->n; k++)
 			if (skip == 1 || k % 3 != 1) {
@@ -233,8 +248,9 @@ static void rebuild(const char *old_dir, const struct ds_case *c, char *text, ch
 			}
 		rc = rc ? (docstore_build_abort(b), -1) :
 			  docstore_build_finish(b, &copied, &read, &given, &err);
-		ok(rc == 0 && copied == kept && read == 0, "rebuild (every %d): %" PRIu64
-		   " copied, %" PRIu64 " read", skip, copied, read);
+		ok(rc == 0 && copied == kept && read == 0 && db_asked == 0,
+		   "rebuild (every %d): %" PRIu64 " copied, %" PRIu64 " read, the database asked "
+		   "for %d time(s)", skip, copied, read, db_asked);
 		if (docstore_open(sub, &nw, &err) != 1)
 			bad++;
 		for (uint32_t k = 0; nw && k < c->n; k++) {
@@ -272,10 +288,22 @@ static void rebuild(const char *old_dir, const struct ds_case *c, char *text, ch
 	{
 		struct docstore_builder *b = NULL;
 
+		bool refused;
+
+		/* The result first: ok()'s arguments are evaluated in no set order. */
 		docstore_build_begin(sub, old, NULL, NULL, 1 << 20, &b, &err);
-		ok(docstore_build_add(b, c->first, true, 0, &err) == 0 &&
-		   docstore_build_finish(b, &copied, &read, &given, &err) == -1,
-		   "a touched document without a database: refused (%s)", buf_str(&err));
+		refused = docstore_build_add(b, c->first, true, 0, &err) == 0 &&
+			  docstore_build_finish(b, &copied, &read, &given, &err) == -1;
+		ok(refused, "a touched document without a database: refused (%s)", buf_str(&err));
+		b = NULL;
+		buf_reset(&err);
+		db_asked = 0;
+		docstore_build_begin(sub, old, no_db, NULL, 1 << 20, &b, &err);
+		refused = docstore_build_add(b, c->first, true, 0, &err) == 0 &&
+			  docstore_build_finish(b, &copied, &read, &given, &err) == -1;
+		ok(refused && db_asked == 1 && strstr(buf_str(&err), "connection refused"),
+		   "a touched document whose database is refused: asked once, fails (%s)",
+		   buf_str(&err));
 	}
 	(void)text;
 	(void)title;
