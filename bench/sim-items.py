@@ -90,11 +90,10 @@ def subseq(words, title):
     return all(w in it for w in words)
 
 
-def main():
-    if len(sys.argv) != 9:
-        sys.exit('usage: sim-items.py CORPUS_DIR URLS N_TITLE N_HALF N_BODY SEED ITEMS XMLPIPE')
-    corpus, urls = sys.argv[1], sys.argv[2]
-    n_title, n_half, n_body, seed = (int(a) for a in sys.argv[3:7])
+def load_pages(corpus, urls, xml=None):
+    """The stored pages found under CORPUS_DIR: a list of (url, cleaned
+    title, {body word: tf}), the body words' df and the owners of each
+    cleaned title; each page also written to the xmlpipe2 stream xml."""
     roots = {}
     for line in open(os.path.join(corpus, 'sites.tsv')):
         f = line.rstrip('\n').split('\t')
@@ -102,10 +101,6 @@ def main():
             roots[f[2]] = f[3]
     pages = []   # (url, cleaned title, {word: tf})
     df, owners = {}, {}
-    xml = open(sys.argv[8], 'w', encoding='utf-8')
-    xml.write('<?xml version="1.0" encoding="utf-8"?>\n<sphinx:docset>\n<sphinx:schema>\n'
-              '<sphinx:field name="title"/>\n<sphinx:field name="content"/>\n'
-              '<sphinx:attr name="url" type="string"/>\n</sphinx:schema>\n')
     for url in sorted(set(l.strip() for l in open(urls) if l.strip())):
         m = re.match(r'https?://[^:/]+:([0-9]+)/(.*)$', url)
         if not m or m.group(1) not in roots:
@@ -119,8 +114,9 @@ def main():
             p.feed(fh.read())
         title = ' '.join(''.join(p.title).split())
         body = ' '.join(' '.join(p.body).split())
-        xml.write('<sphinx:document id="%d">\n<title>%s</title>\n<content>%s</content>\n<url>%s</url>\n'
-                  '</sphinx:document>\n' % (len(pages) + 1, escape(title), escape(body), escape(url)))
+        if xml:
+            xml.write('<sphinx:document id="%d">\n<title>%s</title>\n<content>%s</content>\n<url>%s</url>\n'
+                      '</sphinx:document>\n' % (len(pages) + 1, escape(title), escape(body), escape(url)))
         tf = {}
         for w in body_words(body):
             tf[w] = tf.get(w, 0) + 1
@@ -130,6 +126,19 @@ def main():
         if t:
             owners.setdefault(t, set()).add(url)
         pages.append((url, t, tf))
+    return pages, df, owners
+
+
+def main():
+    if len(sys.argv) != 9:
+        sys.exit('usage: sim-items.py CORPUS_DIR URLS N_TITLE N_HALF N_BODY SEED ITEMS XMLPIPE')
+    corpus, urls = sys.argv[1], sys.argv[2]
+    n_title, n_half, n_body, seed = (int(a) for a in sys.argv[3:7])
+    xml = open(sys.argv[8], 'w', encoding='utf-8')
+    xml.write('<?xml version="1.0" encoding="utf-8"?>\n<sphinx:docset>\n<sphinx:schema>\n'
+              '<sphinx:field name="title"/>\n<sphinx:field name="content"/>\n'
+              '<sphinx:attr name="url" type="string"/>\n</sphinx:schema>\n')
+    pages, df, owners = load_pages(corpus, urls, xml)
     xml.write('</sphinx:docset>\n')
     xml.close()
 
