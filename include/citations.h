@@ -1,7 +1,9 @@
 /* citations.h - the link graph of an index generation (`citations/`):
  * written by mpseek-index (pagerank.c) after redirects and clones are
  * resolved, read by searchd for `link:` queries through this module (no MPI,
- * no SQL).  Byte layout: doc/FORMATS.md, "citations".
+ * no SQL); and `links`, each indexed page's out-links as the crawl stored
+ * them (before that resolution), kept by the merge for PageRank's graph.
+ * Byte layout: doc/FORMATS.md, "citations".
  */
 #ifndef MPSEEK_CITATIONS_H
 #define MPSEEK_CITATIONS_H
@@ -15,10 +17,12 @@ struct buf;
  * "citations"). */
 #define CITATIONS_FORMAT_VERSION 2
 #define CITATIONS_DIR "citations"
+#define LINKS_FILE "links"
 
 enum citations_kind {
 	CITATIONS_DIRECT = 1,  /* citations/direct: url_id -> the pages it links to */
 	CITATIONS_REVERSE = 2, /* citations/reverse: url_id -> the pages linking to it */
+	CITATIONS_LINKS = 3,   /* links: url_id -> the url_ids its page links to, unresolved */
 };
 
 /* Write gen_dir/citations/{direct,reverse}.  The graph: page ids[i] (ids
@@ -27,6 +31,13 @@ enum citations_kind {
  * Returns 0 or -1 (logged). */
 int citations_write(const char *gen_dir, const uint32_t *ids, size_t n, const uint64_t *off,
 		    const uint32_t *dst);
+
+/* Write gen_dir/links: url_id ids[i] (ascending, n of them, each below
+ * slots) has the out-links dst[off[i] .. off[i+1]) (ascending, unique);
+ * every other url_id below slots none.  Temp file, fsync, rename.  Returns
+ * 0 or -1 (logged). */
+int citations_write_links(const char *gen_dir, uint32_t slots, const uint32_t *ids, size_t n,
+			  const uint64_t *off, const uint32_t *dst);
 
 struct citations;
 
@@ -52,5 +63,9 @@ uint32_t citations_at(const unsigned char *list, size_t i);
 /* Totals from the header. */
 uint32_t citations_n_url_ids(const struct citations *ci);
 uint64_t citations_n_links(const struct citations *ci);
+/* The CRC-32 of the offsets and lists the header records (not verified
+ * here: citations_verify() does): with the totals, what tells two files
+ * apart. */
+uint32_t citations_data_crc(const struct citations *ci);
 
 #endif

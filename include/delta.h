@@ -200,6 +200,11 @@ int delta_next(struct delta_reader *r, struct delta_rec *rec);
  * record either returned is valid until the next call of either. */
 int delta_text_at(struct delta_reader *r, uint64_t doc_off, uint32_t url_id,
 		  struct delta_rec *rec);
+/* The same for the HREFS record after that DOC (and its TEXT): 1 and *rec
+ * (type DELTA_HREFS), 0 when none follows (the crawl writes none for a
+ * page without links), -1 on a read error (the reason as above). */
+int delta_hrefs_at(struct delta_reader *r, uint64_t doc_off, uint32_t url_id,
+		   struct delta_rec *rec);
 /* Why the last call ended (torn tail or corruption), "" if it did not. */
 const char *delta_reader_msg(const struct delta_reader *r);
 /* Offset of the torn tail, or -1 if none (yet). */

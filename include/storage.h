@@ -247,6 +247,10 @@ uint64_t storage_n_docs(const struct storage *s);
 double storage_avg_len(const struct storage *s, int section);
 /* The highest url_id with a docinfo entry. */
 uint32_t storage_max_url_id(const struct storage *s);
+/* The url_ids docinfo has room for (entries, used or not): every url_id
+ * with an entry is below it.  Also on storage_open_docinfo()'s handle,
+ * which has no FORMAT and so no storage_max_url_id(). */
+uint64_t storage_docinfo_slots(const struct storage *s);
 
 /* ---- lookups the merge and the check need ------------------------------- */
 

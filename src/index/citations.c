@@ -1,7 +1,9 @@
 /* citations.c - the link graph files of a generation (include/citations.h):
  * citations/direct and citations/reverse, written for pagerank.c and read,
- * bounds-checked, for searchd's link: queries.  Layout in doc/FORMATS.md,
- * "citations": a 40-byte header, (slots+1) u64 offsets, u32 url_ids.
+ * bounds-checked, for searchd's link: queries, and `links`, the crawl's own
+ * out-links that the merge keeps for PageRank's graph.  Layout in
+ * doc/FORMATS.md, "citations": a 40-byte header, (slots+1) u64 offsets,
+ * u32 url_ids.
  */
 #include "config.h"
 
@@ -34,19 +36,23 @@ struct citations {
 	const unsigned char *off, *ids;
 };
 
-static const char *file_name(enum citations_kind kind)
+/* The file of kind in gen_dir (malloc'd). */
+static char *file_path(const char *gen_dir, enum citations_kind kind)
 {
-	return kind == CITATIONS_DIRECT ? "direct" : "reverse";
+	if (kind == CITATIONS_LINKS)
+		return xasprintf("%s/%s", gen_dir, LINKS_FILE);
+	return xasprintf("%s/%s/%s", gen_dir, CITATIONS_DIR,
+			 kind == CITATIONS_DIRECT ? "direct" : "reverse");
 }
 
 /* One file: lists of url_ids for url_ids 0..slots-1; list s is
  * dst[off_of(s) ..) with the counts given by cnt (slots entries). */
-static int write_one(const char *dir, enum citations_kind kind, uint32_t slots,
+static int write_one(const char *gen_dir, enum citations_kind kind, uint32_t slots,
 		     const uint64_t *cnt, const uint32_t *list, uint64_t links)
 {
 	struct binfile f;
 	unsigned char h[HEADER], b[8 * 512];
-	char *path = xasprintf("%s/%s", dir, file_name(kind));
+	char *path = file_path(gen_dir, kind);
 	uint64_t at = 0;
 	size_t k;
 	uint32_t s = 0;
@@ -120,7 +126,7 @@ int citations_write(const char *gen_dir, const uint32_t *ids, size_t n, const ui
 	/* direct: the lists as given, in url_id slots */
 	for (size_t i = 0; i < n; i++)
 		cnt[ids[i]] = off[i + 1] - off[i];
-	if (write_one(dir, CITATIONS_DIRECT, slots, cnt, dst, links))
+	if (write_one(gen_dir, CITATIONS_DIRECT, slots, cnt, dst, links))
 		goto out;
 	/* reverse: counting sort by target; sources visited in ascending
 	 * order, so every list comes out ascending */
@@ -135,7 +141,7 @@ int citations_write(const char *gen_dir, const uint32_t *ids, size_t n, const ui
 	for (size_t i = 0; i < n; i++)
 		for (uint64_t j = off[i]; j < off[i + 1]; j++)
 			rev[pos[dst[j]]++] = ids[i];
-	rc = write_one(dir, CITATIONS_REVERSE, slots, cnt, rev, links);
+	rc = write_one(gen_dir, CITATIONS_REVERSE, slots, cnt, rev, links);
 out:
 	free(cnt);
 	free(pos);
@@ -144,10 +150,27 @@ out:
 	return rc;
 }
 
+int citations_write_links(const char *gen_dir, uint32_t slots, const uint32_t *ids, size_t n,
+			  const uint64_t *off, const uint32_t *dst)
+{
+	uint64_t *cnt;
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] >= slots || (i && ids[i] <= ids[i - 1]))
+			return error("links: url_id %u out of range or order", ids[i]);
+	cnt = xcalloc((size_t)slots + 1, sizeof(*cnt));
+	for (size_t i = 0; i < n; i++)
+		cnt[ids[i]] = off[i + 1] - off[i];
+	rc = write_one(gen_dir, CITATIONS_LINKS, slots, cnt, dst, n ? off[n] : 0);
+	free(cnt);
+	return rc;
+}
+
 int citations_open(const char *gen_dir, enum citations_kind kind, struct citations **out,
 		   struct buf *err)
 {
-	char *path = xasprintf("%s/%s/%s", gen_dir, CITATIONS_DIR, file_name(kind));
+	char *path = file_path(gen_dir, kind);
 	const unsigned char *m;
 	struct citations *ci;
 	uint64_t slots, links;
@@ -199,7 +222,7 @@ int citations_verify(const char *gen_dir, enum citations_kind kind, struct buf *
 
 	if (rc <= 0)
 		return rc;
-	path = xasprintf("%s/%s/%s", gen_dir, CITATIONS_DIR, file_name(kind));
+	path = file_path(gen_dir, kind);
 	if (binfile_verify_sum(ci->map, ci->size, HEADER, le_get32(ci->map + H_SUM), H_SUM, path,
 			       err))
 		rc = -1;
@@ -247,4 +270,9 @@ uint32_t citations_n_url_ids(const struct citations *ci)
 uint64_t citations_n_links(const struct citations *ci)
 {
 	return ci->links;
+}
+
+uint32_t citations_data_crc(const struct citations *ci)
+{
+	return le_get32(ci->map + H_SUM);
 }

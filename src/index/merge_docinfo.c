@@ -6,6 +6,8 @@
  * database) into the docstore, then the boilerplate found in that docstore
  * (merge_boiler.c).  Inflating and deflating those texts is CPU work of its
  * own: on two cores it overlaps the postings' pass (doc/MERGE.md, step 8).
+ * In the same pass, `links`: each document's out-links, from the HREFS
+ * record after its DOC or the old generation's `links`, for PageRank.
  */
 #include "config.h"
 
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "citations.h"
 #include "conf.h"
 #include "db.h"
 #include "dbserver.h"
@@ -110,6 +113,118 @@ static void texts_close(struct texts *t)
 	free(t->state);
 }
 
+/* The out-links of the generation's documents, in url_id order, for the
+ * file `links` (citations.h): a fresh document's from the HREFS record
+ * after its winning DOC (none: no links), an untouched one's from the old
+ * generation's `links`.  One list that cannot be known (a segment rank 0
+ * does not see, an old generation without the file, a read error) and the
+ * file is not written: PageRank then reads the graph from the database
+ * (doc/PAGERANK.md, "The graph"). */
+struct links {
+	const char *why;            /* NULL while every list is known */
+	struct citations *old;
+	bool old_tried;
+	uint32_t *ids, *dst;
+	uint64_t *off;              /* n + 1 */
+	size_t n, cap, n_dst, cap_dst;
+};
+
+static void links_give_up(struct links *l, const char *why)
+{
+	if (l->why)
+		return;
+	l->why = why;
+	free(l->ids);
+	free(l->dst);
+	free(l->off);
+	l->ids = l->dst = NULL;
+	l->off = NULL;
+}
+
+static void links_add(struct links *l, struct texts *t, const struct storage *old, uint32_t url,
+		      bool fresh, uint64_t ord)
+{
+	const unsigned char *list = NULL;
+	const uint32_t *v = NULL;
+	size_t k = 0;
+
+	if (l->why)
+		return;
+	if (fresh) {
+		size_t seg = (size_t)(ord >> ORD_SEG_SHIFT);
+		struct delta_reader *r = seg < t->n ? texts_segment(t, seg) : NULL;
+		struct delta_rec rec;
+		int rc;
+
+		if (!r) {
+			links_give_up(l, "a delta log this rank does not see");
+			return;
+		}
+		rc = delta_hrefs_at(r, ord & ((UINT64_C(1) << ORD_SEG_SHIFT) - 1), url, &rec);
+		if (rc < 0) {
+			links_give_up(l, "a delta log that cannot be read");
+			return;
+		}
+		if (rc > 0) {
+			v = rec.hrefs;
+			k = rec.n_hrefs;
+		}
+	} else {
+		if (!l->old_tried) {
+			struct buf err = BUF_INIT(1024);
+
+			l->old_tried = true;
+			if (citations_open(storage_dir(old), CITATIONS_LINKS, &l->old, &err) < 0)
+				warning("merge: %s", buf_str(&err));
+			buf_free(&err);
+		}
+		if (!l->old) {
+			links_give_up(l, "the live generation has no readable links");
+			return;
+		}
+		if (citations_list(l->old, url, &list, &k) < 0) {
+			links_give_up(l, "the live generation's links are damaged");
+			return;
+		}
+	}
+	if (l->n + 1 >= l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 4096;
+		l->ids = xrealloc(l->ids, l->cap * sizeof(*l->ids));
+		l->off = xrealloc(l->off, (l->cap + 1) * sizeof(*l->off));
+	}
+	if (l->n_dst + k > l->cap_dst) {
+		l->cap_dst = 2 * (l->n_dst + k) + 4096;
+		l->dst = xrealloc(l->dst, l->cap_dst * sizeof(*l->dst));
+	}
+	for (size_t i = 0; i < k; i++)
+		l->dst[l->n_dst + i] = v ? v[i] : citations_at(list, i);
+	l->ids[l->n] = url;
+	l->off[l->n] = l->n_dst;
+	l->n_dst += k;
+	l->n++;
+}
+
+/* Write `links`, or say why the generation has none. */
+static void links_write(struct links *l, const char *gen_dir)
+{
+	if (l->why) {
+		info("merge: no links file (%s): PageRank reads its graph from the database",
+		     l->why);
+	} else {
+		if (!l->off)
+			l->off = xcalloc(1, sizeof(*l->off));
+		l->off[l->n] = l->n_dst;
+		if (citations_write_links(gen_dir, l->n ? l->ids[l->n - 1] + 1 : 0, l->ids, l->n,
+					  l->off, l->dst))
+			warning("merge: %s/%s cannot be written: PageRank reads its graph from "
+				"the database", gen_dir, LINKS_FILE);
+	}
+	citations_close(l->old);
+	free(l->ids);
+	free(l->dst);
+	free(l->off);
+}
+
 /* The next document of the docstore.  A failure (a read of the texts that
  * failed, a full disk) fails the merge: a generation whose docstore lacks
  * texts is never published (doc/MERGE.md, step 8). */
@@ -125,7 +240,8 @@ static int docstore_add(struct docstore_builder *ds, uint32_t url, bool fresh, u
 /* docinfo: the old entries merged with the URL states (files from every
  * rank, each in url order); the docstore's documents are the same. */
 static int write_docinfo(const char *gen_dir, const struct storage *old, char **st_files,
-			 size_t n_files, struct storage_format *f, struct docstore_builder *ds)
+			 size_t n_files, struct storage_format *f, struct docstore_builder *ds,
+			 struct texts *t, struct links *l)
 {
 	struct storage_docinfo_writer *w = NULL;
 	struct buf err = BUF_INIT(4096);
@@ -173,8 +289,10 @@ static int write_docinfo(const char *gen_dir, const struct storage *old, char **
 		}
 		if (have > 0 && d.site_id)
 			rc = storage_docinfo_put(w, (uint32_t)url, &d);
-		if (!rc && have > 0 && d.site_id)
+		if (!rc && have > 0 && d.site_id) {
 			rc = docstore_add(ds, (uint32_t)url, fresh, ord, &err);
+			links_add(l, t, old, (uint32_t)url, fresh, ord);
+		}
 		if ((url & 0xffff) == 0)
 			storage_release_docinfo(old); /* read once: not kept resident */
 	}
@@ -239,6 +357,7 @@ static void *docinfo_main(void *arg)
 	struct docstore *old_ds = NULL;
 	struct docstore_builder *ds = NULL;
 	struct texts t = { .data_dir = j->c->data_dir, .keys = j->seg_keys, .n = j->n_segs };
+	struct links l = { 0 };
 	const char *how = getenv("MPSEEK_MERGE_TEXTS");
 
 	memset(&f, 0, sizeof(f));
@@ -250,8 +369,16 @@ static void *docinfo_main(void *arg)
 	if (!j->rc && !(how && !strcmp(how, "db")))
 		docstore_build_rows(ds, text_row, &t);
 	if (!j->rc) {
-		j->rc = write_docinfo(j->gen_dir, j->old, j->st_files, j->n_files, &f, ds);
+		j->rc = write_docinfo(j->gen_dir, j->old, j->st_files, j->n_files, &f, ds, &t, &l);
 		info("merge: docinfo written (%.2f s)", now_monotonic() - j->t0);
+	}
+	/* A generation without links is whole (PageRank falls back to the
+	 * database): a failure to write it is a warning, not the merge's. */
+	if (!j->rc) {
+		links_write(&l, j->gen_dir);
+	} else {
+		links_give_up(&l, "the merge failed");
+		citations_close(l.old);
 	}
 	if (j->rc) {
 		docstore_build_abort(ds);

@@ -29,6 +29,7 @@
 #include "log.h"
 #include "pagerank.h"
 #include "ranks.h"
+#include "storage.h"
 #include "util.h"
 
 #define NONE UINT32_MAX
@@ -579,19 +580,112 @@ static int add_hrefs(void *arg, uint32_t url_id, const unsigned char *p, size_t 
 	return 0;
 }
 
+/* The pages of the generation: its documents (docinfo), as the database
+ * query names them (doc/PAGERANK.md, "The graph"). */
+static int pages_from_gen(const struct storage *s, struct vec32 *pages)
+{
+	uint64_t slots = storage_docinfo_slots(s);
+
+	for (uint32_t u = 1; u < slots && u; u++) {
+		struct storage_doc d;
+		int k = storage_doc(s, u, &d);
+
+		if (k < 0)
+			return -1;
+		if (k > 0 && d.site_id)
+			vec_push(pages, u);
+	}
+	return 0;
+}
+
+/* Rank 0's generation directory on every rank (the others may not have
+ * been told it: -K makes it on rank 0); NULL when it has none. */
+static char *rank0_dir(const char *gen_dir)
+{
+	const char *mine = cluster_rank() == 0 && gen_dir ? gen_dir : "";
+	unsigned char *all = NULL;
+	size_t *lens = NULL;
+	char *d = NULL;
+
+	if (!cluster_allgather_bytes(mine, strlen(mine), &all, &lens) && lens[0])
+		d = xstrndup((const char *)all, lens[0]);
+	free(all);
+	free(lens);
+	return d;
+}
+
+/* The generation's own copy of the graph: `links` (every rank) and docinfo
+ * (rank 0), unless MPSEEK_PAGERANK_GRAPH=db asks for the database.  Every
+ * rank agrees: 1 when all of them opened the files, else 0 (the database
+ * then, on every rank). */
+static int open_gen_graph(const char *rank0_gen_dir, struct citations **links,
+			  struct storage **doc)
+{
+	const char *how = getenv("MPSEEK_PAGERANK_GRAPH");
+	char *gen_dir = rank0_dir(rank0_gen_dir);
+	struct buf err = BUF_INIT(1024);
+	int rc = -1;
+
+	*links = NULL;
+	*doc = NULL;
+	if (gen_dir && !(how && !strcmp(how, "db")) &&
+	    citations_open(gen_dir, CITATIONS_LINKS, links, &err) > 0 &&
+	    (cluster_rank() != 0 || storage_open_docinfo(gen_dir, doc, &err) == 0))
+		rc = 0;
+	if (rc && err.len)
+		warning("pagerank: %s: the graph is read from the database", buf_str(&err));
+	buf_free(&err);
+	free(gen_dir);
+	/* A rank on a host of its own may find another file at that path (its
+	 * own DataDir's): each must read rank 0's. */
+	{
+		unsigned char mine[16] = { 0 }, *all = NULL;
+		size_t *lens = NULL;
+
+		if (*links) {
+			le_put64(mine, citations_n_links(*links));
+			le_put32(mine + 8, citations_n_url_ids(*links));
+			le_put32(mine + 12, citations_data_crc(*links));
+		}
+		if (cluster_allgather_bytes(mine, sizeof(mine), &all, &lens) ||
+		    memcmp(all, mine, sizeof(mine))) {
+			if (!rc)
+				warning("pagerank: %s is not rank 0's here (another host's data "
+					"directory): the graph is read from the database", LINKS_FILE);
+			rc = -1;
+		}
+		free(all);
+		free(lens);
+	}
+	if (cluster_agree(rc)) {
+		citations_close(*links);
+		storage_close(*doc);
+		*links = NULL;
+		*doc = NULL;
+		return 0;
+	}
+	return 1;
+}
+
 /* Rank 0 reads the pages and aliases and broadcasts them; every rank reads
- * its own block's links.  Returns 0 or -1 on every rank. */
-static int graph_from_db(struct graph *g, struct db *db)
+ * its own block's links: the pages and the links from the generation
+ * (docinfo, `links`) when it has them, else from the database; the aliases
+ * always from the database.  Returns 0 or -1 on every rank. */
+static int graph_read(struct graph *g, struct db *db, const char *gen_dir, bool *from_gen)
 {
 	struct vec32 pages = { 0 }, red = { 0 }, clo = { 0 }, alias = { 0 };
 	struct href_ctx h = { .g = g };
+	struct citations *links;
+	struct storage *doc;
 	size_t n_alias = 0;
 	int rc = 0;
 
+	*from_gen = open_gen_graph(gen_dir, &links, &doc);
 	if (cluster_rank() == 0) {
-		if (db_graph_nodes(db, push_one, &pages) || db_graph_redirects(db, push_two, &red) ||
-		    db_graph_clones(db, push_two, &clo))
+		if ((*from_gen ? pages_from_gen(doc, &pages) : db_graph_nodes(db, push_one, &pages)) ||
+		    db_graph_redirects(db, push_two, &red) || db_graph_clones(db, push_two, &clo))
 			rc = -1;
+		storage_close(doc);
 		pages.n = sort_unique(pages.v, pages.n);
 		g->n = pages.n;
 		g->ids = pages.v;
@@ -621,8 +715,25 @@ static int graph_from_db(struct graph *g, struct db *db)
 	}
 	graph_partition(g);
 	h.t = xmalloc(MAX_HTML_LINKS * sizeof(*h.t));
-	if (g->hi > g->lo && db_graph_hrefs(db, g->ids[g->lo], g->ids[g->hi - 1], add_hrefs, &h))
+	if (links) {
+		/* The file's lists are the hrefs column's bytes: little-endian
+		 * url_ids, ascending. */
+		for (size_t i = g->lo; i < g->hi && !rc; i++) {
+			const unsigned char *l;
+			size_t n;
+
+			if (citations_list(links, g->ids[i], &l, &n) < 0)
+				rc = error("pagerank: the generation's %s: url_id %u: damaged "
+					   "offsets", LINKS_FILE, g->ids[i]);
+			else if (n)
+				add_hrefs(&h, g->ids[i], l, 4 * n);
+		}
+		citations_close(links);
+		links = NULL;
+	} else if (g->hi > g->lo &&
+		   db_graph_hrefs(db, g->ids[g->lo], g->ids[g->hi - 1], add_hrefs, &h)) {
 		rc = -1;
+	}
 	free(h.t);
 	debug("pagerank: pages %zu..%zu: %zu links kept, %zu to no page", g->lo, g->hi, h.kept,
 	      h.dropped);
@@ -634,6 +745,7 @@ static int graph_from_db(struct graph *g, struct db *db)
 	free(alias.v);
 	return 0;
 fail:
+	citations_close(links);
 	free(pages.v);
 	free(red.v);
 	free(clo.v);
@@ -649,12 +761,13 @@ int pagerank_run(const struct conf *c, struct db *db, const char *gen_dir,
 	struct result res = { 0 };
 	double t0 = now_monotonic();
 	size_t links = 0;
+	bool from_gen = false;
 	int rc;
 
 	if (!opts)
 		opts = &def;
 	cluster_set_blocking(opts->blocking);
-	rc = graph_from_db(&g, db);
+	rc = graph_read(&g, db, gen_dir, &from_gen);
 	if (!rc) {
 		double l = (double)g.n_out;
 
@@ -667,9 +780,10 @@ int pagerank_run(const struct conf *c, struct db *db, const char *gen_dir,
 		rc = compute(&g, c, opts, gen_dir, true, NULL, &res);
 	if (!rc && cluster_rank() == 0)
 		info("pagerank: %zu pages, %zu links, %u iterations (%s), L1 change %.3g,"
-		     " %s start; graph %.2f s, iterations %.2f s", g.n, links, res.iterations,
-		     res.converged ? "converged" : "iteration cap", res.delta,
-		     res.warm ? "warm" : "cold", res.build_s, res.iterate_s);
+		     " %s start; graph %.2f s (from the %s), iterations %.2f s", g.n, links,
+		     res.iterations, res.converged ? "converged" : "iteration cap", res.delta,
+		     res.warm ? "warm" : "cold", res.build_s,
+		     from_gen ? "generation's links" : "database", res.iterate_s);
 	graph_free(&g);
 	return rc;
 }

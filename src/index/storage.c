@@ -1011,6 +1011,7 @@ uint32_t storage_version(const struct storage *s) { return s->f.version; }
 const char *storage_dir(const struct storage *s) { return s->dir; }
 uint64_t storage_n_docs(const struct storage *s) { return s->f.n_docs; }
 uint32_t storage_max_url_id(const struct storage *s) { return s->f.max_url_id; }
+uint64_t storage_docinfo_slots(const struct storage *s) { return s->doc.count; }
 
 double storage_avg_len(const struct storage *s, int section)
 {

@@ -342,6 +342,11 @@ static int verify_reverse(const char *gen_dir, struct buf *err)
 	return citations_verify(gen_dir, CITATIONS_REVERSE, err);
 }
 
+static int verify_links(const char *gen_dir, struct buf *err)
+{
+	return citations_verify(gen_dir, CITATIONS_LINKS, err);
+}
+
 /* The other files of a generation, each verified whole by its own module
  * (header, size, and the data checksum written through binfile_sum_start()):
  * a new kind of file adds its line here.  A file that does not exist is not
@@ -354,6 +359,7 @@ static const struct {
 	{ BOILER_FILE, boiler_verify },
 	{ CITATIONS_DIR "/direct", verify_direct },
 	{ CITATIONS_DIR "/reverse", verify_reverse },
+	{ LINKS_FILE, verify_links },
 	{ NEARDUP_FILE, neardup_verify },
 	{ "NNw/sitesum", storage_sums_verify },
 };

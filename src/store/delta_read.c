@@ -534,8 +534,12 @@ static const unsigned char *rnd_read(struct delta_reader *r, uint64_t off, size_
 	return read_at(r, r->rnd, n, off) ? NULL : r->rnd;
 }
 
-int delta_text_at(struct delta_reader *r, uint64_t doc_off, uint32_t url_id,
-		  struct delta_rec *rec)
+/* The record of type want (TEXT or HREFS) of url_id among those the crawl
+ * writes right after its DOC at doc_off: the DOC, its TEXT, its HREFS (when
+ * it has links), with COMMITs between any two (doc/FORMATS.md, "Delta
+ * log").  1 and *rec, 0 when it is not there, -1 on a read error. */
+static int record_after_doc(struct delta_reader *r, uint64_t doc_off, uint32_t url_id,
+			    unsigned want, struct delta_rec *rec)
 {
 	uint64_t off = doc_off;
 	bool doc = true;
@@ -563,7 +567,7 @@ int delta_text_at(struct delta_reader *r, uint64_t doc_off, uint32_t url_id,
 			doc = false;
 		} else if (type == T_COMMIT) {
 			/* A damaged COMMIT is where delta_next() stops (a torn
-			 * tail, or corruption): what lies past it is no TEXT
+			 * tail, or corruption): what lies past it is no record
 			 * of this log. */
 			if (len != COMMIT_PAYLOAD)
 				return 0;
@@ -571,12 +575,12 @@ int delta_text_at(struct delta_reader *r, uint64_t doc_off, uint32_t url_id,
 				return -1;
 			if (crc(p + 8, 1 + COMMIT_PAYLOAD) != le_get32(p + 4))
 				return 0;
-		} else {
-			if (type != DELTA_TEXT || le_get32(p + FRAME) != url_id)
-				return 0;
+		} else if (len < 4 || le_get32(p + FRAME) != url_id) {
+			return 0;
+		} else if (type == want) {
 			if (!(p = rnd_read(r, off, FRAME + (size_t)len)))
 				return -1;
-			/* A TEXT torn by a crash after its DOC was synced: none. */
+			/* A record torn by a crash after its DOC was synced: none. */
 			if (crc(p + 8, (size_t)len + 1) != le_get32(p + 4))
 				return 0;
 			/* decode() marks the reader failed on impossible
@@ -588,9 +592,23 @@ int delta_text_at(struct delta_reader *r, uint64_t doc_off, uint32_t url_id,
 			if (k < 0)
 				return -1;
 			return rec->url_id == url_id ? 1 : 0;
+		} else if (!(want == DELTA_HREFS && type == DELTA_TEXT)) {
+			return 0; /* past the records of this DOC */
 		}
 		off += FRAME + (uint64_t)len;
 	}
+}
+
+int delta_text_at(struct delta_reader *r, uint64_t doc_off, uint32_t url_id,
+		  struct delta_rec *rec)
+{
+	return record_after_doc(r, doc_off, url_id, DELTA_TEXT, rec);
+}
+
+int delta_hrefs_at(struct delta_reader *r, uint64_t doc_off, uint32_t url_id,
+		   struct delta_rec *rec)
+{
+	return record_after_doc(r, doc_off, url_id, DELTA_HREFS, rec);
 }
 
 /* A header that a crash while creating the file can leave: shorter than a

@@ -1,7 +1,7 @@
 /* fuzz-ranks.c - libFuzzer target for the readers of the PageRank files
  * (ranks.c, citations.c), which searchd runs on files of a generation.
  *
- * Byte 0 picks the file (ranks, citations/direct, citations/reverse); bit 0
+ * Byte 0 picks the file (ranks, citations/direct, citations/reverse, links); bit 0
  * of byte 1 says whether to give the rest a valid header CRC (so that the
  * fuzzer gets past the header).  The file is opened and every lookup made:
  * whatever the bytes, no crash, no leak, values in [0, 1], lists inside the
@@ -56,7 +56,8 @@ static void put(const char *rel, const uint8_t *p, size_t n, size_t crc_at)
 static void cleanup(void)
 {
 	static const char *const names[] = {
-		RANKS_FILE, CITATIONS_DIR "/direct", CITATIONS_DIR "/reverse", CITATIONS_DIR, "",
+		RANKS_FILE, CITATIONS_DIR "/direct", CITATIONS_DIR "/reverse", CITATIONS_DIR,
+		LINKS_FILE, "",
 	};
 
 	for (size_t i = 0; dir && i < sizeof(names) / sizeof(names[0]); i++) {
@@ -90,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (size < 2)
 		return 0;
-	int which = data[0] % 3;
+	int which = data[0] % 4;
 	bool fix = data[1] & 1;
 
 	data += 2;
@@ -112,11 +113,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ranks_close(r);
 		CHECK(ranks_verify(dir, &err) != 1 || r);
 	} else {
-		enum citations_kind kind = which == 1 ? CITATIONS_DIRECT : CITATIONS_REVERSE;
+		static const enum citations_kind kinds[] = { CITATIONS_DIRECT, CITATIONS_REVERSE,
+							     CITATIONS_LINKS };
+		static const char *const files[] = { CITATIONS_DIR "/direct",
+						     CITATIONS_DIR "/reverse", LINKS_FILE };
+		enum citations_kind kind = kinds[which - 1];
 		struct citations *c = NULL;
 
-		put(which == 1 ? CITATIONS_DIR "/direct" : CITATIONS_DIR "/reverse", data, size,
-		    fix ? 36 : 0);
+		put(files[which - 1], data, size, fix ? 36 : 0);
 		if (citations_open(dir, kind, &c, &err) == 1) {
 			uint32_t n = citations_n_url_ids(c);
 

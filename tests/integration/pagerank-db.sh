@@ -7,7 +7,11 @@
 # resolved, links to unfetched pages dropped) and ranks within 1e-9 of
 # networkx on that graph, summing to 1.  Then -K under mpirun -np 1..4
 # gives the same ranks, a second run starts warm, and --print-ranks prints
-# url<TAB>rank for every ranked page.
+# url<TAB>rank for every ranked page.  Last, the graph from a generation's
+# own `links` (written by the merge from the delta logs' HREFS records, or
+# carried from the live generation): the same citations and ranks as from
+# the database, on 1 and 3 ranks, after a merge that re-fetched one page,
+# and the database again when the live generation's links are damaged.
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 idx="$builddir/mpseek-index"
@@ -22,7 +26,8 @@ mdb_start
 conf=$T/mpseek.conf
 write_conf "$conf" pr "MinDelay 0" "ReadTimeOut 5" "MaxHops 6" "Robots yes" \
 	"FollowOutside no" "PageRankTolerance 1e-12" "Server $WEB_URL"
-SQL() { mdb_sql "$1" pr; }
+DB=pr
+SQL() { mdb_sql "$1" "$DB"; }
 
 run() { # NAME NP ARGS...: mpseek-index under mpirun; exit status in $rc
 	local name=$1 np=$2
@@ -143,5 +148,62 @@ cmp -s "$T/ranks2" "$data_dir/index/gen-00000002/ranks"
 tap_is "$?" 0 "generation 2's ranks are untouched (searchd may still read them)"
 tap_ok "$([ ! -e "$data_dir/index/gen-00000001" ] && echo 1)" "generation 1 is gone, 2 is kept"
 tap_ok "$(! ls -d "$data_dir"/index/*.tmp* 2>/dev/null | grep -q . && echo 1)" "no temp files left"
+
+# ---- the graph from the generation's links (doc/PAGERANK.md, "The graph")
+DB=prgen
+conf=$T/gen.conf
+write_conf "$conf" "$DB" "MinDelay 0" "ReadTimeOut 5" "MaxHops 6" "Robots yes" \
+	"FollowOutside no" "PageRankTolerance 1e-12" "Server $WEB_URL"
+dd=$(awk '$1 == "DataDir" { print $2 }' "$conf")
+from_links() { grep -q "graph [0-9.]* s (from the generation's links)" "$T/$1.log" && echo 1; }
+from_db() { grep -q "graph [0-9.]* s (from the database)" "$T/$1.log" && echo 1; }
+l1() { # RANKS_A RANKS_B: the L1 distance of two ranks files
+	"$PY" - "$1" "$2" <<'PYEOF'
+import struct, sys
+def r(p):
+    b = open(p, 'rb').read()
+    n = struct.unpack_from('<I', b, 12)[0]
+    return struct.unpack_from('<%dd' % n, b, 64)
+a, b = r(sys.argv[1]), r(sys.argv[2])
+print('%.3g' % (sum(abs(x - y) for x, y in zip(a, b)) + (0 if len(a) == len(b) else 1)))
+PYEOF
+}
+same_citations() { cmp -s "$1/citations/direct" "$2/citations/direct" && cmp -s "$1/citations/reverse" "$2/citations/reverse" && echo 1; }
+run gcrawl 1
+g1=$(readlink -f "$dd/index/current")
+tap_is "$rc" 0 "links: crawl, merge and PageRank into a generation: exit 0"
+tap_ok "$([ -s "$g1/links" ] && from_links gcrawl)" "links: the merge wrote them, PageRank read its graph from them"
+check gcrawl "$g1"
+tap_is "$(val direct_mismatch gcrawl)$(val reverse_mismatch gcrawl)$(val rank_pages_mismatch gcrawl)" 000 \
+	"links: the citations and the ranked pages are the database's"
+tap_ok "$(num_below "$(val rank_l1 gcrawl)" 1e-9)" "links: ranks within 1e-9 of networkx ($(val rank_l1 gcrawl))"
+MPSEEK_PAGERANK_GRAPH=db run gdb 1 -K -q --pagerank-cold
+g2=$(readlink -f "$dd/index/current")
+tap_ok "$([ "$rc" = 0 ] && from_db gdb)" "links: MPSEEK_PAGERANK_GRAPH=db reads the database"
+tap_ok "$(same_citations "$g1" "$g2")" "links: the database gives the same citations, byte for byte"
+v=$(l1 "$g1/ranks" "$g2/ranks")
+tap_ok "$(num_below "$v" 1e-12)" "links: and the same ranks (L1 $v)"
+run gk3 3 -K -q --pagerank-cold
+g3=$(readlink -f "$dd/index/current")
+tap_ok "$([ "$rc" = 0 ] && from_links gk3 && same_citations "$g1" "$g3")" \
+	"links: -K -np 3 reads them on every rank, the same citations"
+# One page fetched again: its links from the delta log, the others' carried
+# from the live generation.
+run gre 1 -a -m -u "$WEB_URL/"
+g4=$(readlink -f "$dd/index/current")
+tap_ok "$([ "$rc" = 0 ] && [ "$g4" != "$g3" ] && grep -q "indexed" "$T/gre.log" && [ -s "$g4/links" ] && from_links gre)" \
+	"links: a merge of one re-fetched page writes them whole, PageRank reads them"
+check gre "$g4"
+tap_is "$(val direct_mismatch gre)$(val reverse_mismatch gre)$(val rank_pages_mismatch gre)" 000 \
+	"links: after that merge, still the database's graph"
+# Damaged in the live generation: the next merge writes none, PageRank
+# reads the database.
+truncate -s -1 "$g4/links"
+run gre2 1 -a -m -u "$WEB_URL/"
+g5=$(readlink -f "$dd/index/current")
+tap_ok "$([ "$rc" = 0 ] && [ ! -e "$g5/links" ] && grep -q "no links file (the live generation has no readable links)" "$T/gre2.log" && from_db gre2)" \
+	"links: damaged in the live generation: none written, PageRank reads the database"
+check gre2 "$g5"
+tap_is "$(val direct_mismatch gre2)$(val reverse_mismatch gre2)" 00 "links: the same graph from the database"
 
 tap_done

@@ -1502,6 +1502,34 @@ struct text_log {
 	uint64_t doc[6], text[6], hrefs, size; /* offsets of url 100 + i */
 };
 
+/* delta_hrefs_at() on the same log: the HREFS right after a DOC, or after
+ * its TEXT and a COMMIT; none after a DOC whose records end first. */
+static void hrefs_at_check(struct delta_reader *r, const struct text_log *L, const char *kind)
+{
+	struct delta_rec t;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	rc = delta_hrefs_at(r, L->doc[1], 101, &t);
+	ok(rc == 1 && t.type == DELTA_HREFS && t.url_id == 101 && t.offset == L->hrefs &&
+	   t.n_hrefs == 1 && t.hrefs[0] == 5, "%s: DOC then HREFS: 1 and its target (rc %d)", kind,
+	   rc);
+	memset(&t, 0, sizeof(t));
+	rc = delta_hrefs_at(r, L->doc[5], 106, &t);
+	ok(rc == 1 && t.type == DELTA_HREFS && t.url_id == 106 && t.n_hrefs == 2 &&
+	   t.hrefs[0] == 7 && t.hrefs[1] == 9,
+	   "%s: DOC, TEXT, COMMIT, HREFS: 1, the TEXT and the commit skipped (rc %d)", kind, rc);
+	is_int(delta_hrefs_at(r, L->doc[0], 100, &t), 0, "%s: DOC, TEXT, another DOC: 0", kind);
+	is_int(delta_hrefs_at(r, L->doc[2], 102, &t), 0, "%s: DOC, COMMIT, TEXT, DOC: 0", kind);
+	is_int(delta_hrefs_at(r, L->doc[3], 103, &t), 0, "%s: DOC then another url's TEXT: 0",
+	       kind);
+	is_int(delta_hrefs_at(r, L->doc[4], 105, &t), 0, "%s: the last DOC: 0", kind);
+	is_int(delta_hrefs_at(r, L->doc[1], 100, &t), 0, "%s: url other than the DOC's: 0", kind);
+	is_int(delta_hrefs_at(r, L->hrefs, 101, &t), 0, "%s: doc_off at a HREFS: 0", kind);
+	is_int(delta_hrefs_at(r, L->size, 101, &t), 0, "%s: doc_off at the end: 0", kind);
+	is_int(delta_hrefs_at(r, UINT64_MAX, 101, &t), 0, "%s: doc_off UINT64_MAX: 0", kind);
+}
+
 static void text_at_check(struct delta_reader *r, const struct text_log *L, const char *kind)
 {
 	struct delta_rec t;
@@ -1555,7 +1583,7 @@ static void text_at_test(void)
 				    .description = "", .keywords = "" };
 	struct text_log L;
 	struct frame fr[32];
-	uint32_t pos[1] = { 1 }, to[1] = { 5 };
+	uint32_t pos[1] = { 1 }, to[1] = { 5 }, to2[2] = { 7, 9 };
 	unsigned char *d;
 	size_t len, nf;
 	char *path, *plain;
@@ -1572,12 +1600,16 @@ static void text_at_test(void)
 	       !delta_add_text(w, 102, &empty);
 	good = good && !delta_doc_begin(w, 103, 1, 1) && !delta_doc_end(w) &&
 	       !delta_add_text(w, 104, &t);
+	good = good && !delta_doc_begin(w, 106, 1, 1) && !delta_doc_end(w) &&
+	       !delta_add_text(w, 106, &t) && !delta_sync(w) && !delta_add_hrefs(w, 106, to2, 2);
 	good = good && !delta_doc_begin(w, 105, 1, 1) && !delta_doc_end(w);
 	ok(good && !delta_close(w), "text_at: log written");
 	d = slurp(path, &len);
 	nf = frames_of(d, len, fr, 32);
-	/* DOC TEXT DOC HREFS DOC COMMIT TEXT DOC TEXT DOC COMMIT */
-	if (!ok(nf == 11 && fr[5].type == 6 && fr[10].type == 6 && fr[6].type == DELTA_TEXT,
+	/* DOC TEXT DOC HREFS DOC COMMIT TEXT DOC TEXT DOC TEXT COMMIT HREFS DOC
+	 * COMMIT */
+	if (!ok(nf == 15 && fr[5].type == 6 && fr[11].type == 6 && fr[14].type == 6 &&
+		fr[6].type == DELTA_TEXT && fr[12].type == DELTA_HREFS,
 		"text_at: layout (%zu frames)", nf))
 		goto out;
 	memset(&L, 0, sizeof(L));
@@ -1585,16 +1617,20 @@ static void text_at_test(void)
 	L.doc[1] = fr[2].off, L.hrefs = fr[3].off;
 	L.doc[2] = fr[4].off, L.text[2] = fr[6].off;
 	L.doc[3] = fr[7].off, L.text[3] = fr[8].off;
-	L.doc[4] = fr[9].off;
+	L.doc[4] = fr[13].off, L.doc[5] = fr[9].off;
 	L.size = len;
 	{
 		struct delta_reader *r = delta_reader_open(path, &err);
-		if (ok(r != NULL, "text_at: file reader"))
+		if (ok(r != NULL, "text_at: file reader")) {
 			text_at_check(r, &L, "file");
+			hrefs_at_check(r, &L, "file");
+		}
 		delta_reader_close(r);
 		r = delta_reader_open_mem("mem", d, len, &err);
-		if (ok(r != NULL, "text_at: memory reader"))
+		if (ok(r != NULL, "text_at: memory reader")) {
 			text_at_check(r, &L, "mem");
+			hrefs_at_check(r, &L, "mem");
+		}
 		delta_reader_close(r);
 	}
 	/* Called after each DOC delta_next() returns, it does not move the
@@ -1617,7 +1653,7 @@ static void text_at_test(void)
 			if (rec.type == DELTA_DOC)
 				found += delta_text_at(r, rec.offset, rec.url_id, &tr) == 1;
 		}
-		ok(r && k == 0 && delta_reader_torn(r) == -1 && found == 2 &&
+		ok(r && k == 0 && delta_reader_torn(r) == -1 && found == 3 &&
 		   !strcmp(buf_str(&b), plain),
 		   "text_at: %s reader, delta_next() unmoved by it (%d found)",
 		   file ? "file" : "mem", found);

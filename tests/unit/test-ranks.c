@@ -171,6 +171,32 @@ static void test_graph(const char *name)
 	citations_close(d);
 	citations_close(r);
 
+	/* links: the same lists, as given, one slot past the top kept empty */
+	d = NULL;
+	ok(citations_write_links(dir, g.ids[g.n - 1] + 2, g.ids, g.n, off, dst) == 0,
+	   "%s: links written", name);
+	is_int(citations_open(dir, CITATIONS_LINKS, &d, NULL), 1, "%s: links opens", name);
+	if (d) {
+		const unsigned char *l;
+		size_t n;
+
+		good = 1;
+		for (uint32_t u = 0; u <= g.ids[g.n - 1] && good; u++)
+			good = list_ok(&g, d, u, 0);
+		ok(good && citations_n_links(d) == g.e && citations_n_url_ids(d) == g.ids[g.n - 1] + 2 &&
+		   citations_list(d, g.ids[g.n - 1] + 1, &l, &n) == 1 && n == 0 &&
+		   citations_list(d, g.ids[g.n - 1] + 2, &l, &n) == 0,
+		   "%s: every links list matches the edges, the extra slot empty", name);
+		is_int(citations_verify(dir, CITATIONS_LINKS, NULL), 1, "%s: links verify", name);
+		is_int(citations_open(dir, CITATIONS_DIRECT, &r, NULL), 1,
+		       "%s: links beside citations/direct, each of its kind", name);
+		citations_close(r);
+		r = NULL;
+	}
+	citations_close(d);
+	ok(citations_write_links(dir, g.ids[g.n - 1], g.ids, g.n, off, dst) == -1,
+	   "%s: links refuses a url_id past its slots", name);
+
 	/* ranks: distinct values, the gaps read 0 */
 	x = xmalloc(g.n * sizeof(*x));
 	for (size_t i = 0; i < g.n; i++)
