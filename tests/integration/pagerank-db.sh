@@ -196,8 +196,17 @@ tap_ok "$([ "$rc" = 0 ] && [ "$g4" != "$g3" ] && grep -q "indexed" "$T/gre.log" 
 check gre "$g4"
 tap_is "$(val direct_mismatch gre)$(val reverse_mismatch gre)$(val rank_pages_mismatch gre)" 000 \
 	"links: after that merge, still the database's graph"
-# Damaged in the live generation: the next merge writes none, PageRank
-# reads the database.
+# A byte of a list damaged: -K reads the database (the file's CRC is
+# checked first), with the reason in the log.
+sz=$(stat -c %s "$g4/links")
+printf '\377' | dd of="$g4/links" bs=1 seek=$((sz - 2)) conv=notrunc status=none
+run gflip 1 -K -q
+tap_ok "$([ "$rc" = 0 ] && from_db gflip && grep -q "pagerank: .*links: offset .*the graph is read from the database" "$T/gflip.log" && echo 1)" \
+	"links: a damaged list: -K says so and reads the database"
+check gflip "$(readlink -f "$dd/index/current")"
+tap_is "$(val direct_mismatch gflip)" 0 "links: the same graph from the database"
+# Damaged in the live generation (the same file: -K's generation holds it
+# as a hard link): the next merge writes none, PageRank reads the database.
 truncate -s -1 "$g4/links"
 run gre2 1 -a -m -u "$WEB_URL/"
 g5=$(readlink -f "$dd/index/current")
