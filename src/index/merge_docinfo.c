@@ -173,8 +173,11 @@ static void links_add(struct links *l, struct texts *t, const struct storage *ol
 		if (!l->old_tried) {
 			struct buf err = BUF_INIT(1024);
 
+			/* Verified whole first: a damaged list copied into the new
+			 * generation would get a good CRC there. */
 			l->old_tried = true;
-			if (citations_open(storage_dir(old), CITATIONS_LINKS, &l->old, &err) < 0)
+			if (citations_verify(storage_dir(old), CITATIONS_LINKS, &err) < 0 ||
+			    citations_open(storage_dir(old), CITATIONS_LINKS, &l->old, &err) < 0)
 				warning("merge: %s", buf_str(&err));
 			buf_free(&err);
 		}
