@@ -250,7 +250,8 @@ int prune_blk_ranges(struct prune *p, uint32_t site)
 				return -1;
 			unbound = rc > 0;
 		}
-		g->ub = unbound ? HUGE_VAL : prune_bound_of(p, site, p->val);
+		g->ub = unbound ? HUGE_VAL :
+			prune_bound_of(p, run_sum_pr_range(p->r, site, g->lo, g->hi), p->val);
 		p->nrg += g->ub > -HUGE_VAL;
 		below += g->ub < th;
 	}

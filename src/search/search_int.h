@@ -66,8 +66,16 @@ struct search_index {
 		uint32_t site;         /* 0: a free slot (site 0 is no site) */
 		bool nd;
 		double pr;
+		uint32_t docs;         /* its documents in docinfo */
+		uint32_t win;          /* its first window in win_start[], win_pr[] */
 	} *sites;
 	uint32_t site_mask, n_sites; /* slots - 1 (a power of two), used */
+	/* With ranks: each site's documents in url_id order cut into windows
+	 * of STORAGE_BLOCK_DOCS (the cut of the block summaries), each
+	 * window's first url_id and best PageRank score: a range of a site
+	 * is bounded by its windows' best, not the site's. */
+	uint32_t *win_start;
+	double *win_pr;
 	/* result-page rows read from the database (search_hits.c) */
 	pthread_mutex_t cache_mu;
 	struct hit_row **cache;    /* SEARCH_CACHE_SLOTS, open addressing; NULL until used */
@@ -348,12 +356,14 @@ double run_proximity_bound(const struct run *r, const bool *found); /* found[lea
 bool run_bounds_valid(const struct run *r);
 /* search_sum.c: the site summaries of ix and the tables beside them (0,
  * or -1 on damage; a generation without them searches as before), freed
- * by search_sums_free(); a site's best PageRank score, whether it has
+ * by search_sums_free(); a site's best PageRank score (of its documents
+ * with url_ids in [lo, hi]: run_sum_pr_range()), whether it has
  * near-duplicates, and the bound of a word's tf~ in every document of a
  * site from its summary. */
 int search_sums_make(struct search_index *ix);
 void search_sums_free(struct search_index *ix);
 double run_sum_pr(const struct run *r, uint32_t site);
+double run_sum_pr_range(const struct run *r, uint32_t site, uint32_t lo, uint32_t hi);
 bool run_sum_neardups(const struct run *r, uint32_t site);
 double run_sum_tf(const struct run *r, const struct storage_sum *s);
 /* One posting list of a word, summed up site by site: from its summaries

@@ -162,7 +162,7 @@ int prune_visit_site(struct prune *p, uint32_t site, size_t *seen);
 int prune_doc(struct prune *p, uint32_t site, uint32_t url);
 
 /* search_prune_sum.c */
-double prune_bound_of(struct prune *p, uint32_t site, const struct subval *v);
+double prune_bound_of(struct prune *p, double pr, const struct subval *v);
 int prune_sum_open(struct prune *p);
 int prune_sum_pass(struct prune *p, uint32_t site, size_t *seen);
 int prune_rewind(struct prune *p);

@@ -72,10 +72,11 @@ int prune_sum_open(struct prune *p)
  * StemWeight times the sum of its forms', plus AnchorWeight times the
  * most anchor occurrences; the proximity boost of every pair; each
  * phrase's by its words' least; the title boost when each word's own list
- * has a title (its length at least the longest of their shortest); the
- * site's best PageRank.  -HUGE_VAL when a word has no list there (no
- * document matches). */
-double prune_bound_of(struct prune *p, uint32_t site, const struct subval *v)
+ * has a title (its length at least the longest of their shortest); pr,
+ * the best PageRank score of those documents (their site's, or their
+ * windows': run_sum_pr_range()).  -HUGE_VAL when a word has no list there
+ * (no document matches). */
+double prune_bound_of(struct prune *p, double pr, const struct subval *v)
 {
 	struct run *r = p->r;
 	const struct search_rank_params *rp = &r->rp;
@@ -122,7 +123,7 @@ double prune_bound_of(struct prune *p, uint32_t site, const struct subval *v)
 	}
 	if (in_title && title < r->query_tokens)
 		title = (uint16_t)r->query_tokens;
-	ub = run_doc_bound(r, text, run_sum_pr(r, site), in_title, title);
+	ub = run_doc_bound(r, text, pr, in_title, title);
 	return ub + fabs(ub) * PRUNE_MARGIN + PRUNE_MARGIN;
 }
 
@@ -142,7 +143,7 @@ static int sum_bound(struct prune *p, uint32_t site, double *ub)
 			return rc;
 		v[j] = (struct subval){ s->sl->tf, s->sl->max_n, s->sl->title, true };
 	}
-	*ub = prune_bound_of(p, site, v);
+	*ub = prune_bound_of(p, run_sum_pr(p->r, site), v);
 	return 0;
 }
 

@@ -48,7 +48,7 @@ static struct site_ent *site_add(struct search_index *ix, uint32_t site)
 	}
 	e = site_slot(ix, site);
 	if (!e->site) {
-		*e = (struct site_ent){ site, false, 0 };
+		*e = (struct site_ent){ .site = site };
 		ix->n_sites++;
 	}
 	return e;
@@ -62,6 +62,48 @@ static const struct site_ent *site_find(const struct search_index *ix, uint32_t 
 		return NULL;
 	e = site_slot(ix, site);
 	return e->site ? e : NULL;
+}
+
+/* The windows of every site (struct search_index, win_start): a second
+ * pass over docinfo, which the first counted (e->docs).  0, or -1 when
+ * docinfo cannot be read. */
+static int win_make(struct search_index *ix)
+{
+	uint32_t max = storage_max_url_id(ix->st), n = 0;
+
+	for (uint32_t i = 0; i <= ix->site_mask && ix->sites; i++) {
+		struct site_ent *e = &ix->sites[i];
+
+		if (!e->site)
+			continue;
+		e->win = n;
+		n += (e->docs + STORAGE_BLOCK_DOCS - 1) / STORAGE_BLOCK_DOCS;
+		e->docs = 0;
+	}
+	ix->win_start = xmalloc(((size_t)n + 1) * sizeof(*ix->win_start));
+	ix->win_pr = xmalloc(((size_t)n + 1) * sizeof(*ix->win_pr));
+	for (uint32_t u = 1; u && u <= max; u++) {
+		struct storage_doc d;
+		struct site_ent *e;
+		uint32_t w;
+		double pr;
+		int rc = storage_doc(ix->st, u, &d);
+
+		if (rc < 0)
+			return -1;
+		if (rc == 0 || !d.site_id)
+			continue;
+		e = site_slot(ix, d.site_id);
+		w = e->win + e->docs / STORAGE_BLOCK_DOCS;
+		pr = u < ix->n_pr ? ix->pr[u] : ranks_score(ix->rk, u);
+		if (e->docs++ % STORAGE_BLOCK_DOCS == 0) {
+			ix->win_start[w] = u;
+			ix->win_pr[w] = pr;
+		} else if (pr > ix->win_pr[w]) {
+			ix->win_pr[w] = pr;
+		}
+	}
+	return 0;
 }
 
 int search_sums_make(struct search_index *ix)
@@ -94,10 +136,13 @@ int search_sums_make(struct search_index *ix)
 		if (rc == 0 || !d.site_id)
 			continue;
 		e = site_add(ix, d.site_id);
+		e->docs++;
 		pr = u < ix->n_pr ? ix->pr[u] : ranks_score(ix->rk, u);
 		if (pr > e->pr)
 			e->pr = pr;
 	}
+	if (ix->rk && win_make(ix) < 0)
+		return -1;
 	/* A site with members of near-duplicate groups is always visited:
 	 * folding counts a group once, and may keep any of its members. */
 	n = ix->nd ? neardup_by_group(ix->nd, &m) : 0;
@@ -119,6 +164,8 @@ void search_sums_free(struct search_index *ix)
 	storage_sums_close(ix->sums);
 	storage_blocks_close(ix->blocks);
 	free(ix->sites);
+	free(ix->win_start);
+	free(ix->win_pr);
 }
 
 double run_sum_pr(const struct run *r, uint32_t site)
@@ -131,6 +178,37 @@ double run_sum_pr(const struct run *r, uint32_t site)
 	/* A site no document of docinfo has: PageRank's largest score. */
 	e = site_find(ix, site);
 	return e ? e->pr : 1;
+}
+
+double run_sum_pr_range(const struct run *r, uint32_t site, uint32_t lo, uint32_t hi)
+{
+	const struct search_index *ix = r->ix;
+	const struct site_ent *e;
+	uint32_t a, b, end;
+	double best = 0;
+
+	if (!ix->rk)
+		return 0;
+	e = site_find(ix, site);
+	if (!e || !ix->win_start)
+		return e ? e->pr : 1;
+	/* The windows that may hold a url_id of [lo, hi]: from the last one
+	 * that starts at lo or before (binary search) while they start at
+	 * hi or before. */
+	a = e->win;
+	end = b = e->win + (e->docs + STORAGE_BLOCK_DOCS - 1) / STORAGE_BLOCK_DOCS;
+	while (b - a > 1) {
+		uint32_t m = a + (b - a) / 2;
+
+		if (ix->win_start[m] <= lo)
+			a = m;
+		else
+			b = m;
+	}
+	for (; a < end && ix->win_start[a] <= hi; a++)
+		if (ix->win_pr[a] > best)
+			best = ix->win_pr[a];
+	return best;
 }
 
 bool run_sum_neardups(const struct run *r, uint32_t site)
