@@ -99,6 +99,7 @@ struct search_work {
 	uint64_t visited;          /* documents of the driving word a pruned query read */
 	uint64_t blocks;           /* ranges of visited sites read (block summaries) */
 	uint64_t sum_blocks;       /* ranges of visited sites passed over */
+	uint64_t skips;            /* cursor jumps by skip entries (NNw/skips) */
 };
 
 /* Answer one request.  Always fills *res (free with proto_results_free()):

@@ -234,6 +234,14 @@ static inline uint32_t storage_rec_pos(const uint8_t *pos, uint32_t i)
 	return (v >> 14) << STORAGE_POS_SHIFT | (v & 0x3fffu);
 }
 
+/* Ask the memory for the line of a record's last position (of n): a
+ * bound reads it right after the record is found, and in a long record it
+ * is not the header's line. */
+static inline void storage_rec_prefetch_last(const uint8_t *pos, uint32_t n)
+{
+	__builtin_prefetch(pos + (size_t)(n - 1) * (pos[-1] & (STORAGE_URL_WIDE >> 8) ? 4 : 2));
+}
+
 /* Per-document facts the merge knows, for ranking and filters. */
 struct storage_doc {
 	uint32_t site_id;          /* 0: not in the index (never indexed, deleted, clone) */
@@ -448,6 +456,47 @@ uint32_t storage_block_site(struct storage_block_cursor *c, uint32_t site,
 			    const unsigned char **first);
 /* Block i (< the number storage_block_site() gave) of those at first. */
 void storage_block_at(const unsigned char *first, uint32_t i, struct storage_block *out);
+
+/* ---- skip entries (storage_skip.c; doc/FORMATS.md, "NNw/skips") ----------
+ * NNw/skips, written with NNw/sitesum: for a summarized word's site of
+ * STORAGE_SKIP_MIN URL records or more, every STORAGE_SKIPth record's
+ * url_id and byte offset from the site's first (record STORAGE_SKIP,
+ * 2 * STORAGE_SKIP, ...), so that a cursor sent far ahead in a long list
+ * jumps near its target instead of reading every record header between
+ * (Moffat and Zobel's self-indexing inverted files, ACM TOIS 14(4), 1996).
+ * Optional, as sitesum. */
+#define STORAGE_SKIP 16             /* records from one skip entry to the next */
+#define STORAGE_SKIP_MIN 64         /* a word's records in a site that get them */
+
+struct storage_skips;
+/* Map gen_dir's NNw/skips files: 1 and *out, 0 when the generation has
+ * none, -1 when one is missing or damaged (the reason in err). */
+int storage_skips_open(const char *gen_dir, struct storage_skips **out, struct buf *err);
+void storage_skips_close(struct storage_skips *k); /* accepts NULL */
+/* A word's skip entries, site by site (sites ascending), borrowed from the
+ * mapping. */
+struct storage_skip_cursor {
+	const unsigned char *e, *end;
+};
+/* 1 when word_id has skip entries (c before its first), 0 when not. */
+int storage_skip_word(const struct storage_skips *k, uint32_t word_id,
+		      struct storage_skip_cursor *c);
+/* The skip entries of site, asked in ascending site order: their number
+ * (0: none) and *first. */
+uint32_t storage_skip_site(struct storage_skip_cursor *c, uint32_t site,
+			   const unsigned char **first);
+/* The url_id of entry i of the n at first: UINT32_MAX when i >= n. */
+uint32_t storage_skip_entry_url(const unsigned char *first, uint32_t n, uint32_t i);
+/* Cursor c, in the site of the n skip entries at first, before a record of
+ * url_id target or more: moved to the last entry's record whose url_id is
+ * at most target, when that is ahead of it.  *hint (0 at the site's start)
+ * keeps the first entry past the cursor between calls, so that a target
+ * before it costs one comparison; a cursor moved elsewhere meanwhile
+ * (storage_jump()) is found again by a binary search.  An entry that does
+ * not name the record at its offset (a damaged file) is not followed.  1
+ * when c moved, else 0. */
+int storage_skip_ahead(struct storage_cursor *c, const unsigned char *first, uint32_t n,
+		       uint32_t target, uint32_t *hint);
 /* Block i's first and last url_id alone (what a search for a url_id reads). */
 uint32_t storage_block_min_url(const unsigned char *first, uint32_t i);
 uint32_t storage_block_max_url(const unsigned char *first, uint32_t i);

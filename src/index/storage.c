@@ -53,9 +53,10 @@ _Static_assert(STORAGE_MAX_URL_POSITIONS == STORAGE_URL_WIDE - 1,
 	       "a URL record's count fits below the width bit");
 
 const char *const storage_fname[F_TYPES] = { "ind", "sites", "urls", "words", "docinfo",
-					     "sitesum", "blocksum" };
+					     "sitesum", "blocksum", "skips" };
 static const char MAGIC[F_TYPES][9] = { "MPSIND\0\1", "MPSSIT\0\1", "MPSURL\0\1", "MPSWRD\0\1",
-					 "MPSDOC\0\1", "MPSSUM\0\1", "MPSBLK\0\2" };
+					 "MPSDOC\0\1", "MPSSUM\0\1", "MPSBLK\0\2",
+					 "MPSSKP\0\1" };
 
 /* Little-endian packing: le.h. */
 

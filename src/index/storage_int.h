@@ -98,10 +98,10 @@ static inline uint64_t site_urls_end(const unsigned char *p, uint32_t version)
 	return version == 1 ? le_get32(p + 4) : le_get64(p + 8);
 }
 
-enum ftype { F_IND, F_SITES, F_URLS, F_WORDS, F_DOCINFO, F_SITESUM, F_BLOCKSUM, F_TYPES };
+enum ftype { F_IND, F_SITES, F_URLS, F_WORDS, F_DOCINFO, F_SITESUM, F_BLOCKSUM, F_SKIPS, F_TYPES };
 /* The file names of the types: "ind", "sites", "urls", "words", "docinfo",
- * "sitesum" and "blocksum" (the optional site and block summaries,
- * storage_sum.c and storage_block.c). */
+ * "sitesum", "blocksum" and "skips" (the optional site and block summaries
+ * and skip entries, storage_sum.c, storage_block.c and storage_skip.c). */
 extern const char *const storage_fname[F_TYPES];
 
 /* One mapped file (storage_map_file()). */
@@ -133,14 +133,19 @@ struct part {
 #define SUM_WORD 16
 #define SUM_ENTRY 56   /* a site summary */
 #define BLOCK_ENTRY 64 /* a block: a summary of its records (max_url at 52), off u32, window u32 */
+#define SKIP_ENTRY 12  /* a skip entry: site u32, url_id u32, off u32 */
 
 /* One kind of summary file of every partition, mapped (storage_sum.c). */
 struct sum_files {
 	struct map m[STORAGE_PARTITIONS];
 	uint64_t n_words[STORAGE_PARTITIONS];
 };
-/* storage_blocks_open()'s (storage_block.c), verified by storage_sum.c. */
+/* storage_blocks_open()'s (storage_block.c) and storage_skips_open()'s
+ * (storage_skip.c), verified by storage_sum.c. */
 struct storage_blocks {
+	struct sum_files f;
+};
+struct storage_skips {
 	struct sum_files f;
 };
 /* Map gen_dir's NNw/<type> files of entries of `entry` bytes and check

@@ -5,7 +5,7 @@
  * top-k pruning to pass over a site without visiting its documents, and
  * verified by storage_check() against what this file would write.  The
  * same pass writes and verifies the block summaries NNw/blocksum (their
- * reader: storage_block.c).
+ * reader: storage_block.c) and the skip entries NNw/skips (storage_skip.c).
  */
 #include "config.h"
 
@@ -299,6 +299,7 @@ struct pass {
 	uint64_t block_off;        /* its first record's offset in the site's */
 	uint32_t block_win;        /* the first url_id of its window */
 	struct file_out sum, blk;  /* NNw/sitesum, NNw/blocksum */
+	struct file_out skp;       /* NNw/skips */
 };
 
 static void word_put(struct bytes *words, uint32_t word_id, uint64_t n, uint64_t first)
@@ -308,6 +309,15 @@ static void word_put(struct bytes *words, uint32_t word_id, uint64_t n, uint64_t
 	le_put32(w, word_id / STORAGE_PARTITIONS);
 	le_put32(w + 4, (uint32_t)n);
 	le_put64(w + 8, first);
+}
+
+static void skip_put(struct pass *p, uint32_t site, uint32_t url, uint32_t off)
+{
+	unsigned char *e = bytes_room(&p->skp.ents, SKIP_ENTRY);
+
+	le_put32(e, site);
+	le_put32(e + 4, url);
+	le_put32(e + 8, off);
 }
 
 static void block_flush(struct pass *p)
@@ -336,7 +346,7 @@ static bool blocks_pay(const struct pass *p, size_t bmark)
 static int site_sums(struct pass *p, uint32_t site)
 {
 	struct storage_cursor *c = p->c;
-	size_t bmark = p->blk.ents.n;
+	size_t bmark = p->blk.ents.n, smark = p->skp.ents.n;
 	const uint32_t *ws = NULL;
 	uint32_t url, n, nw = 0, wi = 0;
 	const uint8_t *pos;
@@ -353,7 +363,7 @@ static int site_sums(struct pass *p, uint32_t site)
 	acc_reset(&p->block, site);
 	/* Only a record's count and its first and last positions matter:
 	 * read in place, the others not decoded. */
-	for (;;) {
+	for (uint64_t i = 0;; i++) {
 		uint64_t off = (uint64_t)(c->urls - c->urls_site);
 		struct storage_doc d;
 		uint32_t hi;
@@ -361,6 +371,8 @@ static int site_sums(struct pass *p, uint32_t site)
 
 		if ((rc = storage_skip_url(c, 0, &url, &n, &pos)) <= 0)
 			break;
+		if (i && i % STORAGE_SKIP == 0 && off <= UINT32_MAX)
+			skip_put(p, site, url, (uint32_t)off);
 		hi = storage_rec_pos(pos, n - 1) >> STORAGE_POS_SHIFT;
 		if (hi >= STORAGE_SECTIONS)
 			return 1;
@@ -393,6 +405,8 @@ static int site_sums(struct pass *p, uint32_t site)
 		block_flush(p);
 	if (!blocks || !blocks_pay(p, bmark))
 		p->blk.ents.n = bmark;
+	if (p->site.s.n_docs < STORAGE_SKIP_MIN)
+		p->skp.ents.n = smark;
 	sum_hull(&p->site);
 	sum_pack(bytes_room(&p->sum.ents, SUM_ENTRY), &p->site.s);
 	return 0;
@@ -402,7 +416,7 @@ static int site_sums(struct pass *p, uint32_t site)
  * outside the four sections: its sites are visited), -1 on damage. */
 static int word_sums(struct pass *p, uint32_t word_id, uint32_t n_sites)
 {
-	size_t mark = p->sum.ents.n, bmark = p->blk.ents.n;
+	size_t mark = p->sum.ents.n, bmark = p->blk.ents.n, smark = p->skp.ents.n;
 	uint32_t site;
 	int rc;
 
@@ -414,6 +428,7 @@ static int word_sums(struct pass *p, uint32_t word_id, uint32_t n_sites)
 	if (rc > 0) {
 		p->sum.ents.n = mark;
 		p->blk.ents.n = bmark;
+		p->skp.ents.n = smark;
 		return 1;
 	}
 	if (rc < 0 || (p->sum.ents.n - mark) / SUM_ENTRY != n_sites)
@@ -422,6 +437,9 @@ static int word_sums(struct pass *p, uint32_t word_id, uint32_t n_sites)
 	if (p->blk.ents.n > bmark)
 		word_put(&p->blk.words, word_id, (p->blk.ents.n - bmark) / BLOCK_ENTRY,
 			 bmark / BLOCK_ENTRY);
+	if (p->skp.ents.n > smark)
+		word_put(&p->skp.words, word_id, (p->skp.ents.n - smark) / SKIP_ENTRY,
+			 smark / SKIP_ENTRY);
 	return 0;
 }
 
@@ -434,6 +452,7 @@ static int part_sums(const struct storage *st, unsigned pn, struct pass *p, stru
 
 	p->st = st;
 	p->sum.words.n = p->sum.ents.n = p->blk.words.n = p->blk.ents.n = 0;
+	p->skp.words.n = p->skp.ents.n = 0;
 	for (uint32_t k = 0; k < nw && !rc; k++) {
 		uint32_t id = k * STORAGE_PARTITIONS + pn;
 		struct storage_word w;
@@ -464,6 +483,8 @@ static void pass_free(struct pass *p)
 	free(p->sum.ents.p);
 	free(p->blk.words.p);
 	free(p->blk.ents.p);
+	free(p->skp.words.p);
+	free(p->skp.ents.p);
 }
 
 /* The mapped files of a generation (storage_sums_open()). */
@@ -529,7 +550,7 @@ struct parts_job {
 	const struct storage *st;
 	struct windows win;
 	bool verify;                     /* against these (either may be NULL); else write */
-	const struct sum_files *sums, *blocks;
+	const struct sum_files *sums, *blocks, *skips;
 	atomic_uint next;
 	pthread_mutex_t mu;
 	int rc;
@@ -550,6 +571,8 @@ static int do_part(struct parts_job *j, struct pass *p, unsigned pn, struct buf 
 			rc = write_file(j->gen_dir, pn, F_SITESUM, &p->sum, why);
 		if (!rc)
 			rc = write_file(j->gen_dir, pn, F_BLOCKSUM, &p->blk, why);
+		if (!rc)
+			rc = write_file(j->gen_dir, pn, F_SKIPS, &p->skp, why);
 		return rc;
 	}
 	ok = part_sums(j->st, pn, p, &skip) == 0;
@@ -558,6 +581,9 @@ static int do_part(struct parts_job *j, struct pass *p, unsigned pn, struct buf 
 				   why) : 0;
 	if (!rc && j->blocks)
 		rc = verify_file(j->gen_dir, pn, F_BLOCKSUM, &j->blocks->m[pn], ok ? &p->blk : NULL,
+				 why);
+	if (!rc && j->skips)
+		rc = verify_file(j->gen_dir, pn, F_SKIPS, &j->skips->m[pn], ok ? &p->skp : NULL,
 				 why);
 	return rc;
 }
@@ -782,23 +808,27 @@ int storage_sums_verify(const char *gen_dir, struct buf *err)
 {
 	struct storage_sums *s = NULL;
 	struct storage_blocks *b = NULL;
+	struct storage_skips *k = NULL;
 	struct storage *st = NULL;
 	struct buf why = BUF_INIT(1024);
 	struct parts_job j = { .gen_dir = gen_dir, .err = err, .verify = true };
 	int rs = storage_sums_open(gen_dir, &s, err);
 	int rb = rs < 0 ? 0 : storage_blocks_open(gen_dir, &b, err);
-	int rc = rs < 0 || rb < 0 ? -1 : rs || rb;
+	int rk = rs < 0 || rb < 0 ? 0 : storage_skips_open(gen_dir, &k, err);
+	int rc = rs < 0 || rb < 0 || rk < 0 ? -1 : rs || rb || rk;
 
 	/* A generation that does not open: its own files report the damage. */
 	if (rc > 0 && !storage_open_dir(gen_dir, &st, &why)) {
 		j.st = st;
 		j.sums = s ? &s->f : NULL;
 		j.blocks = b ? &b->f : NULL;
+		j.skips = k ? &k->f : NULL;
 		if (run_parts(&j))
 			rc = -1;
 	}
 	buf_free(&why);
 	storage_close(st);
+	storage_skips_close(k);
 	storage_blocks_close(b);
 	storage_sums_close(s);
 	return rc;

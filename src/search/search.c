@@ -528,6 +528,7 @@ done:
 		env->work->visited += r.work.visited;
 		env->work->blocks += r.work.blocks;
 		env->work->sum_blocks += r.work.sum_blocks;
+		env->work->skips += r.work.skips;
 	}
 	run_free(&r);
 	return rc;

@@ -298,6 +298,8 @@ static int range_jump(struct prune *p, uint32_t site, uint32_t lo)
 			return -1;
 		s->url = 0;
 		s->site_done = false;
+		if (s->has_sk)
+			s->sknext = 0; /* its next skip entry is looked up again */
 	}
 	return 0;
 }

@@ -62,6 +62,7 @@ struct search_index {
 	 * whether it has members of near-duplicate groups. */
 	struct storage_sums *sums;
 	struct storage_blocks *blocks; /* the block summaries (search_block.c), or NULL */
+	struct storage_skips *skips;   /* the skip entries (search_prune.c), or NULL */
 	struct site_ent {
 		uint32_t site;         /* 0: a free slot (site 0 is no site) */
 		bool nd;

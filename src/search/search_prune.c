@@ -161,6 +161,7 @@ static int sub_open(struct prune *p, struct pterm *t, const char *word, size_t l
 	s->ended = rc == 0;
 	s->word_id = w.word_id;
 	s->n_urls = w.n_urls;
+	prune_sub_skips(p, s);
 	t->ns++;
 	t->cost += w.n_urls;
 	return 0;
@@ -334,23 +335,68 @@ int prune_sub_to_site(struct psub *s, uint32_t site)
 		s->ended = rc == 0;
 		s->site_done = false;
 		s->url = 0;
+		if (s->has_sk)
+			s->sknext = 0; /* its entries are looked up at its first target */
 	}
 	return 0;
 }
 
-/* Whether s's current site has url (its record in s->n, s->pos): 1, 0, -1. */
-int prune_sub_has(struct psub *s, uint32_t site, uint32_t url)
+/* s's skip entries (NNw/skips), its word's when the generation has them:
+ * before the first site (again after a rewind). */
+void prune_sub_skips(struct prune *p, struct psub *s)
+{
+	const struct storage_skips *k = p->r->ix->skips;
+
+	s->has_sk = k && storage_skip_word(k, s->word_id, &s->sk) > 0;
+	s->nsk = 0;
+	s->sksite = 0;
+	/* 0: the first target of a site looks its entries up (sub_skip());
+	 * a list without any is read on. */
+	s->sknext = s->has_sk ? 0 : UINT32_MAX;
+	s->jumps = &p->r->work.skips;
+}
+
+/* s, sent to url at or past its next skip entry's url_id, by its site's
+ * skip entries (looked up at the site's first target). */
+static __attribute__((noinline)) void sub_skip(struct psub *s, uint32_t site, uint32_t url)
+{
+	if (s->sksite != site) {
+		s->sksite = site;
+		s->nsk = storage_skip_site(&s->sk, site, &s->skfirst);
+		s->skhint = 0;
+	}
+	if (storage_skip_ahead(s->c, s->skfirst, s->nsk, url, &s->skhint))
+		++*s->jumps;
+	s->sknext = storage_skip_entry_url(s->skfirst, s->nsk, s->skhint);
+}
+
+/* Whether s's current site has url (its record in s->n, s->pos): 1, 0, -1.
+ * A target at or past the next skip entry's record (more than a few
+ * records ahead) is jumped to by the site's skip entries first.  Inlined in the
+ * walk's loops (term_has()), its hottest path. */
+static inline __attribute__((always_inline)) int sub_has(struct psub *s, uint32_t site,
+							 uint32_t url)
 {
 	if (s->ended || s->site != site)
 		return 0;
 	if (!s->site_done && s->url < url) {
-		int rc = storage_skip_url(s->c, url, &s->url, &s->n, &s->pos);
+		int rc;
 
+		if (url >= s->sknext)
+			sub_skip(s, site, url);
+		rc = storage_skip_url(s->c, url, &s->url, &s->n, &s->pos);
 		if (rc < 0)
 			return -1;
 		s->site_done = rc == 0;
+		if (rc && s->url == url)
+			storage_rec_prefetch_last(s->pos, s->n);
 	}
 	return !s->site_done && s->url == url;
+}
+
+int prune_sub_has(struct psub *s, uint32_t site, uint32_t url)
+{
+	return sub_has(s, site, url);
 }
 
 static int term_to_site(struct prune *p, const struct pterm *t, uint32_t site)
@@ -361,19 +407,27 @@ static int term_to_site(struct prune *p, const struct pterm *t, uint32_t site)
 	return 0;
 }
 
-/* Whether some list of t has url: 1, 0, -1. */
-int prune_term_has(struct prune *p, const struct pterm *t, uint32_t site, uint32_t url)
+/* Whether some list of t has url: 1, 0, -1 (inlined where a document's
+ * words are looked up, prune_doc_has() and prune_site()). */
+static inline __attribute__((always_inline)) int term_has(struct prune *p,
+							  const struct pterm *t,
+							  uint32_t site, uint32_t url)
 {
 	int any = 0;
 
 	for (size_t j = t->first; j < t->first + t->ns; j++) {
-		int rc = prune_sub_has(&p->sub[j], site, url);
+		int rc = sub_has(&p->sub[j], site, url);
 
 		if (rc < 0)
 			return -1;
 		any |= rc;
 	}
 	return any;
+}
+
+int prune_term_has(struct prune *p, const struct pterm *t, uint32_t site, uint32_t url)
+{
+	return term_has(p, t, site, url);
 }
 
 static bool term_at_site(const struct prune *p, const struct pterm *t, uint32_t site)
@@ -615,7 +669,7 @@ int prune_doc_has(struct prune *p, uint32_t site, uint32_t url)
 	if (!run_request_keeps(r, site, url))
 		return 0;
 	for (size_t i = 1; i < p->nt; i++) {
-		rc = prune_term_has(p, &p->t[i], site, url);
+		rc = term_has(p, &p->t[i], site, url);
 		if (rc < 0)
 			return -1;
 		if ((rc == 1) != (i < p->np))
@@ -988,7 +1042,7 @@ static int prune_site(struct prune *p, const struct pterm *d, uint32_t site, siz
 
 	for (;;) {
 		/* Every list of d to its first record after url. */
-		if (prune_term_has(p, d, site, url + 1) < 0)
+		if (term_has(p, d, site, url + 1) < 0)
 			return -1;
 		if (!prune_term_min_url(p, d, site, &url))
 			return 0;

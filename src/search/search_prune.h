@@ -40,6 +40,15 @@ struct psub {
 	bool has_blk;
 	const unsigned char *bfirst;
 	uint32_t nb, bsite;
+	/* Its skip entries (NNw/skips): the word's; the current site's nsk
+	 * from skfirst, sksite their site, skhint the first past the cursor
+	 * and sknext its url_id (a target below it is read on to; 0: to be
+	 * looked up, UINT32_MAX: none); jumps counts the moves. */
+	struct storage_skip_cursor sk;
+	bool has_sk;
+	const unsigned char *skfirst;
+	uint32_t nsk, sksite, skhint, sknext;
+	uint64_t *jumps;
 	struct bval {
 		double tf;         /* -1: not made yet */
 		uint32_t max_n;
@@ -152,6 +161,7 @@ struct prune {
 double prune_theta(const struct prune *p);
 int prune_sub_to_site(struct psub *s, uint32_t site);
 int prune_sub_has(struct psub *s, uint32_t site, uint32_t url);
+void prune_sub_skips(struct prune *p, struct psub *s);
 int prune_term_has(struct prune *p, const struct pterm *t, uint32_t site, uint32_t url);
 int prune_term_min_url(const struct prune *p, const struct pterm *t, uint32_t site,
 		       uint32_t *url);

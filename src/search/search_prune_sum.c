@@ -291,6 +291,8 @@ int prune_rewind(struct prune *p)
 				    .word_id = s->word_id, .n_urls = s->n_urls, .sl = s->sl };
 		if (s->sl && s != p->probe)
 			run_sum_list_rewind(p->r, s->sl, s->word_id);
+		if (s != p->probe)
+			prune_sub_skips(p, s);
 	}
 	if (p->use_blk)
 		prune_blk_rewind(p);

@@ -122,6 +122,10 @@ int search_sums_make(struct search_index *ix)
 	/* Blocks bound parts of a site: only beside the sites' summaries. */
 	if (rc > 0 && storage_blocks_open(ix->dir, &ix->blocks, &err) < 0)
 		warning("%s (every block of a visited site is read)", buf_str(&err));
+	buf_reset(&err);
+	/* Written with them, used by the pruned walk alone. */
+	if (rc > 0 && storage_skips_open(ix->dir, &ix->skips, &err) < 0)
+		warning("%s (cursors skip record by record)", buf_str(&err));
 	buf_free(&err);
 	if (rc <= 0)
 		return 0;
@@ -163,6 +167,7 @@ void search_sums_free(struct search_index *ix)
 {
 	storage_sums_close(ix->sums);
 	storage_blocks_close(ix->blocks);
+	storage_skips_close(ix->skips);
 	free(ix->sites);
 	free(ix->win_start);
 	free(ix->win_pr);

@@ -5,7 +5,8 @@
  * enough URLs for site and block summaries); each input replaces one of its
  * files (byte 0 picks which, bit 0 of byte 1 says whether to give the bytes
  * a valid header crc so the fuzzer gets past the header) and the generation
- * is opened, walked through every reader call (the blocks' jumps too), and
+ * is opened, walked through every reader call (the blocks' jumps and the
+ * skip entries' too), and
  * checked.  Whatever the bytes: no crash, no leak, and storage_check()
  * reports damage it finds with a non-empty report.  FUZZ_STORAGE_SEEDS=DIR
  * writes the generation's files into DIR as seeds (tests/fuzz/corpus/storage).
@@ -33,7 +34,7 @@ static char top[] = "/tmp/fuzz-storage-XXXXXX";
 static const char *const files[] = {
 	"FORMAT", "docinfo", "00w/ind", "00w/sites", "00w/urls", "00w/words",
 	"01w/ind", "01w/sites", "01w/urls", "01w/words", "00w/sitesum", "01w/sitesum",
-	"00w/blocksum", "01w/blocksum",
+	"00w/blocksum", "01w/blocksum", "00w/skips", "01w/skips",
 };
 #define N_FILES (sizeof(files) / sizeof(files[0]))
 static unsigned char *orig[N_FILES];
@@ -268,11 +269,55 @@ static uint64_t walk_blocks(const struct storage *s, const struct storage_blocks
 	return sum;
 }
 
+/* Every word's skip entries, each site's cursor sent ahead by them to
+ * targets 1, 40, 80, ... and read on (s NULL: the entries alone). */
+static uint64_t walk_skips(const struct storage *s, const struct storage_skips *k)
+{
+	static struct storage_cursor c;
+	uint64_t sum = 0;
+
+	for (uint32_t id = 0; id < 1000; id++) {
+		struct storage_skip_cursor kc;
+		uint32_t site;
+
+		if (storage_skip_word(k, id, &kc) != 1)
+			continue;
+		if (!s) {
+			for (uint32_t ask = 0; ask < 8; ask++) {
+				const unsigned char *first;
+				uint32_t n = storage_skip_site(&kc, ask, &first);
+
+				for (uint32_t i = 0; i <= n; i++)
+					sum += storage_skip_entry_url(first, n, i);
+			}
+			continue;
+		}
+		if (storage_postings(s, id, &c) != 1)
+			continue;
+		while (storage_next_site(&c, &site) == 1) {
+			const unsigned char *first;
+			uint32_t n = storage_skip_site(&kc, site, &first), hint = 0, url, np;
+			const uint8_t *pos;
+
+			for (uint32_t t = 1; t < 2000 && n; t += 39) {
+				sum += (uint64_t)storage_skip_ahead(&c, first, n, t, &hint);
+				if (storage_skip_url(&c, t, &url, &np, &pos) != 1)
+					break;
+				CHECK(url >= t);
+				sum += url + storage_rec_pos(pos, np - 1);
+			}
+			c.err = 0;
+		}
+	}
+	return sum;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct storage *s;
 	struct storage_sums *ss;
 	struct storage_blocks *bs;
+	struct storage_skips *ks;
 	struct buf rep = BUF_INIT(1 << 20);
 	size_t which;
 	unsigned char *copy;
@@ -297,6 +342,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (storage_blocks_open(gen, &bs, NULL) == 1) {
 		walk_blocks(s, bs);
 		storage_blocks_close(bs);
+	}
+	if (storage_skips_open(gen, &ks, NULL) == 1) {
+		walk_skips(s, ks);
+		storage_skips_close(ks);
 	}
 	storage_close(s);
 	if (storage_sums_open(gen, &ss, NULL) == 1) {

@@ -520,8 +520,9 @@ int main(int argc, char **argv)
 				work.lists, work.phrase_docs);
 		if (o.work)
 			fprintf(stderr, "sites %" PRIu64 " passed-over %" PRIu64 " visited-docs %" PRIu64
-				" blocks-read %" PRIu64 " blocks-passed %" PRIu64 "\n",
-				work.sites, work.sum_sites, work.visited, work.blocks, work.sum_blocks);
+				" blocks-read %" PRIu64 " blocks-passed %" PRIu64 " skips %" PRIu64 "\n",
+				work.sites, work.sum_sites, work.visited, work.blocks, work.sum_blocks,
+				work.skips);
 		arena_free(&ar);
 	}
 out:

@@ -11,7 +11,8 @@
 # ranges over say "estimated" and stay near the exact ones.  Without the
 # files (an older generation) the same pages come from reading every range;
 # --check verifies the files and finds a changed byte.  The same documents
-# on sites numbered near 2^32 give the same pages.
+# on sites numbered near 2^32 give the same pages.  Ranges take their
+# windows' PageRank; cursors jump by the skip entries (NNw/skips).
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 idx="$builddir/mpseek-index"
@@ -112,6 +113,22 @@ tap_ok "$([ "${p4:-0}" -gt $((3 * ${r4:-1})) ] && echo 1)" \
 	"ranked: b a passes over most ranges by their windows' PageRank ($p4 passed, $r4 read)"
 mv "$T/no.keep" "$T/no.conf"
 mv "$T/exact.keep" "$T/exact.conf"
+
+# Skip entries (NNw/skips): beside a rare word, a's cursor is sent from one
+# of the rare word's documents to the next, and jumps there by a's skip
+# entries instead of reading every record between; without the files the
+# pages are the same and no cursor jumps.
+skips() {
+	printf '%s\n' "$2" >"$T/one"
+	"$tool" -g "$1" -b -W -n 2 -S "$T/exact.conf" "$conf" "$T/one" 2>&1 >/dev/null |
+		awk '/^sites/ { print $12 }'
+}
+s1=$(skips "$G" "zz a")
+tap_ok "$([ "${s1:-0}" -gt 0 ] && echo 1)" "zz a: a's cursor jumps by its skip entries ($s1 jumps)"
+cp -al "$G" "$T/noskips"
+rm "$T/noskips"/*w/skips
+syn_compare noskips "$T/noskips" -n 10
+tap_is "$(skips "$T/noskips" "zz a")" 0 "without the files no cursor jumps"
 
 # An older generation (no blocksum files): the same pages, every range read.
 cp -al "$G" "$T/old"

@@ -1152,9 +1152,28 @@ static uint32_t blk_site(uint32_t i)
 	return i < 4 ? i + 1 : 0xffffff00u + i;
 }
 
+/* The records of block_sums() and skip_entries(): blk_sizes[i] on site
+ * blk_site(i), every other url_id, one in 7 u32-wide. */
+static const uint32_t blk_sizes[] = { 1, 64, 65, 200, 129, 700 };
+#define BLK_DOCS 1159
+
+static uint32_t blk_docs(struct sdoc *sd)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < ARRAY_SIZE(blk_sizes); i++)
+		for (uint32_t k = 0; k < blk_sizes[i]; k++, n++) {
+			sdoc_rand(&sd[n]);
+			sd[n].url = 2 * n + 2;
+			sd[n].site = blk_site(i);
+			sd[n].wide = rnd(7) == 0;
+		}
+	return n;
+}
+
 static void block_sums(const char *root)
 {
-	static const uint32_t sizes[] = { 1, 64, 65, 200, 129, 700 };
+	const uint32_t *sizes = blk_sizes;
 	char *gen = xasprintf("%s/blocks/gen-00000001", root), *path;
 	struct storage_blocks *bs = NULL;
 	struct storage_block_cursor bc;
@@ -1163,21 +1182,15 @@ static void block_sums(const char *root)
 	struct buf err = BUF_INIT(1 << 16);
 	const char *word = "common";
 	unsigned wp = storage_partition(word, strlen(word));
-	static struct sdoc sd[1159];
+	static struct sdoc sd[BLK_DOCS];
 	enum { W = STORAGE_BLOCK_DOCS / 2 };
 	const unsigned char *first0;
 	uint32_t n = 0, site, at = 0, n_blocks = 0;
 	int bad = 0, rc;
 
-	for (uint32_t i = 0; i < ARRAY_SIZE(sizes); i++)
-		for (uint32_t k = 0; k < sizes[i]; k++, n++) {
-			sdoc_rand(&sd[n]);
-			sd[n].url = 2 * n + 2;
-			sd[n].site = blk_site(i);
-			sd[n].wide = rnd(7) == 0;
-		}
+	n = blk_docs(sd);
 	ok(n == ARRAY_SIZE(sd) && one_word_gen(gen, word, sd, n, true) == 0,
-	   "a generation of one word on %zu sites", ARRAY_SIZE(sizes));
+	   "a generation of one word on %zu sites", ARRAY_SIZE(blk_sizes));
 	ok(storage_blocks_open(gen, &bs, &err) == 0 && !bs,
 	   "a generation without blocksum files has none");
 	ok(storage_sums_write(gen, &err) == 0, "storage_sums_write %s", buf_str(&err));
@@ -1249,7 +1262,7 @@ static void block_sums(const char *root)
 	{
 		uint32_t want = 0;
 
-		for (uint32_t i = 0; i < ARRAY_SIZE(sizes); i++)
+		for (uint32_t i = 0; i < ARRAY_SIZE(blk_sizes); i++)
 			want += sizes[i] > STORAGE_BLOCK ? (sizes[i] + W - 1) / W : 0;
 		is_int(n_blocks, want, "sites of more than %d records have ceil(n / %d) blocks",
 		       STORAGE_BLOCK, W);
@@ -1345,6 +1358,146 @@ out:
 	free(gen);
 }
 
+/* Skip entries (storage_skip.c): the one word of block_sums()'s sites (1,
+ * 64, 65, 200, 129 and 700 records, some u32-wide) gets NNw/skips: a site
+ * of STORAGE_SKIP_MIN records or more an entry for records STORAGE_SKIP,
+ * 2 * STORAGE_SKIP, ... of it; a cursor at a site's start sent by
+ * storage_skip_ahead() to any of its documents (or the one without the
+ * word before it) and then read on finds the document's record, as the
+ * plain walk does; ascending targets with one hint jump, and a cursor sent
+ * back by storage_jump() is found again; storage_check() passes the files,
+ * reports a changed byte and an entry that names another record, which
+ * storage_skip_ahead() does not follow. */
+static int skip_misses(struct storage_cursor *c, const struct storage *st, unsigned wp,
+		       uint32_t site, const unsigned char *first, uint32_t n, const struct sdoc *d,
+		       uint32_t size, uint32_t *jumps)
+{
+	uint32_t url, np, got, hint;
+	const uint8_t *pos;
+	int bad = 0;
+
+	/* Each document from the site's start, and the one before it. */
+	for (uint32_t k = 0; k < size; k += 1 + k % 5) {
+		for (uint32_t back = 0; back < 2; back++) {
+			storage_postings(st, wp, c);
+			storage_seek_site(c, site);
+			hint = 0;
+			if (storage_next_site(c, &got) != 1 || got != site)
+				return bad + 1;
+			*jumps += (uint32_t)storage_skip_ahead(c, first, n, d[k].url - back, &hint);
+			if (storage_skip_url(c, d[k].url - back, &url, &np, &pos) != 1 ||
+			    url != d[k].url || np != d[k].npos) {
+				diag("site %u: target %u: url %u", site, d[k].url - back, url);
+				bad++;
+			}
+		}
+	}
+	/* Ascending targets with one hint, then a jump back and one more. */
+	storage_postings(st, wp, c);
+	storage_seek_site(c, site);
+	storage_next_site(c, &got);
+	hint = 0;
+	for (uint32_t k = 0; k < size; k += 23) {
+		*jumps += (uint32_t)storage_skip_ahead(c, first, n, d[k].url, &hint);
+		bad += storage_skip_url(c, d[k].url, &url, &np, &pos) != 1 || url != d[k].url;
+	}
+	if (storage_jump(c, 0))
+		return bad + 1;
+	storage_skip_ahead(c, first, n, d[size / 2].url, &hint);
+	bad += storage_skip_url(c, d[size / 2].url, &url, &np, &pos) != 1 || url != d[size / 2].url;
+	return bad;
+}
+
+static void skip_entries(const char *root)
+{
+	const uint32_t *sizes = blk_sizes;
+	char *gen = xasprintf("%s/skips/gen-00000001", root), *path = NULL;
+	struct storage_skips *ks = NULL;
+	struct storage_skip_cursor kc;
+	struct storage_cursor *c = xmalloc(sizeof(*c));
+	struct storage *st = NULL;
+	struct buf err = BUF_INIT(1 << 16);
+	const char *word = "common";
+	unsigned wp = storage_partition(word, strlen(word));
+	static struct sdoc sd[BLK_DOCS];
+	uint32_t n = 0, at = 0, jumps = 0;
+	int bad = 0;
+
+	n = blk_docs(sd);
+	ok(one_word_gen(gen, word, sd, n, true) == 0, "a generation of one word for skips");
+	ok(storage_skips_open(gen, &ks, &err) == 0 && !ks, "a generation without skips has none");
+	ok(storage_sums_write(gen, &err) == 0 && storage_skips_open(gen, &ks, &err) == 1 && ks,
+	   "storage_sums_write writes skips %s", buf_str(&err));
+	ok(storage_open_dir(gen, &st, &err) == 0, "the generation opens %s", buf_str(&err));
+	if (!ks || !st)
+		goto out;
+	ok(storage_skip_word(ks, wp, &kc) == 1 && storage_skip_word(ks, wp + 100, &kc) == 0,
+	   "the word has skip entries, an id past it none");
+	storage_skip_word(ks, wp, &kc);
+	for (uint32_t i = 0; i < ARRAY_SIZE(blk_sizes); i++) {
+		const unsigned char *first;
+		uint32_t ne = storage_skip_site(&kc, blk_site(i), &first);
+		uint32_t want = sizes[i] >= STORAGE_SKIP_MIN ? (sizes[i] - 1) / STORAGE_SKIP : 0;
+
+		if (ne != want) {
+			diag("site %u: %u entries, %u expected", blk_site(i), ne, want);
+			bad++;
+		}
+		if (ne)
+			bad += skip_misses(c, st, wp, blk_site(i), first, ne, sd + at, sizes[i], &jumps);
+		at += sizes[i];
+	}
+	is_int(bad, 0, "each site's entries, and every target found through them");
+	ok(jumps > 100, "the cursors jumped (%u times)", jumps);
+	storage_close(st);
+	st = NULL;
+	storage_skips_close(ks);
+	ks = NULL;
+	buf_reset(&err);
+	is_int(storage_check(gen, &err), 0, "storage_check passes the skips %s", buf_str(&err));
+	path = xasprintf("%s/%02uw/skips", gen, wp);
+	{
+		size_t len;
+		unsigned char *b = slurp_file(path, &len), *save = xmalloc(len);
+		const unsigned char *first;
+		uint32_t url, np, hint = 0;
+		const uint8_t *pos;
+		int rc;
+
+		memcpy(save, b, len);
+		b[len - 3] ^= 0x10;
+		rc = spill_check(gen, path, b, len, false, &err);
+		ok(rc == 1 && strstr(buf_str(&err), "skips: offset 24: data crc mismatch"),
+		   "a changed skip byte is reported: %s", buf_str(&err));
+		/* The first entry (of site blk_site(1)) names the record after
+		 * its own, with a data crc to match. */
+		memcpy(b, save, len);
+		le_put32(b + HDR + SUM_WORD + 4, sd[sizes[0] + STORAGE_SKIP + 1].url);
+		rc = spill_check(gen, path, b, len, true, &err);
+		ok(rc == 1 && strstr(buf_str(&err), "skips: offset 32: the summaries are not"),
+		   "an entry that is not the postings' is reported: %s", buf_str(&err));
+		ok(storage_skips_open(gen, &ks, &err) == 1 && storage_open_dir(gen, &st, &err) == 0 &&
+		   storage_skip_word(ks, wp, &kc) == 1 &&
+		   storage_skip_site(&kc, blk_site(1), &first) == (sizes[1] - 1) / STORAGE_SKIP &&
+		   storage_postings(st, wp, c) == 1 && storage_next_site(c, &url) == 1 &&
+		   storage_next_site(c, &url) == 1 &&
+		   storage_skip_ahead(c, first, 1, sd[sizes[0] + STORAGE_SKIP + 1].url, &hint) == 0 &&
+		   storage_skip_url(c, sd[sizes[0] + STORAGE_SKIP + 1].url, &url, &np, &pos) == 1 &&
+		   url == sd[sizes[0] + STORAGE_SKIP + 1].url,
+		   "and not followed: the walk finds the record");
+		spill(path, save, len);
+		free(b);
+		free(save);
+	}
+out:
+	storage_skips_close(ks);
+	storage_close(st);
+	buf_free(&err);
+	free(path);
+	free(c);
+	free(gen);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/test-storage-XXXXXX";
@@ -1384,6 +1537,7 @@ int main(void)
 	docinfo_only(root);
 	site_sums(root);
 	block_sums(root);
+	skip_entries(root);
 
 	/* The live generation opens through the current symlink. */
 	{
