@@ -404,8 +404,9 @@ int storage_sum_word(const struct storage_sums *s, uint32_t word_id, struct stor
 /* The summary of site (asked in ascending order): 1 and *out, 0 when the
  * word has none for it. */
 int storage_sum_site(struct storage_sum_cursor *c, uint32_t site, struct storage_sum *out);
-/* Write NNw/sitesum and NNw/blocksum of every partition of the generation
- * in gen_dir (its FORMAT, partitions and docinfo written).  0 or -1. */
+/* Write NNw/sitesum, NNw/blocksum and NNw/skips of every partition of the
+ * generation in gen_dir (its FORMAT, partitions and docinfo written); none
+ * when no word gets a summary.  0 or -1. */
 int storage_sums_write(const char *gen_dir, struct buf *err);
 /* storage_check()'s: each NNw/sitesum and NNw/blocksum file against what
  * storage_sums_write() makes of the generation.  1 good, 0 absent (neither

@@ -443,7 +443,32 @@ static int word_sums(struct pass *p, uint32_t word_id, uint32_t n_sites)
 	return 0;
 }
 
-/* The two files of partition pn (p's file_outs, emptied first): 0 or -1
+/* Whether word w gets summaries (and blocks and skip entries). */
+static bool sum_wanted(const struct storage_word *w)
+{
+	return w->n_urls >= STORAGE_SUM_MIN_URLS &&
+	       w->n_urls >= (uint64_t)STORAGE_SUM_PER_SITE * w->n_sites;
+}
+
+/* Whether some word of st gets summaries (or a word's entry cannot be
+ * read: the pass reports it). */
+static bool any_wanted(const struct storage *st)
+{
+	for (unsigned pn = 0; pn < STORAGE_PARTITIONS; pn++) {
+		uint32_t nw = storage_part_words(st, pn);
+
+		for (uint32_t k = 0; k < nw; k++) {
+			struct storage_word w;
+
+			if (storage_word_info(st, k * STORAGE_PARTITIONS + pn, &w) < 0 ||
+			    sum_wanted(&w))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* The files of partition pn (p's file_outs, emptied first): 0 or -1
  * (err). */
 static int part_sums(const struct storage *st, unsigned pn, struct pass *p, struct buf *err)
 {
@@ -461,8 +486,7 @@ static int part_sums(const struct storage *st, unsigned pn, struct pass *p, stru
 			rc = -1;
 			break;
 		}
-		if (w.n_urls < STORAGE_SUM_MIN_URLS ||
-		    w.n_urls < (uint64_t)STORAGE_SUM_PER_SITE * w.n_sites)
+		if (!sum_wanted(&w))
 			continue;
 		rc = word_sums(p, id, w.n_sites);
 		if (rc > 0)
@@ -638,7 +662,9 @@ int storage_sums_write(const char *gen_dir, struct buf *err)
 	struct parts_job j = { .gen_dir = gen_dir, .err = err };
 	int rc = storage_open_dir(gen_dir, &st, err);
 
-	if (!rc) {
+	/* A generation none of whose words would get any (a small one) gets
+	 * no files, rather than three hundred empty ones: read as none. */
+	if (!rc && any_wanted(st)) {
 		j.st = st;
 		rc = run_parts(&j);
 	}

@@ -1526,6 +1526,16 @@ int main(void)
 	is_int(k, 0, "storage_check passes a good generation");
 	if (k)
 		diag("%s", buf_str(&err));
+	{
+		/* No word of 1,024 documents: no summary files at all. */
+		char *p = xasprintf("%s/00w/sitesum", gen), *q = xasprintf("%s/99w/skips", gen);
+
+		ok(storage_sums_write(gen, &err) == 0 && access(p, F_OK) < 0 && access(q, F_OK) < 0 &&
+		   storage_check(gen, &err) == 0,
+		   "a small generation gets no sitesum, blocksum or skips files");
+		free(p);
+		free(q);
+	}
 	storage_close(s);
 	s = NULL;
 
