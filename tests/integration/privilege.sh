@@ -117,17 +117,25 @@ out=$(as "$U" "$idx" --db-start "$conf" 2>&1)
 tap_ok "$([ "$(stat -c %a "$dd/mysql")" = 700 ] && echo "$out" | grep -q 'mode 0755: made it 0700 again' && echo 1)" \
 	"a mysql/ loosened to 0755 is 0700 again after --db-start, with a warning"
 
-port=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
-printf '%s\n' "DataDir $dd" "Port $port" "AllowFrom 127.0.0.1" >"$T/searchd.conf"
-chown "$U" "$T/searchd.conf"
-HOME=$T/home setpriv --reuid="$U" --regid="$(id -g "$U")" --init-groups -- \
-	"$sd" -F -l "$T/searchd.log" "$T/searchd.conf" >"$T/searchd.out" 2>&1 </dev/null &
-sd_pid=$!
-for i in $(seq 600); do
-	grep -q "listening on [^ ]*:$port " "$T/searchd.log" 2>/dev/null && break
-	kill -0 "$sd_pid" 2>/dev/null || break
-	sleep 0.1
+# A random port, again when another test's server has it (as searchd_start).
+for try in $(seq 20); do
+	port=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
+	printf '%s\n' "DataDir $dd" "Port $port" "AllowFrom 127.0.0.1" >"$T/searchd.conf"
+	chown "$U" "$T/searchd.conf"
+	rm -f "$T/searchd.log"
+	HOME=$T/home setpriv --reuid="$U" --regid="$(id -g "$U")" --init-groups -- \
+		"$sd" -F -l "$T/searchd.log" "$T/searchd.conf" >"$T/searchd.out" 2>&1 </dev/null &
+	sd_pid=$!
+	for i in $(seq 600); do
+		grep -q "listening on [^ ]*:$port " "$T/searchd.log" 2>/dev/null && break
+		kill -0 "$sd_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$sd_pid" 2>/dev/null && break
+	grep -qs 'Address already in use' "$T/searchd.log" "$T/searchd.out" || break
 done
+kill -0 "$sd_pid" 2>/dev/null ||
+	tap_diag "searchd exited: $(tail -3 "$T/searchd.out" "$T/searchd.log" 2>/dev/null | tr '\n' ' ')"
 tap_is "$(ps -o user= -p "$sd_pid" 2>/dev/null)" "$U" "searchd runs as $U"
 out=$(as "$U" "$cli" -s "127.0.0.1:$port" homeword 2>&1)
 tap_ok "$(echo "$out" | grep -q '^1\. ' && echo 1)" "$U's mpseek-search gets results from $U's searchd"
