@@ -408,9 +408,9 @@ int storage_sum_site(struct storage_sum_cursor *c, uint32_t site, struct storage
  * generation in gen_dir (its FORMAT, partitions and docinfo written); none
  * when no word gets a summary.  0 or -1. */
 int storage_sums_write(const char *gen_dir, struct buf *err);
-/* storage_check()'s: each NNw/sitesum and NNw/blocksum file against what
- * storage_sums_write() makes of the generation.  1 good, 0 absent (neither
- * kind), -1 damaged (err). */
+/* storage_check()'s: each NNw/sitesum, NNw/blocksum and NNw/skips file
+ * against what storage_sums_write() makes of the generation.  1 good, 0
+ * absent (none of the kinds), -1 damaged (err). */
 int storage_sums_verify(const char *gen_dir, struct buf *err);
 
 /* ---- block summaries (storage_block.c; doc/FORMATS.md, "NNw/blocksum") ---
@@ -457,6 +457,9 @@ uint32_t storage_block_site(struct storage_block_cursor *c, uint32_t site,
 			    const unsigned char **first);
 /* Block i (< the number storage_block_site() gave) of those at first. */
 void storage_block_at(const unsigned char *first, uint32_t i, struct storage_block *out);
+/* Block i's first and last url_id alone (what a search for a url_id reads). */
+uint32_t storage_block_min_url(const unsigned char *first, uint32_t i);
+uint32_t storage_block_max_url(const unsigned char *first, uint32_t i);
 
 /* ---- skip entries (storage_skip.c; doc/FORMATS.md, "NNw/skips") ----------
  * NNw/skips, written with NNw/sitesum: for a summarized word's site of
@@ -498,8 +501,5 @@ uint32_t storage_skip_entry_url(const unsigned char *first, uint32_t n, uint32_t
  * when c moved, else 0. */
 int storage_skip_ahead(struct storage_cursor *c, const unsigned char *first, uint32_t n,
 		       uint32_t target, uint32_t *hint);
-/* Block i's first and last url_id alone (what a search for a url_id reads). */
-uint32_t storage_block_min_url(const unsigned char *first, uint32_t i);
-uint32_t storage_block_max_url(const unsigned char *first, uint32_t i);
 
 #endif

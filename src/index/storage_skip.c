@@ -42,14 +42,13 @@ int storage_skip_word(const struct storage_skips *k, uint32_t word_id,
 uint32_t storage_skip_site(struct storage_skip_cursor *c, uint32_t site,
 			   const unsigned char **first)
 {
-	const unsigned char *e;
-	uint32_t n = 0;
+	const unsigned char *end;
 
 	c->e = storage_gallop(c->e, c->end, SKIP_ENTRY, site);
-	for (e = c->e; e < c->end && le_get32(e) == site; e += SKIP_ENTRY)
-		n++;
+	/* Its entries end at the next site's first (no scan of them). */
+	end = site == UINT32_MAX ? c->end : storage_gallop(c->e, c->end, SKIP_ENTRY, site + 1);
 	*first = c->e;
-	return n;
+	return (uint32_t)((size_t)(end - c->e) / SKIP_ENTRY);
 }
 
 static inline uint32_t ent_url(const unsigned char *first, uint32_t i)
@@ -67,6 +66,21 @@ uint32_t storage_skip_entry_url(const unsigned char *first, uint32_t n, uint32_t
 	return i < n ? ent_url(first, i) : UINT32_MAX;
 }
 
+/* The first of entries [lo, hi) whose record is past byte cur of the
+ * site (the offsets ascend): binary search. */
+static uint32_t first_past(const unsigned char *first, uint32_t lo, uint32_t hi, size_t cur)
+{
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ent_off(first, mid) <= cur)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 int storage_skip_ahead(struct storage_cursor *c, const unsigned char *first, uint32_t n,
 		       uint32_t target, uint32_t *hint)
 {
@@ -77,24 +91,14 @@ int storage_skip_ahead(struct storage_cursor *c, const unsigned char *first, uin
 	if (!c->urls || c->err || (size_t)(c->urls_end - c->urls) < 4)
 		return 0;
 	cur = (size_t)(c->urls - c->urls_site);
-	/* i: the first entry past the cursor (the offsets ascend).  A cursor
-	 * that read on passed a few (each is STORAGE_SKIP records); one that
-	 * was moved back (storage_jump()) is found by a binary search. */
-	if (i && ent_off(first, i - 1) > cur) {
-		lo = 0;
-		hi = i;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-
-			if (ent_off(first, mid) <= cur)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		i = lo;
-	}
-	while (i < n && ent_off(first, i) <= cur)
-		i++;
+	/* i: the first entry past the cursor.  A cursor that read on passed
+	 * one (each is STORAGE_SKIP records) or more; one moved elsewhere
+	 * (storage_jump()) is found by a binary search. */
+	if (i && ent_off(first, i - 1) > cur)
+		i = first_past(first, 0, i, cur);
+	else if (i < n && ent_off(first, i) <= cur)
+		i = i + 1 < n && ent_off(first, i + 1) <= cur ? first_past(first, i + 2, n, cur) :
+								 i + 1;
 	*hint = i;
 	/* The record at the cursor is the target or past it, or the target
 	 * is before the next entry's record: nothing to skip. */

@@ -307,13 +307,16 @@ void search_norms_free(struct search_index *ix);
 void run_norms(struct run *r);
 
 /* A document's PageRank score, from the generation's table when it has one. */
-static inline double run_pr(const struct run *r, uint32_t url_id)
+static inline double index_pr(const struct search_index *ix, uint32_t url_id)
 {
-	const struct search_index *ix = r->ix;
-
 	if (url_id < ix->n_pr)
 		return ix->pr[url_id];
 	return ix->rk ? ranks_score(ix->rk, url_id) : 0;
+}
+
+static inline double run_pr(const struct run *r, uint32_t url_id)
+{
+	return index_pr(r->ix, url_id);
 }
 
 /* ---- the phases, in the order search_run() takes them ---------------------- */

@@ -64,8 +64,9 @@ static const struct site_ent *site_find(const struct search_index *ix, uint32_t 
 	return e->site ? e : NULL;
 }
 
-/* The windows of every site (struct search_index, win_start): a second
- * pass over docinfo, which the first counted (e->docs).  0, or -1 when
+/* The windows of every site (struct search_index, win_start) and each
+ * site's best PageRank (the best of its windows'): a second pass over
+ * docinfo, whose documents the first counted (e->docs).  0, or -1 when
  * docinfo cannot be read. */
 static int win_make(struct search_index *ix)
 {
@@ -95,13 +96,15 @@ static int win_make(struct search_index *ix)
 			continue;
 		e = site_slot(ix, d.site_id);
 		w = e->win + e->docs / STORAGE_BLOCK_DOCS;
-		pr = u < ix->n_pr ? ix->pr[u] : ranks_score(ix->rk, u);
+		pr = index_pr(ix, u);
 		if (e->docs++ % STORAGE_BLOCK_DOCS == 0) {
 			ix->win_start[w] = u;
 			ix->win_pr[w] = pr;
 		} else if (pr > ix->win_pr[w]) {
 			ix->win_pr[w] = pr;
 		}
+		if (pr > e->pr)
+			e->pr = pr;
 	}
 	return 0;
 }
@@ -111,8 +114,6 @@ int search_sums_make(struct search_index *ix)
 	struct buf err = BUF_INIT(1024);
 	const struct neardup_member *m;
 	uint32_t max = storage_max_url_id(ix->st);
-	struct site_ent *e;
-	double pr;
 	size_t n;
 	int rc = storage_sums_open(ix->dir, &ix->sums, &err);
 
@@ -129,8 +130,10 @@ int search_sums_make(struct search_index *ix)
 	buf_free(&err);
 	if (rc <= 0)
 		return 0;
-	/* Each site's best PageRank: a site's bound takes it for every
-	 * document (the ranks change without the postings: not stored). */
+	/* Each site's best PageRank and its windows' (win_make()): a site's
+	 * bound takes it for every document, a range's its windows' (the
+	 * ranks change without the postings: not stored).  First the sites
+	 * and their documents. */
 	for (uint32_t u = 1; ix->rk && u <= max; u++) {
 		struct storage_doc d;
 
@@ -139,11 +142,7 @@ int search_sums_make(struct search_index *ix)
 			return -1;
 		if (rc == 0 || !d.site_id)
 			continue;
-		e = site_add(ix, d.site_id);
-		e->docs++;
-		pr = u < ix->n_pr ? ix->pr[u] : ranks_score(ix->rk, u);
-		if (pr > e->pr)
-			e->pr = pr;
+		site_add(ix, d.site_id)->docs++;
 	}
 	if (ix->rk && win_make(ix) < 0)
 		return -1;
@@ -194,9 +193,10 @@ double run_sum_pr_range(const struct run *r, uint32_t site, uint32_t lo, uint32_
 
 	if (!ix->rk)
 		return 0;
+	/* A site no document of docinfo has: PageRank's largest score. */
 	e = site_find(ix, site);
-	if (!e || !ix->win_start)
-		return e ? e->pr : 1;
+	if (!e)
+		return 1;
 	/* The windows that may hold a url_id of [lo, hi]: from the last one
 	 * that starts at lo or before (binary search) while they start at
 	 * hi or before. */

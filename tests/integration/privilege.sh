@@ -117,25 +117,32 @@ out=$(as "$U" "$idx" --db-start "$conf" 2>&1)
 tap_ok "$([ "$(stat -c %a "$dd/mysql")" = 700 ] && echo "$out" | grep -q 'mode 0755: made it 0700 again' && echo 1)" \
 	"a mysql/ loosened to 0755 is 0700 again after --db-start, with a warning"
 
-# A random port, again when another test's server has it (as searchd_start).
-for try in $(seq 20); do
-	port=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
-	printf '%s\n' "DataDir $dd" "Port $port" "AllowFrom 127.0.0.1" >"$T/searchd.conf"
-	chown "$U" "$T/searchd.conf"
-	rm -f "$T/searchd.log"
-	HOME=$T/home setpriv --reuid="$U" --regid="$(id -g "$U")" --init-groups -- \
-		"$sd" -F -l "$T/searchd.log" "$T/searchd.conf" >"$T/searchd.out" 2>&1 </dev/null &
-	sd_pid=$!
-	for i in $(seq 600); do
-		grep -q "listening on [^ ]*:$port " "$T/searchd.log" 2>/dev/null && break
-		kill -0 "$sd_pid" 2>/dev/null || break
-		sleep 0.1
+# searchd as $U on a random port, another when a server of another test
+# has it (as searchd_start): config $T/NAME.conf (the LINES and Port, $U's,
+# 0600), log $T/NAME.log; sets sd_pid (searchd's own: setpriv, not the as
+# function, whose subshell would be root's) and port.  sd_as NAME OPTS LINES...
+sd_as() {
+	local name=$1 opts=$2 try i
+	shift 2
+	for try in $(seq 20); do
+		port=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
+		printf '%s\n' "$@" "Port $port" >"$T/$name.conf"
+		chown "$U" "$T/$name.conf"
+		chmod 600 "$T/$name.conf"
+		rm -f "$T/$name.log"
+		HOME=$T/home setpriv --reuid="$U" --regid="$(id -g "$U")" --init-groups -- \
+			"$sd" -F $opts -l "$T/$name.log" "$T/$name.conf" >"$T/$name.out" 2>&1 </dev/null &
+		sd_pid=$!
+		for i in $(seq 600); do
+			grep -q "listening on [^ ]*:$port " "$T/$name.log" 2>/dev/null && return 0
+			kill -0 "$sd_pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		grep -qs 'Address already in use' "$T/$name.log" "$T/$name.out" || break
 	done
-	kill -0 "$sd_pid" 2>/dev/null && break
-	grep -qs 'Address already in use' "$T/searchd.log" "$T/searchd.out" || break
-done
-kill -0 "$sd_pid" 2>/dev/null ||
-	tap_diag "searchd exited: $(tail -3 "$T/searchd.out" "$T/searchd.log" 2>/dev/null | tr '\n' ' ')"
+	tap_diag "searchd did not start: $(tail -3 "$T/$name.out" "$T/$name.log" 2>/dev/null | tr '\n' ' ')"
+}
+sd_as searchd "" "DataDir $dd" "AllowFrom 127.0.0.1"
 tap_is "$(ps -o user= -p "$sd_pid" 2>/dev/null)" "$U" "searchd runs as $U"
 out=$(as "$U" "$cli" -s "127.0.0.1:$port" homeword 2>&1)
 tap_ok "$(echo "$out" | grep -q '^1\. ' && echo 1)" "$U's mpseek-search gets results from $U's searchd"
@@ -172,19 +179,7 @@ as "$U" "$idx" -S "$pconf" >"$T/pw-stats.out" 2>"$T/pw-stats.log"
 tap_is "$?" 0 "-S with the password config"
 as "$U" "$idx" --check-db "$pconf" >"$T/pw-checkdb.out" 2>"$T/pw-checkdb.log"
 tap_is "$?" 0 "--check-db with the password config"
-port=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
-printf '%s\n' "DBAddr mysql://mpw:$PW@localhost/pwdb/?socket=$MDB_SOCKET" "DataDir $T/data2" \
-	"Port $port" >"$T/pw-searchd.conf"
-chown "$U" "$T/pw-searchd.conf"
-chmod 600 "$T/pw-searchd.conf"
-HOME=$T/home setpriv --reuid="$U" --regid="$(id -g "$U")" --init-groups -- \
-	"$sd" -F -v -l "$T/pw-searchd.log" "$T/pw-searchd.conf" >"$T/pw-searchd.out" 2>&1 </dev/null &
-sd_pid=$!
-for i in $(seq 600); do
-	grep -q "listening on [^ ]*:$port " "$T/pw-searchd.log" 2>/dev/null && break
-	kill -0 "$sd_pid" 2>/dev/null || break
-	sleep 0.1
-done
+sd_as pw-searchd -v "DBAddr mysql://mpw:$PW@localhost/pwdb/?socket=$MDB_SOCKET" "DataDir $T/data2"
 "$cli" -s "127.0.0.1:$port" homeword >"$T/pw-query.out" 2>&1
 tap_ok "$(grep -q '^1\. ' "$T/pw-query.out" && echo 1)" "searchd with the password config answers"
 searchd_stop "$sd_pid"
