@@ -37,6 +37,7 @@ s=socket.socket(); s.bind(("127.0.0.1",int(sys.argv[1]))); s.listen(); time.slee
 cleanup() {
 	"$demo" stop >/dev/null 2>&1
 	[ -f "$t/holders" ] && kill $(cat "$t/holders") 2>/dev/null
+	_lib_cleanup
 }
 trap cleanup EXIT
 # processes of the demo's data directory still running (by command line or cwd)

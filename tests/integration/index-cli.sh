@@ -6,7 +6,7 @@
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 idx="$builddir/mpseek-index"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tmp=$(tmp_dir)
 
 out=$("$idx" --help 2>&1); rc=$?
 tap_is "$rc" 0 "--help exits 0"
