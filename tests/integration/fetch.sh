@@ -13,7 +13,7 @@ server="$srcdir/tests/servers/hostile.py"
 command -v python3 >/dev/null 2>&1 || tap_skip_all "python3 not found"
 [ -x "$tool" ] || tap_skip_all "$tool not built"
 
-tmp=$(mktemp -d /tmp/mpseek-fetch.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mpseek-fetch.XXXXXX")
 spid=
 stop_server() {
 	[ -n "$spid" ] && kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null

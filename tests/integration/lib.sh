@@ -177,10 +177,12 @@ mpi_no_leak_check() {
 # A temp dir (short path: unix socket paths are limited to 107 bytes).
 # Used as T=$(tmp_dir): it runs in a subshell, so the dir is recorded in a
 # file that the exit trap of this shell reads.
-_lib_registry=/tmp/mpseek-test.$$.dirs
+# Under $TMPDIR when set (tests/run-all points it at a tmpfs), else /tmp.
+_lib_tmp=${TMPDIR:-/tmp}
+_lib_registry=$_lib_tmp/mpseek-test.$$.dirs
 tmp_dir() {
 	local d
-	d=$(mktemp -d /tmp/mpseek-test.XXXXXX) || { echo "Bail out! mktemp failed"; exit 1; }
+	d=$(mktemp -d "$_lib_tmp/mpseek-test.XXXXXX") || { echo "Bail out! mktemp failed"; exit 1; }
 	chmod 755 "$d"
 	echo "$d" >>"$_lib_registry"
 	echo "$d"
@@ -219,7 +221,7 @@ _lib_cleanup() {
 	mdb_stop
 	if [ -f "$_lib_registry" ]; then
 		while read -r d; do
-			case $d in /tmp/mpseek-test.*) ;; *) continue ;; esac
+			case $d in "$_lib_tmp"/mpseek-test.*) ;; *) continue ;; esac
 			_lib_stop_embedded "$d"
 			rm -rf "$d"
 		done <"$_lib_registry"
@@ -236,7 +238,7 @@ mdb_start() {
 	local user log
 	[ -x "$MARIADBD" ] || tap_skip_all "mariadbd not found (Debian package mariadb-server)"
 	[ -x "$MARIADB_INSTALL_DB" ] || tap_skip_all "mariadb-install-db not found (Debian package mariadb-server)"
-	MDB_DIR=$(mktemp -d /tmp/mdb.XXXXXX) || { echo "Bail out! mktemp failed"; exit 1; }
+	MDB_DIR=$(mktemp -d "$_lib_tmp/mdb.XXXXXX") || { echo "Bail out! mktemp failed"; exit 1; }
 	# tmp_dir would register it, but mdb_stop must run first: keep it apart.
 	chmod 755 "$MDB_DIR"
 	MDB_SOCKET=$MDB_DIR/mysqld.sock

@@ -81,6 +81,17 @@ static inline const char *tap_data(const char *name)
 	return path;
 }
 
+/* A new directory $TMPDIR/<name>.XXXXXX (/tmp without TMPDIR: tests/run-all
+ * points it at a tmpfs) into buf of size bytes: buf, or NULL. */
+static inline char *tap_mkdtemp(char *buf, size_t size, const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if ((size_t)snprintf(buf, size, "%s/%s.XXXXXX", tmp && *tmp ? tmp : "/tmp", name) >= size)
+		return NULL;
+	return mkdtemp(buf);
+}
+
 /* Decode C-style escapes in place; returns the new length. */
 static inline size_t tap_unescape(char *s)
 {

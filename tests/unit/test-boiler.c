@@ -50,7 +50,7 @@ static void write_file(const char *path, const unsigned char *p, size_t n)
 
 int main(void)
 {
-	char dir[] = "/tmp/test-boiler.XXXXXX";
+	char dir[256];
 	struct boiler_table t = { 0 };
 	struct buf err = BUF_INIT(4096);
 	struct pos_range got[8];
@@ -60,7 +60,7 @@ int main(void)
 	char *path;
 	FILE *f;
 
-	if (!mkdtemp(dir))
+	if (!tap_mkdtemp(dir, sizeof(dir), "test-boiler"))
 		return 1;
 	path = xasprintf("%s/%s", dir, BOILER_FILE);
 	ok(boiler_open(dir, &b, &err) == 0 && !b, "no file: none");

@@ -45,7 +45,7 @@ static const struct ds_case cases[] = {
 	{ "url_id near 2^32", 0xFFFFFF00u, 1, 200, 50, 8, 3, 50, 8, 0 },
 };
 
-static char dir[] = "/tmp/test-docstore.XXXXXX";
+static char dir[256];
 
 static void fill(char *p, size_t n, uint32_t id)
 {
@@ -224,14 +224,14 @@ static struct db *no_db(void *arg, struct buf *err)
  * database function's reason. */
 static void rebuild(const char *old_dir, const struct ds_case *c, char *text, char *title)
 {
-	char sub[] = "/tmp/test-docstore-new.XXXXXX";
+	char sub[256];
 	struct docstore *old = NULL, *nw = NULL;
 	struct docstore_cursor co = { 0 }, cn = { 0 };
 	struct buf err = BUF_INIT(1024);
 	uint64_t copied = 0, read = 0, given = 0;
 	int bad = 0;
 
-	if (!mkdtemp(sub) || docstore_open(old_dir, &old, &err) != 1)
+	if (!tap_mkdtemp(sub, sizeof(sub), "test-docstore-new") || docstore_open(old_dir, &old, &err) != 1)
 		return;
 	for (int skip = 1; skip <= 3; skip += 2) {
 		struct docstore_builder *b = NULL;
@@ -324,7 +324,7 @@ int main(void)
 	char *text = xmalloc((300u << 10) + 1), *title = xmalloc(70001);
 
 	log_set_level(LOG_ERROR);
-	if (!mkdtemp(dir))
+	if (!tap_mkdtemp(dir, sizeof(dir), "test-docstore"))
 		return 1;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		if (!ok(write_case(&cases[i], text, title) == 0, "%s: written", cases[i].name))

@@ -321,11 +321,9 @@ static void consume(void)
 
 int main(void)
 {
-	const char *tmp = getenv("TMPDIR");
 	struct recs c = { .n = 0 };
 
-	snprintf(tmp_root, sizeof(tmp_root), "%s/test-merge-codec.XXXXXX", tmp ? tmp : "/tmp");
-	if (!mkdtemp(tmp_root)) {
+	if (!tap_mkdtemp(tmp_root, sizeof(tmp_root), "test-merge-codec")) {
 		ok(0, "mkdtemp %s", tmp_root);
 		return done_testing();
 	}

@@ -235,10 +235,8 @@ static void orders(void)
 
 int main(void)
 {
-	const char *tmp = getenv("TMPDIR");
 
-	snprintf(tmp_root, sizeof(tmp_root), "%s/test-merge-sort.XXXXXX", tmp ? tmp : "/tmp");
-	if (!mkdtemp(tmp_root)) {
+	if (!tap_mkdtemp(tmp_root, sizeof(tmp_root), "test-merge-sort")) {
 		ok(0, "mkdtemp %s", tmp_root);
 		return done_testing();
 	}

@@ -408,8 +408,7 @@ static void rm_rf(const char *d)
 int main(void)
 {
 	log_set_level(LOG_ERROR);
-	snprintf(dir, sizeof(dir), "/tmp/mpseek-test-ranks.%ld", (long)getpid());
-	if (mkdir(dir, 0700) < 0) {
+	if (!tap_mkdtemp(dir, sizeof(dir), "test-ranks")) {
 		printf("Bail out! cannot create %s: %s\n", dir, strerror(errno));
 		return 1;
 	}

@@ -358,16 +358,17 @@ static void flip_file(const char *gen, const char *rel)
 	free(path);
 }
 
-/* RssFile of this process (file-backed resident pages), KiB; -1 if unknown. */
-static long rss_file_kib(void)
+/* This process' resident pages of mapped files, KiB: RssFile, plus RssShmem
+ * for the files of a tmpfs (tests/run-all's TMPDIR); -1 if unknown. */
+static long rss_mapped_kib(void)
 {
 	FILE *f = fopen("/proc/self/status", "r");
 	char line[256];
 	long v = -1;
 
 	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "RssFile:", 8))
-			v = strtol(line + 8, NULL, 10);
+		if (!strncmp(line, "RssFile:", 8) || !strncmp(line, "RssShmem:", 9))
+			v = (v < 0 ? 0 : v) + strtol(strchr(line, ':') + 1, NULL, 10);
 	if (f)
 		fclose(f);
 	return v;
@@ -399,7 +400,7 @@ static char *first_generation(const char *data, struct buf *err)
 /* Dropping the pages read leaves the reader working. */
 static void release_pages(struct storage *s)
 {
-	long before = rss_file_kib(), after;
+	long before = rss_mapped_kib(), after;
 
 	for (unsigned part = 0; part < STORAGE_PARTITIONS; part++)
 		storage_release_part(s, part);
@@ -407,9 +408,9 @@ static void release_pages(struct storage *s)
 	storage_release_part(s, STORAGE_PARTITIONS); /* out of range: nothing */
 	storage_release_part(NULL, 0);
 	storage_release_docinfo(NULL);
-	after = rss_file_kib();
+	after = rss_mapped_kib();
 	ok(before > 0 && after < before, "storage_release_part/_docinfo drop the mapped pages "
-	   "read (RssFile %ld -> %ld KiB)", before, after);
+	   "read (RssFile+RssShmem %ld -> %ld KiB)", before, after);
 	is_int(compare(s), 0, "after the release the reader still gives back the model");
 }
 
@@ -1500,8 +1501,8 @@ out:
 
 int main(void)
 {
-	char tmpl[] = "/tmp/test-storage-XXXXXX";
-	char *root = mkdtemp(tmpl), *gen, *data;
+	char tmpl[256];
+	char *root = tap_mkdtemp(tmpl, sizeof(tmpl), "test-storage"), *gen, *data;
 	struct storage *s = NULL;
 	struct buf err = BUF_INIT(1 << 20);
 	int k;
