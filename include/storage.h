@@ -216,6 +216,17 @@ int storage_seek_url(struct storage_cursor *c, uint32_t target, uint32_t *url_id
  * only (what storage_open_dir() opens); -1 on an older one. */
 int storage_skip_url(struct storage_cursor *c, uint32_t target, uint32_t *url_id,
 		     uint32_t *n_pos, const uint8_t **pos);
+/* The url_id of the record after the one storage_skip_url() found last,
+ * 0 when the site has none (a walk asks the memory for its document's
+ * facts while it works on this one: storage_doc_prefetch()). */
+static inline uint32_t storage_peek_url(const struct storage_cursor *c)
+{
+	const uint8_t *u = c->urls;
+
+	if (!u || c->urls_end - u < 4)
+		return 0;
+	return (uint32_t)u[0] | (uint32_t)u[1] << 8 | (uint32_t)u[2] << 16 | (uint32_t)u[3] << 24;
+}
 /* Put the cursor of the current site at the record byte offset off from
  * the site's first record (a block's off, "block summaries" below): the
  * next storage_skip_url()/storage_next_url() reads from there.  0, or -1
@@ -250,6 +261,8 @@ struct storage_doc {
 };
 /* 1 and *d for an indexed url_id, 0 for one that is not, -1 on damage. */
 int storage_doc(const struct storage *s, uint32_t url_id, struct storage_doc *d);
+/* Ask the memory for url_id's docinfo entry, which storage_doc() reads next. */
+void storage_doc_prefetch(const struct storage *s, uint32_t url_id);
 /* Number of indexed documents and the mean words per section (BM25). */
 uint64_t storage_n_docs(const struct storage *s);
 double storage_avg_len(const struct storage *s, int section);

@@ -1431,6 +1431,12 @@ int storage_doc(const struct storage *s, uint32_t url_id, struct storage_doc *d)
 	return 1;
 }
 
+void storage_doc_prefetch(const struct storage *s, uint32_t url_id)
+{
+	if ((uint64_t)url_id < s->doc.count)
+		__builtin_prefetch(s->doc.data + (size_t)url_id * DOC_ENTRY);
+}
+
 /* --- urlstates: bounded merge memory --- */
 
 /* The mappings are not changed, only their pages dropped. */

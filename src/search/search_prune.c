@@ -471,6 +471,28 @@ int prune_term_min_url(const struct prune *p, const struct pterm *t, uint32_t si
 	return found;
 }
 
+void prune_prefetch_next(const struct prune *p, const struct pterm *t, uint32_t site,
+			 uint32_t url)
+{
+	const struct search_index *ix = p->r->ix;
+
+	if (p->nmatch * 8 < p->nread)
+		return;
+	for (size_t j = t->first; j < t->first + t->ns; j++) {
+		const struct psub *s = &p->sub[j];
+		uint32_t next;
+
+		if (s->ended || s->site != site || s->site_done)
+			continue;
+		next = s->url == url ? storage_peek_url(s->c) : s->url;
+		if (!next)
+			continue;
+		storage_doc_prefetch(ix->st, next);
+		if (next < ix->n_pr)
+			__builtin_prefetch(&ix->pr[next]);
+	}
+}
+
 /* site: and -site: of the root AND, and the request's filters of sites. */
 static bool site_keeps(const struct run *r, uint32_t site)
 {
@@ -698,8 +720,10 @@ int prune_doc(struct prune *p, uint32_t site, uint32_t url)
 	bool in_title = true, found[PRUNE_MAX_TERMS];
 	int rc = prune_doc_has(p, site, url);
 
+	p->nread++;
 	if (rc <= 0)
 		return rc;
+	p->nmatch++;
 	rc = storage_doc(r->ix->st, url, &d);
 	if (rc < 0)
 		return -1;
@@ -1047,6 +1071,7 @@ static int prune_site(struct prune *p, const struct pterm *d, uint32_t site, siz
 		if (!prune_term_min_url(p, d, site, &url))
 			return 0;
 		p->r->work.visited++;
+		prune_prefetch_next(p, d, site, url);
 		if (prune_doc(p, site, url))
 			return -1;
 		if (++*seen % 4096 == 0 && run_past_deadline(p->r))

@@ -156,6 +156,10 @@ struct prune {
 	size_t nrg, caprg;
 	uint32_t sample;
 	uint64_t units;
+	/* Documents prune_doc() was given and those that matched: while one
+	 * in 8 or more does, the walk asks the memory for the next one's
+	 * docinfo and PageRank ahead (prune_prefetch_next()). */
+	uint64_t nread, nmatch;
 };
 
 double prune_theta(const struct prune *p);
@@ -163,6 +167,11 @@ int prune_sub_to_site(struct psub *s, uint32_t site);
 int prune_sub_has(struct psub *s, uint32_t site, uint32_t url);
 void prune_sub_skips(struct prune *p, struct psub *s);
 int prune_term_has(struct prune *p, const struct pterm *t, uint32_t site, uint32_t url);
+/* Ask the memory for the docinfo and PageRank of t's next document in site
+ * after url, while url's are read (prune_doc()): when most documents
+ * match (a phrase's rarely do: the asking would cost more than it saves). */
+void prune_prefetch_next(const struct prune *p, const struct pterm *t, uint32_t site,
+			 uint32_t url);
 int prune_term_min_url(const struct prune *p, const struct pterm *t, uint32_t site,
 		       uint32_t *url);
 int prune_doc_has(struct prune *p, uint32_t site, uint32_t url);
