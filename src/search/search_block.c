@@ -324,7 +324,8 @@ static int range_walk(struct prune *p, uint32_t site, const struct prange *g, ui
 			return 0;
 		p->r->work.visited++;
 		if (!hits) {
-			prune_prefetch_next(p, d, site, url);
+			if (p->ahead)
+				prune_prefetch_next(p, d, site, url);
 			rc = prune_doc(p, site, url);
 		} else {
 			rc = prune_doc_has(p, site, url);

@@ -18,6 +18,7 @@
 #define PRUNE_MAX_TERMS 32     /* words of a query pruning takes */
 #define PRUNE_MARGIN    1e-9   /* a bound's slack for rounding (relative and absolute) */
 #define PRUNE_FIRST     1      /* sites visited first per entry of the page (prune_first()) */
+#define PRUNE_AHEAD_DOCS 65536 /* url_ids from which the walk reads ahead (prune_prefetch_next()) */
 
 /* What a posting list is of a word: the word itself, one of its other
  * forms (StemWeight), its anchor word (AnchorWeight per occurrence). */
@@ -157,9 +158,11 @@ struct prune {
 	uint32_t sample;
 	uint64_t units;
 	/* Documents prune_doc() was given and those that matched: while one
-	 * in 8 or more does, the walk asks the memory for the next one's
-	 * docinfo and PageRank ahead (prune_prefetch_next()). */
+	 * in 8 or more does, and the generation's docinfo is larger than the
+	 * caches (ahead), the walk asks the memory for the next one's docinfo
+	 * and PageRank ahead (prune_prefetch_next()). */
 	uint64_t nread, nmatch;
+	bool ahead;
 };
 
 double prune_theta(const struct prune *p);
@@ -168,8 +171,9 @@ int prune_sub_has(struct psub *s, uint32_t site, uint32_t url);
 void prune_sub_skips(struct prune *p, struct psub *s);
 int prune_term_has(struct prune *p, const struct pterm *t, uint32_t site, uint32_t url);
 /* Ask the memory for the docinfo and PageRank of t's next document in site
- * after url, while url's are read (prune_doc()): when most documents
- * match (a phrase's rarely do: the asking would cost more than it saves). */
+ * after url, while url's are read (prune_doc()): when p->ahead and most
+ * documents match (a phrase's rarely do: the asking would cost more than
+ * it saves). */
 void prune_prefetch_next(const struct prune *p, const struct pterm *t, uint32_t site,
 			 uint32_t url);
 int prune_term_min_url(const struct prune *p, const struct pterm *t, uint32_t site,

@@ -12,7 +12,8 @@
 # files (an older generation) the same pages come from reading every range;
 # --check verifies the files and finds a changed byte.  The same documents
 # on sites numbered near 2^32 give the same pages.  Ranges take their
-# windows' PageRank; cursors jump by the skip entries (NNw/skips).
+# windows' PageRank; cursors jump by the skip entries (NNw/skips); past
+# 65,536 url_ids the walk reads the next document's facts ahead.
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 idx="$builddir/mpseek-index"
@@ -175,4 +176,12 @@ printf '\xff\xff\xff\x7f' | dd of="$f" bs=1 seek=16 conv=notrunc status=none
 tap_ok "$(grep -q 'blocksum.*every block' "$T/dam.err" && [ -n "$base" ] &&
 	[ "$(head -1 "$T/dam.out")" = "$base" ] && echo 1)" \
 	"a damaged blocksum is refused with a warning, the answer is the same"
+
+# Past PRUNE_AHEAD_DOCS (65,536) url_ids the walk reads each next
+# document's docinfo and PageRank ahead (prune_prefetch_next(), peeking at
+# the record after the cursor's): the same pages, and under the
+# sanitizers no read past a site's records.
+syn_generation ahead -n 70000 -l 4 -S 10 -r 1 -x 5
+syn_compare ahead-grouped10 "$G" -n 10
+syn_compare ahead-flat10 "$G" -G -n 10
 tap_done
