@@ -322,6 +322,7 @@ static int prune_open(struct prune *p)
 	/* docinfo (20 bytes a document) and the PageRank table past the
 	 * caches: 1.8 MB at 65,536 url_ids. */
 	p->ahead = storage_max_url_id(r->ix->st) >= PRUNE_AHEAD_DOCS;
+	p->prox_all = run_proximity_bound(r, NULL);
 	return none || p->np == 0;
 }
 
@@ -720,7 +721,7 @@ int prune_doc(struct prune *p, uint32_t site, uint32_t url)
 	struct storage_doc d;
 	struct cand *c;
 	double wn[4], text, pr;
-	bool in_title = true, found[PRUNE_MAX_TERMS];
+	bool in_title = true, all = true, found[PRUNE_MAX_TERMS];
 	int rc = prune_doc_has(p, site, url);
 
 	p->nread++;
@@ -747,13 +748,15 @@ int prune_doc(struct prune *p, uint32_t site, uint32_t url)
 	text = 0;
 	for (size_t i = 0; i < p->np; i++) {
 		const struct pterm *t = &p->t[i];
-		bool title = false;
+		bool title = false, *f = &found[t->l - r->leaves];
 
-		text += term_bound(p, t, site, url, wn, p->rec + p->nrec, &found[t->l - r->leaves],
-				   &title);
+		text += term_bound(p, t, site, url, wn, p->rec + p->nrec, f, &title);
 		in_title &= title;
+		all &= *f;
 	}
-	text += run_proximity_bound(r, found) + phrase_bound(p, wn);
+	/* With every word's positions (the usual case) the proximity bound
+	 * is the query's own. */
+	text += (all ? p->prox_all : run_proximity_bound(r, found)) + phrase_bound(p, wn);
 	pr = run_pr(r, url);
 	if (p->ncand == p->capcand) {
 		size_t old = p->capcand;

@@ -163,6 +163,7 @@ struct prune {
 	 * and PageRank ahead (prune_prefetch_next()). */
 	uint64_t nread, nmatch;
 	bool ahead;
+	double prox_all;           /* the proximity bound when every word has positions */
 };
 
 double prune_theta(const struct prune *p);

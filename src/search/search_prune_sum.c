@@ -112,7 +112,7 @@ double prune_bound_of(struct prune *p, double pr, const struct subval *v)
 		else if (tl > title)
 			title = tl;
 	}
-	text += run_proximity_bound(r, NULL);
+	text += p->prox_all;
 	for (size_t i = 0; i < p->nf; i++) {
 		const struct pphrase *f = &p->f[i];
 		double t = HUGE_VAL;
