@@ -740,7 +740,7 @@ int prune_doc(struct prune *p, uint32_t site, uint32_t url)
 	if (p->nrec + p->npsub > p->caprec) {
 		size_t old = p->caprec;
 
-		p->caprec = 2 * (p->nrec + p->npsub) + 64;
+		p->caprec = 2 * (p->nrec + p->npsub) + PRUNE_CAND_FIRST * p->npsub;
 		p->rec = arena_grow(r->ar, p->rec, old * sizeof(*p->rec), p->caprec * sizeof(*p->rec));
 	}
 	run_section_factors(r, d.len, wn);
@@ -761,7 +761,7 @@ int prune_doc(struct prune *p, uint32_t site, uint32_t url)
 	if (p->ncand == p->capcand) {
 		size_t old = p->capcand;
 
-		p->capcand = p->capcand ? 2 * p->capcand : 64;
+		p->capcand = p->capcand ? 2 * p->capcand : PRUNE_CAND_FIRST;
 		p->cand = arena_grow(r->ar, p->cand, old * sizeof(*p->cand), p->capcand * sizeof(*p->cand));
 	}
 	c = &p->cand[p->ncand++];

@@ -19,6 +19,7 @@
 #define PRUNE_MARGIN    1e-9   /* a bound's slack for rounding (relative and absolute) */
 #define PRUNE_FIRST     1      /* sites visited first per entry of the page (prune_first()) */
 #define PRUNE_AHEAD_DOCS 65536 /* url_ids from which the walk reads ahead (prune_prefetch_next()) */
+#define PRUNE_CAND_FIRST 1024  /* room for a site's candidates at first (48 KB; grown by doubling) */
 
 /* What a posting list is of a word: the word itself, one of its other
  * forms (StemWeight), its anchor word (AnchorWeight per occurrence). */
