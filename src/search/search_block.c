@@ -316,11 +316,11 @@ static int range_walk(struct prune *p, uint32_t site, const struct prange *g, ui
 	if (range_jump(p, site, g->lo))
 		return -1;
 	for (;;) {
-		int rc;
+		int rc = prune_term_next(p, d, site, url + 1, &url);
 
-		if (prune_term_has(p, d, site, url + 1) < 0)
-			return -1;
-		if (!prune_term_min_url(p, d, site, &url) || url > g->hi)
+		if (rc <= 0)
+			return rc;
+		if (url > g->hi)
 			return 0;
 		p->r->work.visited++;
 		if (!hits) {

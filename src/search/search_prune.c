@@ -412,7 +412,7 @@ static int term_to_site(struct prune *p, const struct pterm *t, uint32_t site)
 }
 
 /* Whether some list of t has url: 1, 0, -1 (inlined where a document's
- * words are looked up, prune_doc_has() and prune_site()). */
+ * words are looked up, prune_doc_has()). */
 static inline __attribute__((always_inline)) int term_has(struct prune *p,
 							  const struct pterm *t,
 							  uint32_t site, uint32_t url)
@@ -427,11 +427,6 @@ static inline __attribute__((always_inline)) int term_has(struct prune *p,
 		any |= rc;
 	}
 	return any;
-}
-
-int prune_term_has(struct prune *p, const struct pterm *t, uint32_t site, uint32_t url)
-{
-	return term_has(p, t, site, url);
 }
 
 static bool term_at_site(const struct prune *p, const struct pterm *t, uint32_t site)
@@ -459,14 +454,16 @@ static int term_min_site(const struct prune *p, const struct pterm *t, uint32_t 
 	return found;
 }
 
-int prune_term_min_url(const struct prune *p, const struct pterm *t, uint32_t site,
-			uint32_t *url)
+int prune_term_next(struct prune *p, const struct pterm *t, uint32_t site, uint32_t from,
+		    uint32_t *url)
 {
 	int found = 0;
 
 	for (size_t j = t->first; j < t->first + t->ns; j++) {
-		const struct psub *s = &p->sub[j];
+		struct psub *s = &p->sub[j];
 
+		if (sub_has(s, site, from) < 0)
+			return -1;
 		if (!s->ended && s->site == site && !s->site_done && (!found || s->url < *url)) {
 			*url = s->url;
 			found = 1;
@@ -1072,10 +1069,10 @@ static int prune_site(struct prune *p, const struct pterm *d, uint32_t site, siz
 
 	for (;;) {
 		/* Every list of d to its first record after url. */
-		if (term_has(p, d, site, url + 1) < 0)
-			return -1;
-		if (!prune_term_min_url(p, d, site, &url))
-			return 0;
+		int rc = prune_term_next(p, d, site, url + 1, &url);
+
+		if (rc <= 0)
+			return rc;
 		p->r->work.visited++;
 		if (p->ahead)
 			prune_prefetch_next(p, d, site, url);

@@ -171,15 +171,16 @@ double prune_theta(const struct prune *p);
 int prune_sub_to_site(struct psub *s, uint32_t site);
 int prune_sub_has(struct psub *s, uint32_t site, uint32_t url);
 void prune_sub_skips(struct prune *p, struct psub *s);
-int prune_term_has(struct prune *p, const struct pterm *t, uint32_t site, uint32_t url);
 /* Ask the memory for the docinfo and PageRank of t's next document in site
  * after url, while url's are read (prune_doc()): when p->ahead and most
  * documents match (a phrase's rarely do: the asking would cost more than
  * it saves). */
 void prune_prefetch_next(const struct prune *p, const struct pterm *t, uint32_t site,
 			 uint32_t url);
-int prune_term_min_url(const struct prune *p, const struct pterm *t, uint32_t site,
-		       uint32_t *url);
+/* Every list of t at site to its first record at from or after, and the
+ * least url_id they are at then: 1 and *url, 0 when none has one, -1. */
+int prune_term_next(struct prune *p, const struct pterm *t, uint32_t site, uint32_t from,
+		    uint32_t *url);
 int prune_doc_has(struct prune *p, uint32_t site, uint32_t url);
 int prune_walk_next(struct prune *p, uint32_t *site);
 int prune_visit_site(struct prune *p, uint32_t site, size_t *seen);

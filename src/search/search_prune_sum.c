@@ -156,12 +156,10 @@ static int sum_count(struct prune *p, uint32_t site, uint64_t *n, size_t *seen)
 	uint32_t url = 0;
 
 	for (;;) {
-		int rc;
+		int rc = prune_term_next(p, d, site, url + 1, &url);
 
-		if (prune_term_has(p, d, site, url + 1) < 0)
-			return -1;
-		if (!prune_term_min_url(p, d, site, &url))
-			return 0;
+		if (rc <= 0)
+			return rc;
 		p->r->work.visited++;
 		rc = prune_doc_has(p, site, url);
 		if (rc < 0)
