@@ -477,7 +477,7 @@ void prune_prefetch_next(const struct prune *p, const struct pterm *t, uint32_t 
 {
 	const struct search_index *ix = p->r->ix;
 
-	if (!p->ahead || p->nmatch * 8 < p->nread)
+	if (p->nmatch * 8 < p->nread)
 		return;
 	for (size_t j = t->first; j < t->first + t->ns; j++) {
 		const struct psub *s = &p->sub[j];

@@ -172,9 +172,9 @@ int prune_sub_to_site(struct psub *s, uint32_t site);
 int prune_sub_has(struct psub *s, uint32_t site, uint32_t url);
 void prune_sub_skips(struct prune *p, struct psub *s);
 /* Ask the memory for the docinfo and PageRank of t's next document in site
- * after url, while url's are read (prune_doc()): when p->ahead and most
- * documents match (a phrase's rarely do: the asking would cost more than
- * it saves). */
+ * after url, while url's are read (prune_doc()): called where p->ahead,
+ * it asks while most documents match (a phrase's rarely do: the asking
+ * would cost more than it saves). */
 void prune_prefetch_next(const struct prune *p, const struct pterm *t, uint32_t site,
 			 uint32_t url);
 /* Every list of t at site to its first record at from or after, and the
