@@ -45,28 +45,15 @@ write_conf "$conf" site "MinDelay 0" "ReadTimeOut 5" "Period 3s" "PublishPages 2
 dd=$MDB_DIR/data-site
 SQL() { mdb_sql "$1" site; }
 
-# sd_start: searchd on a free port (as searchd.sh starts it).
+# sd_start: searchd on a free port (sd_retry), config $T/sd.conf, log
+# $T/sd.log; sets SD_PID and SD_ADDR.
 sd_start() {
-	local try i port
-	for try in $(seq 20); do
-		port=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
-		SD_ADDR=127.0.0.1:$port
-		write_conf "$T/sd.conf" site "Port $port" "MaxThreads 2"
-		"$sd" -F -P "$T/sd.pid" "$T/sd.conf" >"$T/sd.out" 2>"$T/sd.log" </dev/null &
-		SD_PID=$!
-		for i in $(seq 600); do
-			grep -q "listening on [^ ]*:$port " "$T/sd.log" 2>/dev/null && return 0
-			kill -0 "$SD_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		wait "$SD_PID" 2>/dev/null
-		grep -q 'Address already in use' "$T/sd.log" && continue
-		echo "Bail out! searchd did not start"
-		exit 1
-	done
-	echo "Bail out! searchd found no free port"
-	exit 1
+	local port
+	sd_retry sd_conf sd_exec "$T/sd.log" 600 || { echo "Bail out! searchd did not start (see above)"; exit 1; }
 }
+# The WRITE and START of sd_start.
+sd_conf() { write_conf "$T/sd.conf" site "Port $port" "MaxThreads 2"; }
+sd_exec() { exec "$sd" -F -P "$T/sd.pid" "$T/sd.conf" >"$T/sd.out" 2>"$T/sd.log"; }
 # urls WORD: the URLs searchd finds now.
 urls() { "$cli" -s "$SD_ADDR" -p 100 "$1" 2>/dev/null | awk '/^[0-9]+\. /{ print $2 }' | sort | tr '\n' ' '; }
 # wait_found WORD WANT SECONDS: until searchd finds exactly WANT for WORD;

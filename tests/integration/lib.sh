@@ -53,6 +53,20 @@
 #                                 listens; sets SD_PID, SD_ADDR (127.0.0.1:P),
 #                                 SD_CONF, SD_LOG
 #           searchd_stop [PID]    SIGTERM and wait (default $SD_PID)
+#           sd_retry WRITE START LOG TENTHS [OUT]
+#                                 the start loop of searchd_start, for tests
+#                                 that start searchd their own way: up to 20
+#                                 tries, each on a random port: sets port
+#                                 and SD_ADDR (127.0.0.1:$port), calls WRITE
+#                                 (writes the config for $port), runs START
+#                                 in the background, which must exec the
+#                                 server (SD_PID=$! is then searchd's own
+#                                 pid), and waits TENTHS tenths of a second
+#                                 for "listening on ...:$port " in LOG; one
+#                                 still not listening is stopped.  "Address
+#                                 already in use" in LOG or OUT (its stderr
+#                                 under -l) is a retry, else it prints their
+#                                 ends as "#" lines and returns 1
 #           treeweb_start DIR PAGES DELAY [PORT]
 #                                 tests/servers/treeweb.py (PAGES pages a
 #                                 host, DELAY s a response) on a free port
@@ -293,34 +307,51 @@ _mdb_run() {
 	exit 1
 }
 
+# searchd_start DIR DB [LINE...]: see the top of this file.
 _lib_searchd_n=0
 _lib_sd_pids=()
 searchd_start() {
-	local dir=$1 db=$2 try i port
+	local dir=$1 db=$2 port
 	shift 2
+	local lines=("$@")
+	_lib_searchd_n=$((_lib_searchd_n + 1))
+	SD_CONF=$dir/searchd-$_lib_searchd_n.conf
+	SD_LOG=$dir/searchd-$_lib_searchd_n.log
+	sd_retry _lib_sd_conf _lib_sd_exec "$SD_LOG" 1200 ||
+		{ echo "Bail out! searchd did not start (see above)"; exit 1; }
+	_lib_sd_pids+=("$SD_PID")
+}
+# The WRITE and START of searchd_start (its locals db and lines, port).
+_lib_sd_conf() { write_conf "$SD_CONF" "$db" "Port $port" "${lines[@]}"; }
+_lib_sd_exec() { exec $SD_WRAP "$builddir/searchd" -F "$SD_CONF" >/dev/null 2>"$SD_LOG"; }
+
+# sd_retry WRITE START LOG TENTHS [OUT]: see the top of this file.  WRITE
+# and START see the caller's locals.  Sets port, SD_ADDR, SD_PID and
+# _lib_sd_last (the searchd starting, for the exit's cleanup).
+_lib_sd_last=""
+sd_retry() {
+	local write=$1 start=$2 log=$3 tenths=$4 out=$5 try i
 	for try in $(seq 20); do
-		_lib_searchd_n=$((_lib_searchd_n + 1))
 		port=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
-		SD_CONF=$dir/searchd-$_lib_searchd_n.conf
-		SD_LOG=$dir/searchd-$_lib_searchd_n.log
 		SD_ADDR=127.0.0.1:$port
-		write_conf "$SD_CONF" "$db" "Port $port" "$@"
-		$SD_WRAP "$builddir/searchd" -F "$SD_CONF" >/dev/null 2>"$SD_LOG" </dev/null &
+		"$write"
+		"$start" </dev/null &
 		SD_PID=$!
-		_lib_sd_pids+=("$SD_PID")
-		for i in $(seq 1200); do
-			grep -q "listening on [^ ]*:$port " "$SD_LOG" 2>/dev/null && return 0
+		_lib_sd_last=$SD_PID
+		for i in $(seq "$tenths"); do
+			grep -q "listening on [^ ]*:$port " "$log" 2>/dev/null && return 0
 			kill -0 "$SD_PID" 2>/dev/null || break
 			sleep 0.1
 		done
+		# Still running after TENTHS: stop it, or wait would never return.
+		_lib_kill_wait "$SD_PID" TERM 100 || kill -KILL "$SD_PID" 2>/dev/null
 		wait "$SD_PID" 2>/dev/null
-		grep -q 'Address already in use' "$SD_LOG" && continue
-		tail -20 "$SD_LOG" | sed 's/^/# /'
-		echo "Bail out! searchd did not start (see above)"
-		exit 1
+		grep -qs 'Address already in use' "$log" ${out:+"$out"} && continue
+		tail -n 20 "$log" ${out:+"$out"} 2>/dev/null | sed 's/^/# /'
+		return 1
 	done
-	echo "Bail out! searchd found no free port in 20 tries"
-	exit 1
+	echo "# searchd found no free port in 20 tries"
+	return 1
 }
 
 searchd_stop() {
@@ -491,8 +522,9 @@ _lib_stop_servers() {
 	web_stop
 	hostile_stop
 	treeweb_stop
-	# Every searchd searchd_start began that the test left running.
-	for pid in "${_lib_sd_pids[@]}"; do
+	# Every searchd searchd_start began (and the last sd_retry began) that
+	# the test left running.
+	for pid in "${_lib_sd_pids[@]}" $_lib_sd_last; do
 		_lib_kill_wait "$pid" TERM 100 || _lib_kill_wait "$pid" KILL 10
 	done
 	changeweb_stop

@@ -117,30 +117,29 @@ out=$(as "$U" "$idx" --db-start "$conf" 2>&1)
 tap_ok "$([ "$(stat -c %a "$dd/mysql")" = 700 ] && echo "$out" | grep -q 'mode 0755: made it 0700 again' && echo 1)" \
 	"a mysql/ loosened to 0755 is 0700 again after --db-start, with a warning"
 
-# searchd as $U on a random port, another when a server of another test
-# has it (as searchd_start): config $T/NAME.conf (the LINES and Port, $U's,
-# 0600), log $T/NAME.log; sets sd_pid (searchd's own: setpriv, not the as
-# function, whose subshell would be root's) and port.  sd_as NAME OPTS LINES...
+# searchd as $U on a free port (sd_retry): config $T/NAME.conf (the LINES
+# and Port, $U's, 0600), log $T/NAME.log (-l), output $T/NAME.out; sets
+# sd_pid (searchd's own: setpriv execs it) and port.  When it does not
+# start, a diagnostic, and the test points after it fail.
+# sd_as NAME OPTS LINES...
 sd_as() {
-	local name=$1 opts=$2 try i
+	local name=$1 opts=$2
 	shift 2
-	for try in $(seq 20); do
-		port=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
-		printf '%s\n' "$@" "Port $port" >"$T/$name.conf"
-		chown "$U" "$T/$name.conf"
-		chmod 600 "$T/$name.conf"
-		rm -f "$T/$name.log"
-		HOME=$T/home setpriv --reuid="$U" --regid="$(id -g "$U")" --init-groups -- \
-			"$sd" -F $opts -l "$T/$name.log" "$T/$name.conf" >"$T/$name.out" 2>&1 </dev/null &
-		sd_pid=$!
-		for i in $(seq 600); do
-			grep -q "listening on [^ ]*:$port " "$T/$name.log" 2>/dev/null && return 0
-			kill -0 "$sd_pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		grep -qs 'Address already in use' "$T/$name.log" "$T/$name.out" || break
-	done
-	tap_diag "searchd did not start: $(tail -3 "$T/$name.out" "$T/$name.log" 2>/dev/null | tr '\n' ' ')"
+	local lines=("$@")
+	sd_retry sd_as_conf sd_as_exec "$T/$name.log" 600 "$T/$name.out" ||
+		tap_diag "searchd did not start (see above)"
+	sd_pid=$SD_PID
+}
+# The WRITE and START of sd_as (its locals name, opts and lines, port).
+sd_as_conf() {
+	printf '%s\n' "${lines[@]}" "Port $port" >"$T/$name.conf"
+	chown "$U" "$T/$name.conf"
+	chmod 600 "$T/$name.conf"
+	rm -f "$T/$name.log"
+}
+sd_as_exec() {
+	HOME=$T/home exec setpriv --reuid="$U" --regid="$(id -g "$U")" --init-groups -- \
+		"$sd" -F $opts -l "$T/$name.log" "$T/$name.conf" >"$T/$name.out" 2>&1
 }
 sd_as searchd "" "DataDir $dd" "AllowFrom 127.0.0.1"
 tap_is "$(ps -o user= -p "$sd_pid" 2>/dev/null)" "$U" "searchd runs as $U"

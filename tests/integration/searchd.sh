@@ -35,34 +35,21 @@ dd=$MDB_DIR/data-site
 mkdir -p "$dd"
 SQL() { mdb_sql "$1" site; }
 
-# sd_start NAME [LINE...]: searchd -F on a free port with a private config
-# (the crawl's DBAddr and DataDir, MaxThreads 4, and LINEs), run through
-# $SD_WRAP (e.g. valgrind).  Sets SD_PID, SD_ADDR, SD_LOG, SD_CONF.
+# sd_start NAME [LINE...]: searchd -F on a free port (sd_retry) with a
+# private config (the crawl's DBAddr and DataDir, MaxThreads 4, and LINEs),
+# run through $SD_WRAP (e.g. valgrind).  Sets SD_PID, SD_ADDR, SD_LOG,
+# SD_CONF.
 sd_start() {
-	local name=$1 try i port
+	local name=$1 port
 	shift
-	for try in $(seq 20); do
-		port=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
-		SD_CONF=$T/$name.conf
-		SD_LOG=$T/$name.log
-		SD_ADDR=127.0.0.1:$port
-		write_conf "$SD_CONF" site "Port $port" "MaxThreads 4" "$@"
-		$SD_WRAP "$sd" -F -P "$T/$name.pid" "$SD_CONF" >"$T/$name.out" 2>"$SD_LOG" </dev/null &
-		SD_PID=$!
-		for i in $(seq 1200); do
-			grep -q "listening on [^ ]*:$port " "$SD_LOG" 2>/dev/null && return 0
-			kill -0 "$SD_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		wait "$SD_PID" 2>/dev/null
-		grep -q 'Address already in use' "$SD_LOG" && continue
-		tail -20 "$SD_LOG" | sed 's/^/# /'
-		echo "Bail out! searchd did not start (see above)"
-		exit 1
-	done
-	echo "Bail out! searchd found no free port in 20 tries"
-	exit 1
+	local lines=("$@")
+	SD_CONF=$T/$name.conf
+	SD_LOG=$T/$name.log
+	sd_retry sd_conf sd_exec "$SD_LOG" 1200 || { echo "Bail out! searchd did not start (see above)"; exit 1; }
 }
+# The WRITE and START of sd_start (its locals name and lines, port).
+sd_conf() { write_conf "$SD_CONF" site "Port $port" "MaxThreads 4" "${lines[@]}"; }
+sd_exec() { exec $SD_WRAP "$sd" -F -P "$T/$name.pid" "$SD_CONF" >"$T/$name.out" 2>"$SD_LOG"; }
 
 # sd_stop PID: SIGTERM; sets SD_RC (exit status) and SD_TENTHS (tenths of
 # seconds it took).
