@@ -61,7 +61,10 @@ struct docstore_cursor {
 	const struct docstore *ds; /* whose block is held */
 	size_t block;
 	unsigned char *raw;        /* DOCSTORE_MAX_RAW bytes once used */
-	size_t raw_len;
+	size_t raw_len;            /* bytes of the block decompressed, */
+	size_t recs;               /* raw[0..recs), then (texts) their texts up to raw_len */
+	bool split;                /* two streams: the records, then their texts */
+	bool texts;                /* the texts are there (or within the records) */
 	void *dec;                 /* a libdeflate decompressor */
 };
 void docstore_cursor_free(struct docstore_cursor *c); /* accepts a zeroed cursor */
@@ -79,6 +82,11 @@ size_t docstore_blocks(const struct docstore *ds);
  * entry for it, -1 when its block is damaged (err). */
 int docstore_get(const struct docstore *ds, struct docstore_cursor *c, uint32_t url_id,
 		 struct docstore_doc *d, struct buf *err);
+/* The same without the stored text (d->text NULL, d->text_len 0;
+ * has_text says whether it has one): a block's records are a stream of
+ * their own, a few hundred bytes a document, inflated without the texts. */
+int docstore_get_fields(const struct docstore *ds, struct docstore_cursor *c, uint32_t url_id,
+			struct docstore_doc *d, struct buf *err);
 
 /* Every block decompressed and parsed, the data CRC verified; each url_id
  * found is passed to fn (ascending).  0, or -1 at the first problem (err). */

@@ -5,10 +5,12 @@
  */
 #include "config.h"
 
+#include <fcntl.h>
 #include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "binfile.h"
 #include "buf.h"
@@ -21,11 +23,15 @@
 #include "storage.h"
 #include "util.h"
 
-static const unsigned char MAGIC[8] = { 'M', 'P', 'S', 'D', 'S', 'T', 0, 1 };
+static const unsigned char MAGIC[8] = { 'M', 'P', 'S', 'D', 'S', 'T', 0, 2 };
+/* Version 1 (before 2026-11-27): every block one stream of whole records
+ * (T_FLEN 0); read as before, and its blocks copied as they are. */
+static const unsigned char MAGIC1[8] = { 'M', 'P', 'S', 'D', 'S', 'T', 0, 1 };
 
 enum {
 	H_VERSION = 8, H_PART = 12, H_ENTRIES = 16, H_CRC = 24, H_HCRC = 28, HEADER = 32,
-	T_FIRST = 0, T_LAST = 4, T_OFF = 8, T_CLEN = 16, T_RLEN = 20, T_DOCS = 24, T_SIZE = 32,
+	T_FIRST = 0, T_LAST = 4, T_OFF = 8, T_CLEN = 16, T_RLEN = 20, T_DOCS = 24, T_FLEN = 28,
+	T_SIZE = 32,
 	N_FIELDS = 5,
 	/* url_id, flags, size, five (u16 length, NUL), text length */
 	REC_MIN = 4 + 1 + 4 + N_FIELDS * 3 + 4,
@@ -39,7 +45,8 @@ _Static_assert(DOCSTORE_BLOCK + REC_MIN + N_FIELDS * DOCSTORE_MAX_FIELD + DOCSTO
 struct docstore_writer {
 	struct binfile f;
 	uint8_t *level_buf;        /* igzip's level 1 state */
-	struct buf raw;            /* the block being filled */
+	struct buf raw;            /* the block being filled: its records without their texts, */
+	struct buf text;           /* and their texts */
 	unsigned char *out;        /* its compressed form */
 	size_t out_cap;
 	struct buf table;          /* T_SIZE bytes per block */
@@ -63,10 +70,12 @@ int docstore_writer_open(const char *gen_dir, struct docstore_writer **out, stru
 
 	*out = NULL;
 	buf_init(&w->raw, DOCSTORE_MAX_RAW);
+	buf_init(&w->text, DOCSTORE_MAX_RAW);
 	buf_init(&w->table, (size_t)1 << 34);
 	w->level_buf = xmalloc(DOCBLOB_SCRATCH);
-	/* Stored blocks, should a block not compress: 5 bytes a 64 KiB. */
-	w->out_cap = DOCSTORE_MAX_RAW + DOCSTORE_MAX_RAW / 16 + 64;
+	/* Stored blocks, should a block not compress: 5 bytes a 64 KiB,
+	 * for each of its two streams. */
+	w->out_cap = DOCSTORE_MAX_RAW + DOCSTORE_MAX_RAW / 16 + 128;
 	w->out = xmalloc(w->out_cap);
 	if (binfile_create(&w->f, path)) {
 		buf_printf(err, "%s: cannot create", path);
@@ -80,6 +89,7 @@ int docstore_writer_open(const char *gen_dir, struct docstore_writer **out, stru
 	if (rc) {
 		free(w->level_buf);
 		buf_free(&w->raw);
+		buf_free(&w->text);
 		buf_free(&w->table);
 		free(w->out);
 		free(w);
@@ -92,24 +102,31 @@ int docstore_writer_open(const char *gen_dir, struct docstore_writer **out, stru
 static int flush_block(struct docstore_writer *w, struct buf *err)
 {
 	unsigned char t[T_SIZE] = { 0 };
-	size_t n;
+	size_t n, nt = 0;
 
 	if (!w->in_block)
 		return 0;
 	/* Raw deflate by igzip at level 1: twice as fast as libdeflate's
 	 * level 1, which took a quarter of the merge's CPU at 10^6 pages
-	 * (doc/MERGE.md); the reader inflates it with libdeflate as before. */
+	 * (doc/MERGE.md); the reader inflates it with libdeflate as before.
+	 * Two streams: the records, then their texts (none when all are
+	 * empty), so that a page without snippets inflates the first alone. */
 	n = docblob_deflate(w->level_buf, w->raw.ptr, w->raw.len, w->out, w->out_cap, false);
-	if (!n) {
+	if (n && w->text.len)
+		nt = docblob_deflate(w->level_buf, w->text.ptr, w->text.len, w->out + n,
+				     w->out_cap - n, false);
+	if (!n || (w->text.len && !nt)) {
 		buf_printf(err, "docstore: a block does not compress");
 		return -1;
 	}
 	le_put32(t + T_FIRST, w->first);
 	le_put32(t + T_LAST, w->last);
 	le_put64(t + T_OFF, w->off);
-	le_put32(t + T_CLEN, (uint32_t)n);
-	le_put32(t + T_RLEN, (uint32_t)w->raw.len);
+	le_put32(t + T_CLEN, (uint32_t)(n + nt));
+	le_put32(t + T_RLEN, (uint32_t)(w->raw.len + w->text.len));
 	le_put32(t + T_DOCS, w->in_block);
+	le_put32(t + T_FLEN, (uint32_t)n);
+	n += nt;
 	if (w_write(w, w->out, n) || buf_add(&w->table, t, sizeof(t))) {
 		buf_printf(err, "docstore: cannot write a block");
 		return -1;
@@ -117,6 +134,7 @@ static int flush_block(struct docstore_writer *w, struct buf *err)
 	w->off += n;
 	w->in_block = 0;
 	buf_reset(&w->raw);
+	buf_reset(&w->text);
 	return 0;
 }
 
@@ -155,12 +173,12 @@ int docstore_writer_put(struct docstore_writer *w, uint32_t url_id, const struct
 		put_field(&w->raw, f[i]);
 	le_put32(v, (uint32_t)tl);
 	buf_add(&w->raw, v, 4);
-	buf_add(&w->raw, d->text, tl);
+	buf_add(&w->text, d->text, tl);
 	if (!w->in_block++)
 		w->first = url_id;
 	w->last = url_id;
 	w->docs++;
-	return w->raw.len >= DOCSTORE_BLOCK ? flush_block(w, err) : 0;
+	return w->raw.len + w->text.len >= DOCSTORE_BLOCK ? flush_block(w, err) : 0;
 }
 
 void docstore_writer_abort(struct docstore_writer *w)
@@ -170,6 +188,7 @@ void docstore_writer_abort(struct docstore_writer *w)
 	binfile_abort(&w->f);
 	free(w->level_buf);
 	buf_free(&w->raw);
+	buf_free(&w->text);
 	buf_free(&w->table);
 	free(w->out);
 	free(w);
@@ -206,6 +225,7 @@ out:
 	}
 	free(w->level_buf);
 	buf_free(&w->raw);
+	buf_free(&w->text);
 	buf_free(&w->table);
 	free(w->out);
 	free(w);
@@ -221,6 +241,7 @@ struct docstore {
 	const unsigned char *table;
 	size_t n_blocks;
 	uint64_t docs;
+	bool v1;                   /* version 1: no block has two streams */
 	char *path;                /* for messages */
 };
 
@@ -249,10 +270,13 @@ static int check_table(struct docstore *ds, struct buf *err)
 		const unsigned char *t = ds->table + i * T_SIZE;
 		uint32_t first = le_get32(t + T_FIRST), rlen = le_get32(t + T_RLEN);
 		uint32_t docs = le_get32(t + T_DOCS), clen = le_get32(t + T_CLEN);
+		uint32_t flen = le_get32(t + T_FLEN);
 		size_t at = (size_t)(t - ds->p);
 
 		if (le_get64(t + T_OFF) != end || !clen || clen > data - ds->n_blocks * T_SIZE - end)
 			return damaged(err, ds, "offset %zu: block outside the data", at);
+		if (flen > clen || (flen && ds->v1))
+			return damaged(err, ds, "offset %zu: impossible stream length", at);
 		if (rlen < REC_MIN || rlen > DOCSTORE_MAX_RAW || !docs || docs > rlen / REC_MIN)
 			return damaged(err, ds, "offset %zu: impossible block size", at);
 		if (!first || first <= last || le_get32(t + T_LAST) < first)
@@ -276,6 +300,19 @@ static int open_common(struct docstore *ds, struct docstore **out, struct buf *e
 	return 1;
 }
 
+/* Whether path starts with version 1's magic (else it is read as the
+ * current version, whose checks report what it is). */
+static bool is_v1(const char *path)
+{
+	unsigned char m[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool v1 = fd >= 0 && pread(fd, m, 8, 0) == 8 && !memcmp(m, MAGIC1, 8);
+
+	if (fd >= 0)
+		close(fd);
+	return v1;
+}
+
 int docstore_open(const char *gen_dir, struct docstore **out, struct buf *err)
 {
 	struct docstore *ds = xcalloc(1, sizeof(*ds));
@@ -283,8 +320,9 @@ int docstore_open(const char *gen_dir, struct docstore **out, struct buf *err)
 
 	*out = NULL;
 	ds->path = xasprintf("%s/%s", gen_dir, DOCSTORE_FILE);
-	rc = binfile_open_checked(ds->path, MAGIC, STORAGE_FORMAT_VERSION, H_HCRC, HEADER,
-				  "docstore", &ds->map, &ds->size, err);
+	ds->v1 = is_v1(ds->path);
+	rc = binfile_open_checked(ds->path, ds->v1 ? MAGIC1 : MAGIC, STORAGE_FORMAT_VERSION, H_HCRC,
+				  HEADER, "docstore", &ds->map, &ds->size, err);
 	if (rc <= 0) {
 		docstore_close(ds);
 		return rc;
@@ -301,7 +339,8 @@ int docstore_open_mem(const unsigned char *p, size_t size, struct docstore **out
 	ds->path = xstrdup("docstore");
 	ds->p = p;
 	ds->size = size;
-	if (size < HEADER || memcmp(p, MAGIC, 8) ||
+	ds->v1 = size >= HEADER && !memcmp(p, MAGIC1, 8);
+	if (size < HEADER || (memcmp(p, MAGIC, 8) && !ds->v1) ||
 	    le_get32(p + H_VERSION) != STORAGE_FORMAT_VERSION ||
 	    le_get32(p + H_HCRC) != binfile_crc(p, H_HCRC)) {
 		damaged(err, ds, "offset %zu: not a docstore file of this version", 0);
@@ -339,38 +378,62 @@ void docstore_cursor_free(struct docstore_cursor *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* Block i into c (nothing when c holds it already). */
-static int load_block(const struct docstore *ds, struct docstore_cursor *c, size_t i,
+/* Block i's records into c, and with text its texts too (nothing when c
+ * holds them already).  A block of two streams (T_FLEN, the first's
+ * length) has its records in the first, their texts back to back in the
+ * second; a block of one (T_FLEN 0: version 1, or copied from it) has
+ * each record's text after it.  c->recs is where the records end. */
+static int load_block(const struct docstore *ds, struct docstore_cursor *c, size_t i, bool text,
 		      struct buf *err)
 {
 	const unsigned char *t = ds->table + i * T_SIZE;
-	size_t rlen = le_get32(t + T_RLEN), got = 0;
+	const unsigned char *src = ds->p + HEADER + le_get64(t + T_OFF);
+	size_t rlen = le_get32(t + T_RLEN), clen = le_get32(t + T_CLEN);
+	size_t flen = le_get32(t + T_FLEN), got = 0;
 
-	if (c->ds == ds && c->block == i && c->raw)
-		return 0;
-	c->ds = NULL;
-	if (!c->raw)
-		c->raw = xmalloc(DOCSTORE_MAX_RAW);
-	if (!c->dec && !(c->dec = libdeflate_alloc_decompressor()))
-		return damaged(err, ds, "offset %zu: no decompressor", 0);
-	if (libdeflate_deflate_decompress(c->dec, ds->p + HEADER + le_get64(t + T_OFF),
-					  le_get32(t + T_CLEN), c->raw, rlen, &got) !=
-		    LIBDEFLATE_SUCCESS || got != rlen)
-		return damaged(err, ds, "offset %zu: block does not decompress",
-			       (size_t)(HEADER + le_get64(t + T_OFF)));
-	c->ds = ds;
-	c->block = i;
-	c->raw_len = rlen;
+	if (c->ds != ds || c->block != i || !c->raw) {
+		c->ds = NULL;
+		if (!c->raw)
+			c->raw = xmalloc(DOCSTORE_MAX_RAW);
+		if (!c->dec && !(c->dec = libdeflate_alloc_decompressor()))
+			return damaged(err, ds, "offset %zu: no decompressor", 0);
+		if (libdeflate_deflate_decompress(c->dec, src, flen ? flen : clen, c->raw, rlen,
+						  &got) != LIBDEFLATE_SUCCESS ||
+		    (!flen && got != rlen) || got < REC_MIN)
+			return damaged(err, ds, "offset %zu: block does not decompress",
+				       (size_t)(src - ds->p));
+		c->ds = ds;
+		c->block = i;
+		c->raw_len = rlen;
+		c->recs = got;
+		c->split = flen != 0;
+		c->texts = !flen;
+	}
+	if (text && !c->texts) {
+		size_t tl = rlen - c->recs;
+
+		if (tl ? clen == flen ||
+				 libdeflate_deflate_decompress(c->dec, src + flen, clen - flen,
+							       c->raw + c->recs, tl, &got) !=
+					 LIBDEFLATE_SUCCESS ||
+				 got != tl :
+			 clen != flen)
+			return damaged(err, ds, "offset %zu: texts do not decompress",
+				       (size_t)(src + flen - ds->p));
+		c->texts = true;
+	}
 	return 0;
 }
 
-/* The record at *pos of the block in c into d; *pos moves past it.  0, or
- * -1 when it runs past the block or a field lacks its NUL. */
-static int parse_rec(const struct docstore_cursor *c, size_t *pos, uint32_t *url_id,
-		     struct docstore_doc *d)
+/* The record at *pos of the block in c into d; *pos moves past it, and
+ * *tpos past its text in a block of two streams (d->text NULL when c
+ * holds the records alone).  0, or -1 when it runs past the block or a
+ * field lacks its NUL. */
+static int parse_rec(const struct docstore_cursor *c, size_t *pos, size_t *tpos,
+		     uint32_t *url_id, struct docstore_doc *d)
 {
 	const unsigned char *p = c->raw;
-	size_t at = *pos, end = c->raw_len;
+	size_t at = *pos, end = c->recs;
 	const char **f[N_FIELDS] = { &d->title, &d->description, &d->keywords, &d->content_type,
 				     &d->charset };
 
@@ -397,17 +460,28 @@ static int parse_rec(const struct docstore_cursor *c, size_t *pos, uint32_t *url
 		return -1;
 	d->text_len = le_get32(p + at);
 	at += 4;
-	if (d->text_len > DOCSTORE_MAX_TEXT || end - at < d->text_len)
+	if (d->text_len > DOCSTORE_MAX_TEXT)
 		return -1;
-	d->text = (const char *)p + at;
-	*pos = at + d->text_len;
+	if (!c->split) {
+		if (end - at < d->text_len)
+			return -1;
+		d->text = (const char *)p + at;
+		at += d->text_len;
+	} else {
+		if (c->raw_len - c->recs - *tpos < d->text_len)
+			return -1;
+		d->text = c->texts ? (const char *)p + c->recs + *tpos : NULL;
+		*tpos += d->text_len;
+	}
+	*pos = at;
 	return 0;
 }
 
-int docstore_get(const struct docstore *ds, struct docstore_cursor *c, uint32_t url_id,
-		 struct docstore_doc *d, struct buf *err)
+/* url_id's entry, with its text or not. */
+static int get(const struct docstore *ds, struct docstore_cursor *c, uint32_t url_id, bool text,
+	       struct docstore_doc *d, struct buf *err)
 {
-	size_t lo = 0, hi = ds->n_blocks, pos = 0;
+	size_t lo = 0, hi = ds->n_blocks, pos = 0, tpos = 0;
 
 	memset(d, 0, sizeof(*d));
 	while (lo < hi) { /* the first block whose last url_id >= url_id */
@@ -420,20 +494,37 @@ int docstore_get(const struct docstore *ds, struct docstore_cursor *c, uint32_t 
 	}
 	if (lo == ds->n_blocks || le_get32(ds->table + lo * T_SIZE + T_FIRST) > url_id)
 		return 0;
-	if (load_block(ds, c, lo, err))
+	if (load_block(ds, c, lo, text, err))
 		return -1;
-	while (pos < c->raw_len) {
+	while (pos < c->recs) {
 		uint32_t id;
 
-		if (parse_rec(c, &pos, &id, d))
+		if (parse_rec(c, &pos, &tpos, &id, d))
 			return damaged(err, ds, "block %zu: a record runs past the block", lo);
-		if (id == url_id)
+		if (id == url_id) {
+			if (!text) {
+				d->text = NULL;
+				d->text_len = 0;
+			}
 			return 1;
+		}
 		if (id > url_id)
 			break;
 	}
 	memset(d, 0, sizeof(*d));
 	return 0;
+}
+
+int docstore_get(const struct docstore *ds, struct docstore_cursor *c, uint32_t url_id,
+		 struct docstore_doc *d, struct buf *err)
+{
+	return get(ds, c, url_id, true, d, err);
+}
+
+int docstore_get_fields(const struct docstore *ds, struct docstore_cursor *c, uint32_t url_id,
+			struct docstore_doc *d, struct buf *err)
+{
+	return get(ds, c, url_id, false, d, err);
 }
 
 int docstore_verify(const struct docstore *ds, int (*fn)(void *arg, uint32_t url_id), void *arg,
@@ -448,14 +539,14 @@ int docstore_verify(const struct docstore *ds, int (*fn)(void *arg, uint32_t url
 	for (size_t i = 0; !rc && i < ds->n_blocks; i++) {
 		const unsigned char *t = ds->table + i * T_SIZE;
 		uint32_t prev = 0, id = 0, n = 0;
-		size_t pos = 0;
+		size_t pos = 0, tpos = 0;
 
-		if (load_block(ds, &c, i, err)) {
+		if (load_block(ds, &c, i, true, err)) {
 			rc = -1;
 			break;
 		}
-		while (!rc && pos < c.raw_len) {
-			if (parse_rec(&c, &pos, &id, &d) || id <= prev)
+		while (!rc && pos < c.recs) {
+			if (parse_rec(&c, &pos, &tpos, &id, &d) || id <= prev)
 				rc = damaged(err, ds, "block %zu: damaged record", i);
 			else if (fn && fn(arg, id))
 				rc = -1;
@@ -463,7 +554,7 @@ int docstore_verify(const struct docstore *ds, int (*fn)(void *arg, uint32_t url
 			n++;
 		}
 		if (!rc && (n != le_get32(t + T_DOCS) || le_get32(t + T_FIRST) > le_get32(t + T_LAST) ||
-			    id != le_get32(t + T_LAST)))
+			    id != le_get32(t + T_LAST) || c.recs + tpos != c.raw_len))
 			rc = damaged(err, ds, "block %zu: records disagree with the table", i);
 	}
 	docstore_cursor_free(&c);
@@ -477,7 +568,7 @@ int docstore_each(const struct docstore *ds, docstore_each_fn fn, void *arg, str
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < ds->n_blocks; i++) {
-		size_t pos = 0;
+		size_t pos = 0, tpos = 0;
 		uint32_t id;
 
 		/* Read once, in order: the pages read are not kept resident
@@ -485,12 +576,12 @@ int docstore_each(const struct docstore *ds, docstore_each_fn fn, void *arg, str
 		 * of a 30,000-page crawl's rank, 1.9 GiB at 300,000 pages). */
 		if (ds->map && (i & 1023) == 1023)
 			madvise((void *)ds->map, ds->size, MADV_DONTNEED);
-		if (load_block(ds, &c, i, err)) {
+		if (load_block(ds, &c, i, true, err)) {
 			rc = -1;
 			break;
 		}
-		while (!rc && pos < c.raw_len)
-			if (parse_rec(&c, &pos, &id, &d))
+		while (!rc && pos < c.recs)
+			if (parse_rec(&c, &pos, &tpos, &id, &d))
 				rc = damaged(err, ds, "block %zu: damaged record", i);
 			else if (fn(arg, id, &d))
 				rc = -1;
@@ -700,7 +791,7 @@ static void cand_start(struct docstore_builder *b, uint32_t url_id)
 	const struct docstore *o = b->old;
 	const unsigned char *t;
 	struct docstore_doc d;
-	size_t lo = 0, hi = o->n_blocks, pos = 0, n = 0;
+	size_t lo = 0, hi = o->n_blocks, pos = 0, tpos = 0, n = 0;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -713,12 +804,14 @@ static void cand_start(struct docstore_builder *b, uint32_t url_id)
 	if (lo == o->n_blocks || le_get32(o->table + lo * T_SIZE + T_FIRST) != url_id)
 		return;
 	t = o->table + lo * T_SIZE;
-	if (load_block(o, &b->cur, lo, NULL))
+	/* Its url_ids: the records alone (texts are inflated when one of
+	 * its documents is re-encoded). */
+	if (load_block(o, &b->cur, lo, false, NULL))
 		return; /* damaged: its documents are read from the database */
 	if (!b->cand_ids)
 		b->cand_ids = xmalloc(DOCSTORE_MAX_RAW / REC_MIN * sizeof(*b->cand_ids));
-	while (pos < b->cur.raw_len) {
-		if (parse_rec(&b->cur, &pos, &b->cand_ids[n], &d) ||
+	while (pos < b->cur.recs) {
+		if (parse_rec(&b->cur, &pos, &tpos, &b->cand_ids[n], &d) ||
 		    (n && b->cand_ids[n] <= b->cand_ids[n - 1]))
 			return;
 		n++;

@@ -520,8 +520,9 @@ static void docstore_fields(struct run *r, struct proto_hit *h, const struct doc
 }
 
 /* The page's hits from the docstore: urlwordsNN's fields and the snippets
- * cut from its text, one block read per hit (none for an entry kept from
- * an earlier page); the rows (URL, site, clones) come from the cache or
+ * cut from its text, one block read per hit (its records alone, not their
+ * texts, for a page without snippets; none for an entry kept from an
+ * earlier page); the rows (URL, site, clones) come from the cache or
  * the database as before.  texts[i]: hit i's kept entry, looked for here
  * when its row was read by this page (fresh[i]; the caller drops the
  * references); fields[i]
@@ -554,7 +555,8 @@ static int docstore_snippets(struct run *r, struct hit_row *const *rows, const b
 			kept = NULL;       /* the fields alone: the text is read now */
 		if (kept)
 			text_doc(kept, &d);
-		else if ((got = docstore_get(r->ix->ds, &cur, h->url_id, &d, &err)) < 0)
+		else if ((got = (max_ex ? docstore_get : docstore_get_fields)(r->ix->ds, &cur,
+									     h->url_id, &d, &err)) < 0)
 			warning("url %u: %s", h->url_id, buf_str(&err));
 		if (got == 1 && d.found) {
 			docstore_fields(r, h, &d, rd);

@@ -54,9 +54,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			copy[28 + i] = (unsigned char)(c >> (8 * i));
 	}
 	if (docstore_open_mem(copy, size, &ds, &err) == 1) {
-		for (uint32_t id = 0; id < 64; id++)
+		for (uint32_t id = 0; id < 64; id++) {
+			/* The records alone first, then with the texts. */
+			if (docstore_get_fields(ds, &cur, id, &d, &err) == 1)
+				CHECK(d.title && d.charset && !d.text && !d.text_len);
 			if (docstore_get(ds, &cur, id, &d, &err) == 1)
 				check_doc(&d);
+		}
 		CHECK(docstore_get(ds, &cur, UINT32_MAX, &d, &err) >= -1);
 		(void)docstore_verify(ds, NULL, NULL, &err);
 	}
