@@ -473,6 +473,9 @@ void storage_block_at(const unsigned char *first, uint32_t i, struct storage_blo
 /* Block i's first and last url_id alone (what a search for a url_id reads). */
 uint32_t storage_block_min_url(const unsigned char *first, uint32_t i);
 uint32_t storage_block_max_url(const unsigned char *first, uint32_t i);
+/* Block i's window's first url_id and its documents, without the rest. */
+uint32_t storage_block_win_lo(const unsigned char *first, uint32_t i);
+uint32_t storage_block_docs(const unsigned char *first, uint32_t i);
 
 /* ---- skip entries (storage_skip.c; doc/FORMATS.md, "NNw/skips") ----------
  * NNw/skips, written with NNw/sitesum: for a summarized word's site of

@@ -71,6 +71,16 @@ uint32_t storage_block_max_url(const unsigned char *first, uint32_t i)
 	return le_get32(first + (size_t)i * BLOCK_ENTRY + 52);
 }
 
+uint32_t storage_block_win_lo(const unsigned char *first, uint32_t i)
+{
+	return le_get32(first + (size_t)i * BLOCK_ENTRY + 60);
+}
+
+uint32_t storage_block_docs(const unsigned char *first, uint32_t i)
+{
+	return le_get32(first + (size_t)i * BLOCK_ENTRY + 4);
+}
+
 void storage_block_at(const unsigned char *first, uint32_t i, struct storage_block *out)
 {
 	const unsigned char *e = first + (size_t)i * BLOCK_ENTRY;

@@ -174,7 +174,11 @@ static int sub_range(struct prune *p, size_t j, uint32_t site, uint32_t lo, uint
 		*v = (struct subval){ s->sl->tf, s->sl->max_n, s->sl->title, true };
 		return 0;
 	}
-	for (uint32_t i = blk_find(s, lo); i < s->nb; i++) {
+	/* The ranges come in ascending order: s's blocks before this one's
+	 * are before every next one's too. */
+	while (s->bnext < s->nb && storage_block_max_url(s->bfirst, s->bnext) < lo)
+		s->bnext++;
+	for (uint32_t i = s->bnext; i < s->nb; i++) {
 		const struct bval *b;
 
 		if (storage_block_min_url(s->bfirst, i) > hi)
@@ -195,6 +199,26 @@ static int cmp_range(const void *a, const void *b)
 	if (x->ub != y->ub)
 		return (x->ub < y->ub) - (x->ub > y->ub);
 	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* v[0..n) in cmp_range()'s order: best bound first, then by url_id.  A
+ * site's ranges are a few dozen at most but in its longest sites: an
+ * insertion sort below 32 (qsort()'s calls through a pointer and its
+ * merge buffer were 10 % of making them), qsort() above. */
+static void sort_ranges(struct prange *v, size_t n)
+{
+	if (n > 32) {
+		qsort(v, n, sizeof(*v), cmp_range);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct prange x = v[i];
+		size_t k = i;
+
+		for (; k > 0 && cmp_range(&x, &v[k - 1]) < 0; k--)
+			v[k] = v[k - 1];
+		v[k] = x;
+	}
 }
 
 /* The ranges of site into p->rg (p->nrg), best bound first: 1, 0 when
@@ -226,22 +250,18 @@ int prune_blk_ranges(struct prune *p, uint32_t site)
 		p->caprg = 2 * b->nb;
 		p->rg = arena_grow(p->r->ar, p->rg, old * sizeof(*p->rg), p->caprg * sizeof(*p->rg));
 	}
+	for (size_t j = 0; j < p->npsub; j++)
+		p->sub[j].bnext = 0;
 	for (uint32_t i = 0; i < b->nb; i++) {
-		struct storage_block k, next;
 		struct prange *g = &p->rg[p->nrg];
 		bool unbound;
 
 		/* From the first url_id of its window to the next block's:
 		 * every list's records there are in blocks of those windows
 		 * alone (storage.h, "block summaries"). */
-		storage_block_at(b->bfirst, i, &k);
-		g->lo = i ? k.win_lo : 1;
-		g->hi = UINT32_MAX;
-		if (i + 1 < b->nb) {
-			storage_block_at(b->bfirst, i + 1, &next);
-			g->hi = next.win_lo - 1;
-		}
-		g->n_drv = k.s.n_docs;
+		g->lo = i ? storage_block_win_lo(b->bfirst, i) : 1;
+		g->hi = i + 1 < b->nb ? storage_block_win_lo(b->bfirst, i + 1) - 1 : UINT32_MAX;
+		g->n_drv = storage_block_docs(b->bfirst, i);
 		unbound = false;
 		for (size_t j = 0; j < p->npsub && !unbound; j++) {
 			int rc = sub_range(p, j, site, g->lo, g->hi);
@@ -260,7 +280,7 @@ int prune_blk_ranges(struct prune *p, uint32_t site)
 	 * the page has k entries, that is not known: ranges are used). */
 	if (th > -HUGE_VAL && 4 * below < p->nrg)
 		return 0;
-	qsort(p->rg, p->nrg, sizeof(*p->rg), cmp_range);
+	sort_ranges(p->rg, p->nrg);
 	return 1;
 }
 

@@ -42,6 +42,7 @@ struct psub {
 	bool has_blk;
 	const unsigned char *bfirst;
 	uint32_t nb, bsite;
+	uint32_t bnext;            /* the first block the next range may use (prune_blk_ranges()) */
 	/* Its skip entries (NNw/skips): the word's; the current site's nsk
 	 * from skfirst, sksite their site, skhint the first past the cursor
 	 * and sknext its url_id (a target below it is read on to; 0: to be
