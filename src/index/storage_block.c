@@ -39,6 +39,21 @@ int storage_block_word(const struct storage_blocks *b, uint32_t word_id,
 	return storage_sum_files_word(&b->f, word_id, BLOCK_ENTRY, &c->e, &c->end);
 }
 
+uint32_t storage_block_most(const struct storage_blocks *b, uint32_t word_id)
+{
+	struct storage_block_cursor c;
+	uint32_t most = 0, n = 0, site = 0;
+
+	if (!b || storage_block_word(b, word_id, &c) <= 0)
+		return 0;
+	for (const unsigned char *e = c.e; e < c.end; e += BLOCK_ENTRY) {
+		n = n && le_get32(e) == site ? n + 1 : 1;
+		site = le_get32(e);
+		most = n > most ? n : most;
+	}
+	return most;
+}
+
 uint32_t storage_block_site(struct storage_block_cursor *c, uint32_t site,
 			    const unsigned char **first)
 {

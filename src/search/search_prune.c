@@ -161,6 +161,7 @@ static int sub_open(struct prune *p, struct pterm *t, const char *word, size_t l
 	s->ended = rc == 0;
 	s->word_id = w.word_id;
 	s->n_urls = w.n_urls;
+	s->n_sites = w.n_sites;
 	prune_sub_skips(p, s);
 	t->ns++;
 	t->cost += w.n_urls;

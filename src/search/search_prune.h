@@ -34,7 +34,7 @@ struct psub {
 	uint32_t url, n;           /* the record read last (url 0: none yet) */
 	const uint8_t *pos;
 	int kind;                  /* SUB_* */
-	uint32_t word_id, n_urls;
+	uint32_t word_id, n_urls, n_sites;
 	struct sum_list *sl;       /* its site summaries (sum_open()); NULL: none */
 	/* Its block summaries (search_block.c): the word's; the current
 	 * site's nb blocks from bfirst, bsite their site. */

@@ -22,6 +22,33 @@
  * limits, `ul` with URLs).  A passed-over site is counted from the driving
  * word's lists (whole) when the query is that word alone (or it twice),
  * else by a walk of its records without docinfo.  0 or -1. */
+/* Whether the summaries can pass anything over.  Grouped, the threshold
+ * stays -inf until the page has k sites: when the driving word's lists
+ * are in fewer sites than that, no site is passed over, and only a site
+ * with ranges before the threshold (PRUNE_BLK_EARLY blocks of the
+ * longest list) uses them.  Without them a small generation's queries
+ * read no list whole for summaries that bound nothing (the development
+ * corpus: 4 sites, 8 % of a three-word query). */
+static bool sum_may_pass(const struct prune *p)
+{
+	const struct pterm *d = &p->t[0];
+	uint64_t sites = 0;
+	size_t big = d->first;
+
+	if (!p->group)
+		return true;
+	for (size_t j = d->first; j < d->first + d->ns; j++) {
+		sites += p->sub[j].n_sites;
+		if (p->sub[j].n_urls > p->sub[big].n_urls)
+			big = j;
+	}
+	/* The sites of the union: at most their sum, and the generation's. */
+	if (p->r->ix->n_sites && sites > p->r->ix->n_sites)
+		sites = p->r->ix->n_sites;
+	return sites >= p->k ||
+	       storage_block_most(p->r->ix->blocks, p->sub[big].word_id) >= PRUNE_BLK_EARLY;
+}
+
 int prune_sum_open(struct prune *p)
 {
 	struct run *r = p->r;
@@ -32,7 +59,7 @@ int prune_sum_open(struct prune *p)
 	/* A driving word with fewer documents than get summaries is walked
 	 * as fast as its sites would be bounded. */
 	if (!r->ix->sums || p->t[0].cost < STORAGE_SUM_MIN_URLS || r->req->time_from ||
-	    r->req->time_to || (r->ul_set && r->n_ul_urls))
+	    r->req->time_to || (r->ul_set && r->n_ul_urls) || !sum_may_pass(p))
 		return 0;
 	/* The exhaustive evaluation's cursor is free: a list is read with it. */
 	scratch = r->cur;
