@@ -411,13 +411,13 @@ static int load_block(const struct docstore *ds, struct docstore_cursor *c, size
 	}
 	if (text && !c->texts) {
 		size_t tl = rlen - c->recs;
+		/* No second stream when every text is empty. */
+		bool ok = !tl ? clen == flen :
+			  clen > flen && libdeflate_deflate_decompress(c->dec, src + flen, clen - flen,
+								       c->raw + c->recs, tl, &got) ==
+						 LIBDEFLATE_SUCCESS && got == tl;
 
-		if (tl ? clen == flen ||
-				 libdeflate_deflate_decompress(c->dec, src + flen, clen - flen,
-							       c->raw + c->recs, tl, &got) !=
-					 LIBDEFLATE_SUCCESS ||
-				 got != tl :
-			 clen != flen)
+		if (!ok)
 			return damaged(err, ds, "offset %zu: texts do not decompress",
 				       (size_t)(src + flen - ds->p));
 		c->texts = true;
