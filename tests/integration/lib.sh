@@ -330,7 +330,7 @@ _lib_sd_exec() { exec $SD_WRAP "$builddir/searchd" -F "$SD_CONF" >/dev/null 2>"$
 # _lib_sd_last (the searchd starting, for the exit's cleanup).
 _lib_sd_last=""
 sd_retry() {
-	local write=$1 start=$2 log=$3 tenths=$4 out=$5 try i
+	local write=$1 start=$2 log=$3 tenths=$4 out=${5:-} try i
 	for try in $(seq 20); do
 		port=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
 		SD_ADDR=127.0.0.1:$port
