@@ -468,8 +468,9 @@ int storage_block_word(const struct storage_blocks *b, uint32_t word_id,
  * gives them again. */
 uint32_t storage_block_site(struct storage_block_cursor *c, uint32_t site,
 			    const unsigned char **first);
-/* The most blocks one site has among word_id's (0: none). */
-uint32_t storage_block_most(const struct storage_blocks *b, uint32_t word_id);
+/* Whether one site has at least n of word_id's blocks (read up to the
+ * first that does). */
+bool storage_block_site_has(const struct storage_blocks *b, uint32_t word_id, uint32_t n);
 /* Block i (< the number storage_block_site() gave) of those at first. */
 void storage_block_at(const unsigned char *first, uint32_t i, struct storage_block *out);
 /* Block i's first and last url_id alone (what a search for a url_id reads). */

@@ -39,19 +39,21 @@ int storage_block_word(const struct storage_blocks *b, uint32_t word_id,
 	return storage_sum_files_word(&b->f, word_id, BLOCK_ENTRY, &c->e, &c->end);
 }
 
-uint32_t storage_block_most(const struct storage_blocks *b, uint32_t word_id)
+bool storage_block_site_has(const struct storage_blocks *b, uint32_t word_id, uint32_t n)
 {
 	struct storage_block_cursor c;
-	uint32_t most = 0, n = 0, site = 0;
+	uint32_t run = 0, site = 0;
 
 	if (!b || storage_block_word(b, word_id, &c) <= 0)
-		return 0;
+		return false;
+	/* A site's entries are consecutive. */
 	for (const unsigned char *e = c.e; e < c.end; e += BLOCK_ENTRY) {
-		n = n && le_get32(e) == site ? n + 1 : 1;
+		run = run && le_get32(e) == site ? run + 1 : 1;
 		site = le_get32(e);
-		most = n > most ? n : most;
+		if (run >= n)
+			return true;
 	}
-	return most;
+	return false;
 }
 
 uint32_t storage_block_site(struct storage_block_cursor *c, uint32_t site,

@@ -523,6 +523,7 @@ done:
 		env->work->scored += r.work.scored;
 		env->work->lists += r.work.lists;
 		env->work->phrase_docs += r.work.phrase_docs;
+		env->work->sum_queries += r.work.sum_queries;
 		env->work->sites += r.work.sites;
 		env->work->sum_sites += r.work.sum_sites;
 		env->work->visited += r.work.visited;

@@ -76,14 +76,9 @@ void prune_count_skip(struct prune *p, uint64_t docs, bool site)
 int prune_blk_open(struct prune *p)
 {
 	struct run *r = p->r;
-	const struct pterm *d = &p->t[0];
 
 	p->use_blk = false;
 	p->sample = r->env->c->exact_counts ? 1 : PRUNE_SAMPLE;
-	p->bdrv = d->first;
-	for (size_t j = d->first; j < d->first + d->ns; j++)
-		if (p->sub[j].n_urls > p->sub[p->bdrv].n_urls)
-			p->bdrv = j;
 	if (!p->use_sum || !r->ix->blocks || p->nf)
 		return 0;
 	prune_blk_rewind(p);

@@ -324,6 +324,16 @@ static int prune_open(struct prune *p)
 	 * caches: 1.8 MB at 65,536 url_ids. */
 	p->ahead = storage_max_url_id(r->ix->st) >= PRUNE_AHEAD_DOCS;
 	p->prox_all = run_proximity_bound(r, NULL);
+	/* The driving word's longest list: its blocks cut a site into
+	 * ranges, its summaries count a site passed over. */
+	if (p->np) {
+		const struct pterm *d = &p->t[0];
+
+		p->bdrv = d->first;
+		for (size_t j = d->first; j < d->first + d->ns; j++)
+			if (p->sub[j].n_urls > p->sub[p->bdrv].n_urls)
+				p->bdrv = j;
+	}
 	return none || p->np == 0;
 }
 

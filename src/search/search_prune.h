@@ -138,10 +138,9 @@ struct prune {
 	size_t ngroups, capgroups;
 	/* Site summaries (sum_open()): used; a site passed over is counted
 	 * from the driving word's lists (whole), else by a walk; probe: a
-	 * second cursor on its longest list, p->sub[big]. */
+	 * second cursor on its longest list, p->sub[bdrv]. */
 	bool use_sum, sum_whole;
 	struct psub *probe;
-	size_t big;                /* the list probe walks */
 	uint32_t *urls;
 	size_t capurls;
 	struct first {
@@ -154,7 +153,7 @@ struct prune {
 	 * passed-over units counted one in `sample`, and so far. */
 	bool use_blk;
 	struct subval *val;        /* per list, what sum_bound() and the ranges' bounds read */
-	size_t bdrv;
+	size_t bdrv;               /* the driving word's longest list (prune_open()) */
 	struct prange *rg;
 	size_t nrg, caprg;
 	uint32_t sample;

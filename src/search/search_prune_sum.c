@@ -15,13 +15,6 @@
 #include "storage.h"
 #include "util.h"
 
-/* Whether sites may be passed over by their summaries (doc/SEARCH.md,
- * "Top-k pruning"): the driving word has 1,024 documents or more, every
- * list of every positive word has summaries or is small enough to be read
- * at the start, and no filter needs each document's docinfo or URL (time
- * limits, `ul` with URLs).  A passed-over site is counted from the driving
- * word's lists (whole) when the query is that word alone (or it twice),
- * else by a walk of its records without docinfo.  0 or -1. */
 /* Whether the summaries can pass anything over.  Grouped, the threshold
  * stays -inf until the page has k sites: when the driving word's lists
  * are in fewer sites than that, no site is passed over, and only a site
@@ -33,27 +26,29 @@ static bool sum_may_pass(const struct prune *p)
 {
 	const struct pterm *d = &p->t[0];
 	uint64_t sites = 0;
-	size_t big = d->first;
 
 	if (!p->group)
 		return true;
-	for (size_t j = d->first; j < d->first + d->ns; j++) {
+	for (size_t j = d->first; j < d->first + d->ns; j++)
 		sites += p->sub[j].n_sites;
-		if (p->sub[j].n_urls > p->sub[big].n_urls)
-			big = j;
-	}
 	/* The sites of the union: at most their sum, and the generation's. */
 	if (p->r->ix->n_sites && sites > p->r->ix->n_sites)
 		sites = p->r->ix->n_sites;
 	return sites >= p->k ||
-	       storage_block_most(p->r->ix->blocks, p->sub[big].word_id) >= PRUNE_BLK_EARLY;
+	       storage_block_site_has(p->r->ix->blocks, p->sub[p->bdrv].word_id, PRUNE_BLK_EARLY);
 }
 
+/* Whether sites may be passed over by their summaries (doc/SEARCH.md,
+ * "Top-k pruning"): the driving word has 1,024 documents or more, every
+ * list of every positive word has summaries or is small enough to be read
+ * at the start, and no filter needs each document's docinfo or URL (time
+ * limits, `ul` with URLs).  A passed-over site is counted from the driving
+ * word's lists (whole) when the query is that word alone (or it twice),
+ * else by a walk of its records without docinfo.  0 or -1. */
 int prune_sum_open(struct prune *p)
 {
 	struct run *r = p->r;
 	struct storage_cursor *scratch;
-	size_t big;
 
 	p->use_sum = p->sum_whole = false;
 	/* A driving word with fewer documents than get summaries is walked
@@ -73,23 +68,19 @@ int prune_sum_open(struct prune *p)
 			return rc;
 	}
 	p->use_sum = true;
+	r->work.sum_queries++;
 	p->val = arena_alloc(r->ar, p->nsub * sizeof(*p->val));
 	p->sum_whole = p->nt == p->np && p->nf == 0;
 	for (size_t i = 1; i < p->np; i++)
 		p->sum_whole &= p->t[i].first == p->t[0].first;
-	big = p->t[0].first;
 	if (!p->sum_whole || p->t[0].ns == 1)
 		return 0;
 	/* The union of the driving word's lists: the longest one's
 	 * documents, and those of the others it does not have. */
-	for (size_t j = p->t[0].first; j < p->t[0].first + p->t[0].ns; j++)
-		if (p->sub[j].n_urls > p->sub[big].n_urls)
-			big = j;
-	p->big = big;
 	p->probe = arena_calloc(r->ar, 1, sizeof(*p->probe));
 	p->probe->c = arena_alloc(r->ar, sizeof(*p->probe->c));
-	p->probe->sl = p->sub[big].sl;
-	p->probe->word_id = p->sub[big].word_id;
+	p->probe->sl = p->sub[p->bdrv].sl;
+	p->probe->word_id = p->sub[p->bdrv].word_id;
 	return storage_postings(r->ix->st, p->probe->word_id, p->probe->c) < 0 ? -1 : 0;
 }
 
@@ -218,12 +209,12 @@ static int sum_union(struct prune *p, uint32_t site, uint64_t *n)
 	const struct pterm *t = &p->t[0];
 	size_t nu = 0;
 
-	*n = p->sub[t->ns == 1 ? t->first : p->big].sl->n_docs;
+	*n = p->sub[p->bdrv].sl->n_docs;
 	for (size_t j = t->first; j < t->first + t->ns && t->ns > 1; j++) {
 		struct psub *s = &p->sub[j];
 		const struct sum_list *l = s->sl;
 
-		if (j == p->big)
+		if (j == p->bdrv)
 			continue;
 		for (size_t i = l->at; !l->file && i < l->nrd && l->rd[i].site == site; i++) {
 			urls_room(p, nu);

@@ -28,8 +28,9 @@
  *               generation's caches (so that they are emptied under pages)
  *   -W          print the work of the queries on stderr: "work queries N
  *               pruned N matched N postings N scored N" (struct search_work)
- *               and "walked lists N phrase-docs N" (pruned queries' posting
- *               lists, documents searched for a phrase) and "sites N
+ *               and "walked lists N phrase-docs N summarized N" (pruned
+ *               queries' posting lists, documents searched for a phrase,
+ *               queries that bounded sites by their summaries) and "sites N
  *               passed-over N visited-docs N" (the driving word's sites
  *               pruned queries came to, those passed over by their site
  *               summaries, the documents read) "blocks-read N
@@ -516,8 +517,9 @@ int main(int argc, char **argv)
 				" postings %" PRIu64 " scored %" PRIu64 "\n",
 				work.queries, work.pruned, work.matched, work.postings, work.scored);
 		if (o.work)
-			fprintf(stderr, "walked lists %" PRIu64 " phrase-docs %" PRIu64 "\n",
-				work.lists, work.phrase_docs);
+			fprintf(stderr, "walked lists %" PRIu64 " phrase-docs %" PRIu64
+				" summarized %" PRIu64 "\n",
+				work.lists, work.phrase_docs, work.sum_queries);
 		if (o.work)
 			fprintf(stderr, "sites %" PRIu64 " passed-over %" PRIu64 " visited-docs %" PRIu64
 				" blocks-read %" PRIu64 " blocks-passed %" PRIu64 " skips %" PRIu64 "\n",

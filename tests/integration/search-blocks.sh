@@ -50,6 +50,14 @@ syn_compare flat10 "$G" -G -n 10
 syn_compare flat3p2 "$G" -G -n 3 -p 2
 syn_compare site "$G" -n 3 -t 4
 
+# Whether query Q opened the site summaries on generation GEN, grouped
+# pages of PAGE (GEN Q PAGE) -> "summarized N" of search-tool -W.
+summarized() {
+	printf '%s\n' "$2" >"$T/one"
+	"$tool" -g "$1" -b -W -n "$3" -S "$T/exact.conf" "$conf" "$T/one" 2>&1 >/dev/null |
+		awk '/^walked/ { print $7 }'
+}
+
 # The work of a query for a page of 2 sites (GEN QUERY CONF [PAGE]) ->
 # "visited-docs blocks-read blocks-passed"
 work() {
@@ -94,6 +102,9 @@ syn_compare grouped20 "$G" -n 20
 read -r v5 r5 p5 < <(work "$G" "b a" "$T/exact.conf" 20)
 tap_ok "$([ "${p5:-0}" -gt 0 ] && [ "${r5:-0}" -gt 0 ] && echo 1)" \
 	"b a, a page of 20 sites of 10: ranges still passed over ($p5 passed, $r5 read)"
+s10=$(summarized "$G" a 10) s20=$(summarized "$G" a 20)
+tap_ok "$([ "$s10" = 1 ] && [ "$s20" = 1 ] && echo 1)" \
+	"a opens the summaries for pages of 10 and of 20 sites of 10 (long sites' ranges): $s10, $s20"
 
 # Ranks that differ from window to window (one document in 256 ranked 1,000
 # times the others) and PageRankWeight 40, so that PageRank decides: a
@@ -195,11 +206,14 @@ syn_generation ahead -n 70000 -l 4 -S 10 -r 1 -x 5
 syn_compare ahead-grouped10 "$G" -n 10
 syn_compare ahead-flat10 "$G" -G -n 10
 
-# Three sites of 500 documents (8 windows each) and pages of 10 sites:
+# Three sites of 800 documents (13 windows each) and pages of 10 sites:
 # the summaries could pass nothing over and no site is long enough for
 # ranges, so they are not opened (sum_may_pass(): no list read whole for
 # them); the pages are the same, and so they are ungrouped.
-syn_generation few -n 1500 -l 20 -S 3 -r 1 -x 3
+syn_generation few -n 2400 -l 20 -S 3 -r 1 -x 3
 syn_compare few-grouped10 "$G" -n 10
 syn_compare few-flat10 "$G" -G -n 10
+s3=$(summarized "$G" a 10) s2=$(summarized "$G" a 2)
+tap_ok "$([ "$s3" = 0 ] && [ "$s2" = 1 ] && echo 1)" \
+	"a on 3 sites of 13 windows: no summaries for pages of 10 sites ($s3), summaries for 2 ($s2)"
 tap_done

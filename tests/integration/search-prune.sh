@@ -110,7 +110,7 @@ done
 have=$(sed -n 's/^# //p' "$T/rep")
 read -r _ _ l1 _ _ < <(grep '^walked' "$T/rep1.w")
 read -r _ _ l2 _ _ < <(grep '^walked' "$T/rep2.w")
-read -r _ _ _ _ pd < <(grep '^walked' "$T/repp.w")
+read -r _ _ _ _ pd _ < <(grep '^walked' "$T/repp.w")
 read -r _ _ _ _ _ _ _ _ _ _ s2 < <(grep '^work' "$T/rep2.w")
 printf 'Stemming no\nAnchorWeight 0\nProximityBoost 0\n' >"$T/noprox.conf"
 "$tool" -b -W -S "$T/noprox.conf" "$conf" "$T/rep2" >/dev/null 2>"$T/rep2z.w"
