@@ -168,6 +168,8 @@ struct conf {
 	/* searchd */
 	long port;                /* Port (12345) */
 	char *listen;             /* Listen address (127.0.0.1) */
+	char **common_words;      /* CommonWords: pairs indexed (include/grams.h) */
+	size_t n_common_words;
 	char **allow_from;        /* AllowFrom ip|ip/cidr|host */
 	size_t n_allow_from;
 	long slow_query_time;     /* SlowQueryTime ms (1000, 0 = off): log slower queries */

@@ -44,6 +44,10 @@ int merge_check(const struct conf *c, struct db *db, FILE *out);
  * "word<TAB>url_id<TAB>pos,pos,..." (positions as 16-bit values), sorted by
  * word bytes then url_id.  Returns 0 or -1. */
 int merge_dump(const struct conf *c, FILE *out);
+/* --common-words N: "CommonWords w ..." with the n words of the live
+ * generation that are in the most documents (words a pair can hold: not
+ * anchor words, pairs or words over 62 bytes), most first.  0 or -1. */
+int merge_common_words(const struct conf *c, size_t n, FILE *out);
 
 /* Test hook: when MPSEEK_MERGE_CRASH_AT equals `point`, _exit(99) here. */
 void merge_crash_point(const char *point);

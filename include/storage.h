@@ -92,6 +92,27 @@ static inline bool storage_is_anchor_word(const char *word, size_t len)
 	return len && word[0] == STORAGE_ANCHOR_MARK;
 }
 
+/* Pairs of common words (include/grams.h): the pair x y is the dictionary
+ * word x STORAGE_GRAM_MARK y, posted at x's positions where y follows.
+ * The key of x (xl bytes) and y (yl) into out, its length: 0 when it
+ * would pass MAX_WORD_LEN bytes (no such pair is indexed). */
+#define STORAGE_GRAM_MARK '\002'
+static inline size_t storage_gram_key(const char *x, size_t xl, const char *y, size_t yl,
+				      char out[MAX_WORD_LEN])
+{
+	if (xl + 1 + yl > MAX_WORD_LEN)
+		return 0;
+	memcpy(out, x, xl);
+	out[xl] = STORAGE_GRAM_MARK;
+	memcpy(out + xl + 1, y, yl);
+	return xl + 1 + yl;
+}
+
+static inline bool storage_is_gram_word(const char *word, size_t len)
+{
+	return memchr(word, STORAGE_GRAM_MARK, len) != NULL;
+}
+
 /* ---- generations --------------------------------------------------------- */
 
 /* The generation `current` points to: 1 and *gen, 0 when there is no index

@@ -25,6 +25,7 @@
 #include "pagerank.h"
 #include "ranks.h"
 #include "storage.h"
+#include "grams.h"
 #include "util.h"
 #include "writer.h"
 
@@ -32,6 +33,7 @@ enum verb {
 	VERB_INDEX, VERB_STOP, VERB_STATS, VERB_DB_START, VERB_DB_STOP, VERB_DB_STATUS, VERB_CHECK_CONF,
 	VERB_MERGE,         /* -D: merge only (MPI) */
 	VERB_CHECK_INDEX, VERB_DUMP_INDEX,  /* --check, --dump-index: no MPI */
+	VERB_COMMON_WORDS,  /* --common-words N: no MPI */
 	VERB_PRINT_RANKS,   /* --print-ranks [--pagerank-dir DIR]: no MPI */
 	VERB_CHECK_DB,      /* --check-db: no MPI, one process per host under mpirun */
 	VERB_PR_EDGES,      /* --pagerank-edges FILE: MPI, no database */
@@ -62,6 +64,7 @@ struct options {
 	double lock_wait;    /* --lock-wait: seconds to wait for the writer lock, < 0 no limit */
 	bool lock_wait_set;
 	bool continuous; /* --continuous: crawl and publish in rounds until -E */
+	long common_words; /* --common-words N */
 };
 
 static void usage(FILE *fp)
@@ -99,6 +102,8 @@ static void usage(FILE *fp)
 		"  -D              merge only: merge the delta logs into a new index generation\n"
 		"      --check     verify the live index (structure, offsets, orders, counts, wordurl)\n"
 		"      --dump-index print every posting: word<TAB>url_id<TAB>positions\n"
+		"      --common-words N  print a CommonWords line of the live index's N words\n"
+		"                  with the most pages (phrases of them are looked up by pairs)\n"
 		"  -v              verbose (debug log)\n"
 		"      --seed      create/check the schema and insert the Server URLs; no crawl\n"
 		"      --check-config  parse the config, report errors and exit\n"
@@ -192,6 +197,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "db-status", no_argument, NULL, 3 },
 		{ "check", no_argument, NULL, 11 },
 		{ "dump-index", no_argument, NULL, 12 },
+		{ "common-words", required_argument, NULL, 17 },
 		{ "print-ranks", no_argument, NULL, 5 },
 		{ "clear", no_argument, NULL, 'C' },
 		{ "insert", no_argument, NULL, 'i' },
@@ -252,6 +258,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return 2;
 			break;
 		case 16: o->continuous = true; break;
+		case 17:
+			o->verb = VERB_COMMON_WORDS;
+			if (parse_count("--common-words", "a number of words, 1..256", 1, GRAMS_MAX_WORDS,
+					&o->common_words))
+				return 2;
+			break;
 		case 'v': o->log_level = LOG_DEBUG; break;
 		case 'c': o->verb = VERB_CHECK_CONF; break;
 		case 1: o->verb = VERB_DB_START; break;
@@ -447,6 +459,8 @@ static int run_local(const struct options *o, const struct conf *c)
 		return dbserver_running(c->data_dir) ? 0 : 1;
 	case VERB_DUMP_INDEX:
 		return merge_dump(c, stdout);
+	case VERB_COMMON_WORDS:
+		return merge_common_words(c, (size_t)o->common_words, stdout);
 	case VERB_CHECK_INDEX: {
 		int k;
 

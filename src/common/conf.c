@@ -708,6 +708,7 @@ void conf_free(struct conf *c)
 	free(c->http_headers);
 	free(c->bandwidth);
 	free(c->allow_from);
+	free(c->common_words);
 	free(c->daemon_addresses);
 	free(c->error_names);
 	free(c->error_texts);

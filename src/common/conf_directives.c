@@ -15,7 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "conf.h"
+#include "grams.h"
 #include "log.h"
 #include "util.h"
 
@@ -68,6 +70,7 @@ static int d_bandwidth(struct parser *p, const struct directive *d, int argc, ch
 static int d_dblisten(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_listen(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_allowfrom(struct parser *p, const struct directive *d, int argc, char **argv);
+static int d_common(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_daemon(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_errtext(struct parser *p, const struct directive *d, int argc, char **argv);
 static int d_pagerank(struct parser *p, const struct directive *d, int argc, char **argv);
@@ -114,6 +117,7 @@ const struct directive conf_directives[] = {
 	FNW("BoilerplateShare", IDX, NOWHERE, 21, d_ranking, NULL),
 	LONG("BoilerplateMinPages", IDX, C(boilerplate_min_pages), 5, 2, 1000000000),
 	LONG("MaxAnchorWords", IDX, C(max_anchor_words), 32, 0, 4096),
+	FN("CommonWords", IDX, 1, MANY, d_common),
 	BOOL("Clones", IDX, C(clones), 1),
 	BOOL("DeleteNoServer", IDX, C(delete_no_server), 1),
 	TIME("AddressExpiry", IDX, C(address_expiry), HOUR, 0, 30 * DAY),
@@ -967,6 +971,30 @@ static int d_allowfrom(struct parser *p, const struct directive *d, int argc, ch
 		}
 		conf_push_str(&c->allow_from, &c->n_allow_from, conf_pool_dup(c, a));
 	}
+	return 0;
+}
+
+/* CommonWords word...: the words whose adjacent pairs the merge indexes
+ * (include/grams.h), as the index holds them. */
+static int d_common(struct parser *p, const struct directive *d, int argc, char **argv)
+{
+	struct conf *c = p->c;
+	struct buf err = BUF_INIT(256);
+	struct grams *g;
+
+	UNUSED(d);
+	if (c->n_common_words + (size_t)argc > GRAMS_MAX_WORDS)
+		return conf_perr(p, "more than %d common words", GRAMS_MAX_WORDS);
+	if (grams_make((const char *const *)argv, (size_t)argc, &g, &err)) {
+		int rc = conf_perr(p, "%s", buf_str(&err));
+
+		buf_free(&err);
+		return rc;
+	}
+	grams_free(g);
+	buf_free(&err);
+	for (int i = 0; i < argc; i++)
+		conf_push_str(&c->common_words, &c->n_common_words, conf_pool_dup(c, argv[i]));
 	return 0;
 }
 

@@ -30,6 +30,7 @@
 #include "db.h"
 #include "delta.h"
 #include "docstore.h"
+#include "grams.h"
 #include "le.h"
 #include "log.h"
 #include "merge.h"
@@ -423,8 +424,10 @@ static int fold_rec(void *arg, const unsigned char *rec)
 
 /* Pass 2: the postings of the winning DOCs of this rank's segments.  The
  * winners come sorted by (segment, offset), as the segments are read. */
-static int read_postings(struct seg *segs, size_t n, struct merger *win, struct sorter *s)
+static int read_postings(struct seg *segs, size_t n, struct merger *win, struct sorter *s,
+			 const struct grams *g)
 {
+	struct grams_doc gd = { 0 };
 	struct buf err = BUF_INIT(4096);
 	const unsigned char *w = NULL;
 	int rc = 0, hw = merger_next(win, &w);
@@ -456,22 +459,12 @@ static int read_postings(struct seg *segs, size_t n, struct merger *win, struct 
 			}
 			for (uint32_t k = 0; k < rec.n_words && !rc; k++) {
 				const struct delta_word *dw = &rec.words[k];
-				size_t len = POST_FIXED + dw->len + 4 * (size_t)dw->n_pos;
-				unsigned char *p = sorter_room(s, len);
 
-				if (!p) {
-					rc = -1;
-					break;
-				}
-				p[0] = (unsigned char)storage_partition(dw->word, dw->len);
-				p[1] = (unsigned char)dw->len;
-				le_put32(p + 2, rec.site_id);
-				le_put32(p + 6, rec.url_id);
-				le_put16(p + 10, (uint16_t)dw->n_pos);
-				memcpy(p + POST_FIXED, dw->word, dw->len);
-				for (uint32_t j = 0; j < dw->n_pos; j++)
-					le_put32(p + POST_FIXED + dw->len + 4 * j, dw->pos[j]);
+				rc = merge_post(s, dw->word, dw->len, rec.site_id, rec.url_id,
+						dw->pos, dw->n_pos);
 			}
+			if (!rc && g)
+				rc = merge_grams_post(s, g, &gd, &rec);
 			hw = merger_next(win, &w);
 		}
 		if (!rc && hw == 1 && got < 0)
@@ -484,6 +477,7 @@ static int read_postings(struct seg *segs, size_t n, struct merger *win, struct 
 		rc = error("merge: the winning record at %" PRIu64 " of segment %" PRIu64
 			   " was not found", le_get64(w) & (((uint64_t)1 << ORD_SEG_SHIFT) - 1),
 			   le_get64(w) >> ORD_SEG_SHIFT);
+	grams_doc_free(&gd);
 	buf_free(&err);
 	return rc;
 }
@@ -703,6 +697,7 @@ struct build_ctx {
 	int next;               /* next partition this rank must build */
 	uint64_t stats[3];      /* words, live words, postings */
 	int anchors_rebuilt;    /* drop the old postings of anchor words */
+	const struct grams *grams; /* CommonWords: old pairs of other words go */
 };
 
 static int build_part(struct build_ctx *x)
@@ -761,7 +756,8 @@ static int build_part(struct build_ctx *x)
 		/* Anchor postings are made anew from the database each merge. */
 		if (!rc)
 			rc = write_word(pw, x->old, old_id,
-					k < n_old && !(x->anchors_rebuilt && storage_is_anchor_word(text, len)),
+					k < n_old && !(x->anchors_rebuilt && storage_is_anchor_word(text, len)) &&
+					!(storage_is_gram_word(text, len) && !grams_key_in(x->grams, text, len)),
 					nw, b->tmp, &tmp_at,
 					x->touched, x->touched_max, x->cursor, x->pos, &urls, &total);
 		b->words++;
@@ -1048,6 +1044,7 @@ struct merge {
 	size_t n_ufrom, n_pfrom;    /* files in ufrom, pfrom */
 	uint64_t stats[3];          /* words, live words, postings (all ranks after step 5) */
 	int anchors_rebuilt;        /* the old anchor postings go (merge_anchors()) */
+	struct grams *grams;        /* CommonWords, NULL: none */
 	struct merge_docinfo di;    /* rank 0: docinfo and the docstore, beside step 5 */
 };
 
@@ -1227,7 +1224,7 @@ static int sort_postings(struct merge *m)
 	int rc;
 
 	sorter_init(&post, &merge_k_post, m->scratch, "p", m->cap);
-	rc = read_postings(m->segs, m->n_segs, &m->win, &post);
+	rc = read_postings(m->segs, m->n_segs, &m->win, &post, m->grams);
 	if (!rc && m->me == 0)
 		rc = merge_anchors(m->c, m->db, m->scratch, m->cap, &post, &m->anchors_rebuilt);
 	if (!rc)
@@ -1261,6 +1258,7 @@ static int build_partitions(struct merge *m)
 	x.touched = m->touched;
 	x.touched_max = (uint32_t)m->max_url;
 	x.anchors_rebuilt = m->anchors_rebuilt;
+	x.grams = m->grams;
 	x.cursor = xmalloc(sizeof(*x.cursor));
 	x.pos = xmalloc(65536 * sizeof(*x.pos));
 	x.me = m->me;
@@ -1319,6 +1317,8 @@ static int write_generation(struct merge *m)
 		if (!rc)
 			rc = merge_write_stems(m->c, m->dir);
 		if (!rc)
+			rc = merge_grams_finish(m->grams, m->old, m->touched, m->max_url, m->dir);
+		if (!rc)
 			rc = merge_write_neardup(m->c, m->db, m->dir);
 		if (!rc && m->db)
 			rc = update_wordurl(m->db, m->old, m->dir, m->gen, m->cur);
@@ -1349,6 +1349,8 @@ static void merge_release(struct merge *m)
 	m->scratch = NULL;
 	free(m->touched);
 	m->touched = NULL;
+	grams_free(m->grams);
+	m->grams = NULL;
 	free(m->reader);
 	m->reader = NULL;
 	free(m->keys);
@@ -1400,7 +1402,9 @@ int merge_run(const struct conf *c, struct db *db, struct merge **out, uint64_t 
 	m->size = cluster_size();
 	m->t0 = now_monotonic();
 	m->index_dir = xasprintf("%s/index", c->data_dir);
-	rc = merge_begin(m);
+	rc = merge_grams_conf(c, &m->grams);
+	if (!rc)
+		rc = merge_begin(m);
 	if (!rc)
 		rc = sort_url_records(m);
 	if (!rc)

@@ -233,6 +233,28 @@ struct db;
 int merge_anchors(const struct conf *c, struct db *db, const char *scratch, size_t cap,
 		  struct sorter *post, int *rebuilt);
 
+/* ---- pairs of common words (merge_grams.c) ------------------------------------ */
+
+struct delta_rec;
+struct grams;
+struct grams_doc;
+struct storage;
+
+/* One posting (tokenize.h's positions) into s: 0, or -1 (logged). */
+int merge_post(struct sorter *s, const char *word, size_t len, uint32_t site, uint32_t url,
+	       const uint32_t *pos, uint32_t n);
+/* CommonWords as a set into *out (NULL when none): 0, or -1 (logged). */
+int merge_grams_conf(const struct conf *c, struct grams **out);
+/* The pairs of g in the DOC rec into s, through d's memory: 0 or -1. */
+int merge_grams_post(struct sorter *s, const struct grams *g, struct grams_doc *d,
+		     const struct delta_rec *rec);
+/* Rank 0: gen_dir's `grams` file, the words of conf_words whose pairs
+ * every document has: all of them, or, when documents of the live
+ * generation old stay (not touched[]), those its own file lists too.
+ * 0 or -1 (logged). */
+int merge_grams_finish(const struct grams *conf_words, const struct storage *old,
+		       const uint8_t *touched, uint64_t max_url, const char *gen_dir);
+
 /* ---- URL records and states (merge.c), read by merge_docinfo.c ------------ */
 
 #define UREC_SIZE 36                /* url u32, type u8, pad 3, ord u64, val u64, site u32, len 4 x u16 */

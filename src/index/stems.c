@@ -106,8 +106,10 @@ static int add_word(struct pairs *ps, const char *word, size_t len)
 	size_t sl;
 	const char *st;
 
-	/* Anchor words are looked up through the query word, not its forms. */
-	if (!len || len > UINT16_MAX || storage_is_anchor_word(word, len))
+	/* Anchor words are looked up through the query word, not its forms;
+	 * pairs of common words are no word's form. */
+	if (!len || len > UINT16_MAX || storage_is_anchor_word(word, len) ||
+	    storage_is_gram_word(word, len))
 		return 0;
 	st = stemmer_stem(ps->sm, word, len, &sl);
 	if (!st || !sl || sl > UINT16_MAX)

@@ -18,6 +18,7 @@
 #include "caps.h"
 #include "charset.h"
 #include "citations.h"
+#include "grams.h"
 #include "le.h"
 #include "neardup.h"
 #include "ranks.h"
@@ -361,6 +362,7 @@ static const struct {
 	{ CITATIONS_DIR "/reverse", verify_reverse },
 	{ LINKS_FILE, verify_links },
 	{ NEARDUP_FILE, neardup_verify },
+	{ GRAMS_FILE, grams_verify },
 	{ "NNw/sitesum", storage_sums_verify },
 };
 

@@ -567,7 +567,8 @@ static int wild_word(void *arg, const char *word, size_t len, const struct stora
 		x->capped = true;
 		return 1;
 	}
-	if (!w->n_urls || storage_is_anchor_word(word, len) || !query_wild_match(pat, word, len))
+	if (!w->n_urls || storage_is_anchor_word(word, len) || storage_is_gram_word(word, len) ||
+	    !query_wild_match(pat, word, len))
 		return 0;
 	if (x->n >= (size_t)x->r->env->c->max_wildcard_words) {
 		x->capped = true;

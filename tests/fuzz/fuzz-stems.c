@@ -21,6 +21,8 @@
 #include "stems.h"
 #include "util.h"
 
+#include "fuzz-file.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
@@ -33,25 +35,6 @@ static void cleanup(void)
 		remove(path);
 	free(path);
 	path = NULL;
-}
-
-static void put(const uint8_t *p, size_t n, bool fix)
-{
-	unsigned char *copy = xmalloc(n + 1);
-	FILE *fp;
-
-	memcpy(copy, p, n);
-	if (fix && n >= 32) {
-		le_put32(copy + 24, binfile_crc_update(0, copy + 32, n - 32));
-		le_put32(copy + 28, binfile_crc(copy, 28));
-	}
-	fp = fopen(path, "wb");
-	if (fp) {
-		if (n)
-			fwrite(copy, 1, n, fp);
-		fclose(fp);
-	}
-	free(copy);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -68,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (size < 1)
 		return 0;
-	put(data + 1, size - 1, data[0] & 1);
+	fuzz_put_file(path, data + 1, size - 1, data[0] & 1);
 	if (stems_open_file(path, &s, &err) == 1) {
 		CHECK(strlen(stems_language(s)) < STEMS_LANG_LEN);
 		for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {

@@ -15,6 +15,11 @@
  * and the text, tab-separated, bytes outside printable ASCII (and tab and
  * backslash) as \xHH.  Two docstores hold the same documents when these
  * lines are equal, whatever bytes their deflate streams are.
+ *
+ * Usage: index-tool grams GENDIR
+ * The common words of GENDIR/grams (include/grams.h), "words: w w ...",
+ * then every pair word of the dictionary with documents, "x>y<TAB>N" (N
+ * documents), in the dictionary's order of ids.
  */
 #include "config.h"
 
@@ -27,8 +32,10 @@
 #include "conf.h"
 #include "delta.h"
 #include "docstore.h"
+#include "grams.h"
 #include "html.h"
 #include "log.h"
+#include "storage.h"
 #include "tokenize.h"
 #include "util.h"
 
@@ -139,6 +146,47 @@ static int dump_docstore(const char *gen_dir)
 	return rc;
 }
 
+/* index-tool grams GENDIR */
+static int dump_grams(const char *gen_dir)
+{
+	struct buf err = BUF_INIT(4096);
+	struct grams *g = NULL;
+	struct storage *st = NULL;
+	int rc = grams_read(gen_dir, &g, &err);
+
+	if (rc < 0 || storage_open_dir(gen_dir, &st, &err)) {
+		fprintf(stderr, "index-tool: %s\n", buf_str(&err));
+		grams_free(g);
+		buf_free(&err);
+		return 1;
+	}
+	fputs("words:", stdout);
+	for (size_t i = 0; i < grams_count(g); i++) {
+		size_t len;
+		const char *w = grams_word(g, i, &len);
+
+		printf(" %.*s", (int)len, w);
+	}
+	putchar('\n');
+	for (unsigned p = 0; p < STORAGE_PARTITIONS; p++)
+		for (uint32_t k = 0; k < storage_part_words(st, p); k++) {
+			uint32_t id = k * STORAGE_PARTITIONS + p;
+			struct storage_word w;
+			size_t len;
+			const char *t = storage_word_text(st, id, &len);
+			const char *mark = t ? memchr(t, STORAGE_GRAM_MARK, len) : NULL;
+
+			if (!mark || storage_word_info(st, id, &w) != 1 || !w.n_urls)
+				continue;
+			printf("%.*s>%.*s\t%u\n", (int)(mark - t), t, (int)(len - (size_t)(mark - t) - 1),
+			       mark + 1, (unsigned)w.n_urls);
+		}
+	storage_close(st);
+	grams_free(g);
+	buf_free(&err);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct conf *c = NULL;
@@ -150,9 +198,12 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "docstore"))
 		return dump_docstore(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "grams"))
+		return dump_grams(argv[2]);
 	if (argc != 3 || strcmp(argv[1], "tokens")) {
 		fprintf(stderr, "usage: index-tool tokens CONFIG < lines\n"
-				"       index-tool docstore GENDIR\n");
+				"       index-tool docstore GENDIR\n"
+				"       index-tool grams GENDIR\n");
 		return 2;
 	}
 	if (conf_load(argv[2], CONF_INDEXER, &c, &err)) {
