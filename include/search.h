@@ -95,6 +95,7 @@ struct search_work {
 	uint64_t lists;            /* posting lists pruned queries walked (a word twice: once) */
 	uint64_t phrase_docs;      /* documents a pruned query searched for a phrase */
 	uint64_t sum_queries;      /* pruned queries that bounded sites by their summaries */
+	uint64_t paired;           /* pruned queries a phrase's common-word pair drove */
 	uint64_t sites;            /* sites of the driving word a pruned query came to */
 	uint64_t sum_sites;        /* of those, passed over by their summaries */
 	uint64_t visited;          /* documents of the driving word a pruned query read */

@@ -23,6 +23,7 @@
 #include "docblob.h"
 #include "docstore.h"
 #include "excerpt.h"
+#include "grams.h"
 #include "log.h"
 #include "neardup.h"
 #include "query.h"
@@ -52,6 +53,7 @@ static void index_close(struct search_index *ix)
 	docstore_close(ix->ds);
 	boiler_close(ix->bp);
 	neardup_close(ix->nd);
+	grams_free(ix->grams);
 	free(ix->nd_split);
 	search_norms_free(ix);
 	search_sums_free(ix);
@@ -181,6 +183,11 @@ int search_index_open(const struct conf *c, const char *data_dir, const char *ge
 		warning("%s (near-duplicates are not grouped)", buf_str(&report));
 	if (ix->nd && split_groups(ix))
 		goto fail;
+	/* And the common-word pairs: without them a phrase is walked by its
+	 * words alone. */
+	buf_reset(&report);
+	if (grams_read(ix->dir, &ix->grams, &report) < 0)
+		warning("%s (phrases are searched without common-word pairs)", buf_str(&report));
 	ix->gen = storage_generation(ix->st);
 	for (int s = 0; s < STORAGE_SECTIONS; s++)
 		ix->avg_len[s] = storage_avg_len(ix->st, s);
@@ -524,6 +531,7 @@ done:
 		env->work->lists += r.work.lists;
 		env->work->phrase_docs += r.work.phrase_docs;
 		env->work->sum_queries += r.work.sum_queries;
+		env->work->paired += r.work.paired;
 		env->work->sites += r.work.sites;
 		env->work->sum_sites += r.work.sum_sites;
 		env->work->visited += r.work.visited;

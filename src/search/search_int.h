@@ -39,6 +39,7 @@ struct search_index {
 	struct docstore *ds;       /* NULL: no docstore, texts from the database */
 	struct boiler *bp;         /* NULL: no boilerplate known */
 	struct neardup *nd;        /* NULL: no near-duplicate groups */
+	struct grams *grams;       /* NULL: no common-word pairs (include/grams.h) */
 	/* Members of groups whose documents lie in more than one site, a bit
 	 * per url_id up to nd_split_max (search_prune.c scores them all);
 	 * NULL: none. */

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "grams.h"
 #include "neardup.h"
 #include "proto.h"
 #include "query.h"
@@ -285,6 +286,72 @@ static void prune_phrases(struct prune *p)
 	}
 }
 
+/* The pairs of common words (include/grams.h) of the query's phrases
+ * that have fewer documents than the rarest word: the one with the fewest
+ * drives the walk, and a document must be in each (every document with
+ * the phrase has its pairs, so none is missed; the phrase is still checked
+ * in its words' positions).  Only pairs of words the generation lists are
+ * complete, and the real-time index's documents have none.  0, 1 when a
+ * pair no document has rules every match out, -1 on damage. */
+static int prune_pairs(struct prune *p)
+{
+	struct run *r = p->r;
+	const struct grams *g = r->ix->grams;
+	char key[MAX_WORD_LEN];
+	uint64_t df;
+
+	if (!g || r->rt)
+		return 0;
+	for (size_t i = 0; i < p->nf; i++) {
+		struct pphrase *f = &p->f[i];
+		const struct qnode *n = f->ph->node;
+		size_t found = 0;
+
+		for (size_t j = 0; j + 1 < f->k && p->npair < PRUNE_MAX_TERMS; j++) {
+			const char *x = n->kids[j]->word, *y = n->kids[j + 1]->word;
+			size_t xl = strlen(x), yl = strlen(y), len, e;
+			struct pterm *t = &p->pair[p->npair];
+
+			if (f->d[j + 1] != f->d[j] + 1 || grams_find(g, x, xl) < 0 ||
+			    grams_find(g, y, yl) < 0 || !(len = storage_gram_key(x, xl, y, yl, key)))
+				continue;
+			for (e = 0; e < p->npair; e++) {
+				size_t el;
+				const char *ek = storage_word_text(r->ix->st,
+								   p->sub[p->pair[e].first].word_id, &el);
+
+				if (ek && el == len && !memcmp(ek, key, len))
+					break;
+			}
+			if (e < p->npair) {
+				f->psub[j] = p->pair[e].first;
+				found++;
+				continue;
+			}
+			memset(t, 0, sizeof(*t));
+			t->first = p->nsub;
+			if (sub_open(p, t, key, len, SUB_PAIR, &df))
+				return -1;
+			if (!t->ns)
+				return 1; /* no document has the pair */
+			if (t->cost < p->t[0].cost) {
+				f->psub[j] = t->first;
+				found++;
+				p->npair++;
+			} else {
+				p->nsub--; /* not cheaper than the rarest word */
+			}
+		}
+		f->paired = found + 1 == f->k && f->k > 1;
+	}
+	if (!p->npair)
+		return 0;
+	qsort(p->pair, p->npair, sizeof(p->pair[0]), cmp_cost);
+	p->drv = &p->pair[0];
+	r->work.paired++;
+	return 0;
+}
+
 /* Look every word up and open its lists, positive words first, cheapest
  * first: 0, 1 when no document can match, -1 on damage. */
 static int prune_open(struct prune *p)
@@ -295,6 +362,8 @@ static int prune_open(struct prune *p)
 
 	for (size_t i = 0; i < r->n_leaves; i++)
 		cap += 1 + r->leaves[i].n_forms + r->leaves[i].anchored;
+	for (size_t i = 0; i < r->n_phrases; i++)
+		cap += r->phrases[i].node->n_kids; /* pairs of common words (prune_pairs()) */
 	p->sub = arena_calloc(r->ar, cap, sizeof(*p->sub));
 	for (size_t pass = 0; pass < 2; pass++) {
 		size_t first = p->nt;
@@ -318,8 +387,16 @@ static int prune_open(struct prune *p)
 			qsort(p->t + first, p->nt - first, sizeof(p->t[0]), cmp_cost);
 		}
 	}
+	p->drv = &p->t[0];
 	if (!none)
 		prune_phrases(p);
+	if (!none && p->np && p->nf) {
+		int rc = prune_pairs(p);
+
+		if (rc < 0)
+			return -1;
+		none = rc == 1;
+	}
 	/* docinfo (20 bytes a document) and the PageRank table past the
 	 * caches: 1.8 MB at 65,536 url_ids. */
 	p->ahead = storage_max_url_id(r->ix->st) >= PRUNE_AHEAD_DOCS;
@@ -622,6 +699,40 @@ static uint32_t phrase_match(const struct prune *p, const struct pphrase *f, con
 	return total;
 }
 
+/* Whether phrase f (paired) occurs in the document: its pairs' records,
+ * where their lists are now, have positions start, start + 1, ... in one
+ * section (pair i is posted at word i's position where word i + 1
+ * follows, so this is phrase_match()'s answer without the words). */
+static bool pairs_match(const struct prune *p, const struct pphrase *f)
+{
+	struct rec w[QUERY_MAX_PHRASE];
+	uint32_t cur[QUERY_MAX_PHRASE] = { 0 };
+	size_t m = f->k - 1, d = 0;
+
+	for (size_t i = 0; i < m; i++) {
+		const struct psub *s = &p->sub[f->psub[i]];
+
+		w[i] = (struct rec){ s->pos, s->n };
+		if (w[i].n < w[d].n)
+			d = i;
+	}
+	for (uint32_t j = 0; j < w[d].n; j++) {
+		tok_pos_t v = storage_rec_pos(w[d].pos, j);
+		unsigned at = tok_pos_position(v);
+		size_t i;
+
+		if (at < d)
+			continue;
+		for (i = 0; i < m; i++)
+			if (i != d && !rec_seek(&w[i], &cur[i],
+						tok_pos_encode(tok_pos_section(v), at - d + i)))
+				break;
+		if (i == m)
+			return true;
+	}
+	return false;
+}
+
 /* The bound of the phrase boosts in the document (its words' records where
  * their lists are now): a phrase occurs in a section at most as often as
  * each of its words does there, so its tf~ is at most the least of its
@@ -702,7 +813,21 @@ int prune_doc_has(struct prune *p, uint32_t site, uint32_t url)
 
 	if (!run_request_keeps(r, site, url))
 		return 0;
-	for (size_t i = 1; i < p->nt; i++) {
+	/* The driver has url; a pair drives for every word. */
+	for (size_t i = 1; i < p->npair; i++) {
+		rc = term_has(p, &p->pair[i], site, url);
+		if (rc <= 0)
+			return rc;
+	}
+	/* A phrase of pairs is looked for in them before its words. */
+	for (size_t i = 0; i < p->nf && p->npair; i++) {
+		if (!p->f[i].paired)
+			continue;
+		r->work.phrase_docs++;
+		if (!pairs_match(p, &p->f[i]))
+			return 0;
+	}
+	for (size_t i = p->drv == &p->t[0]; i < p->nt; i++) {
 		rc = term_has(p, &p->t[i], site, url);
 		if (rc < 0)
 			return -1;
@@ -711,6 +836,8 @@ int prune_doc_has(struct prune *p, uint32_t site, uint32_t url)
 	}
 	/* A phrase is required: the document matches when each occurs. */
 	for (size_t i = 0; i < p->nf; i++) {
+		if (p->f[i].paired && p->npair)
+			continue;
 		if (!phrase_may(p, &p->f[i], site, url))
 			return 0;
 		r->work.phrase_docs++;
@@ -1072,6 +1199,30 @@ static int rank_site(struct prune *p, uint32_t site, const struct prange *rg, si
 	return 0;
 }
 
+int prune_next_doc(struct prune *p, const struct pterm *d, uint32_t site, uint32_t from,
+		   uint32_t *url)
+{
+	int rc = prune_term_next(p, d, site, from, url);
+
+	/* Leapfrog: a pair past *url sends the driver to its record. */
+	for (size_t i = 1; rc == 1 && d == &p->pair[0] && i < p->npair;) {
+		struct psub *s = &p->sub[p->pair[i].first];
+
+		rc = prune_sub_has(s, site, *url);
+		if (rc < 0)
+			return -1;
+		if (rc == 1) {
+			i++;
+			continue;
+		}
+		if (s->ended || s->site != site || s->site_done)
+			return 0;
+		rc = prune_term_next(p, d, site, s->url, url);
+		i = 1;
+	}
+	return rc;
+}
+
 /* The documents of the driving word d in site (the union of its lists'):
  * each a candidate or not.  0, -1 or 1 (deadline). */
 static int prune_site(struct prune *p, const struct pterm *d, uint32_t site, size_t *seen)
@@ -1079,8 +1230,9 @@ static int prune_site(struct prune *p, const struct pterm *d, uint32_t site, siz
 	uint32_t url = 0;
 
 	for (;;) {
-		/* Every list of d to its first record after url. */
-		int rc = prune_term_next(p, d, site, url + 1, &url);
+		/* Every list of d to its first record after url (with every
+		 * pair there when a pair drives). */
+		int rc = prune_next_doc(p, d, site, url + 1, &url);
 
 		if (rc <= 0)
 			return rc;
@@ -1098,7 +1250,7 @@ static int prune_site(struct prune *p, const struct pterm *d, uint32_t site, siz
  * positive word has too and the site filters keep: 1, 0 at the end, -1. */
 int prune_walk_next(struct prune *p, uint32_t *site)
 {
-	const struct pterm *d = &p->t[0];
+	const struct pterm *d = p->drv;
 
 	for (;;) {
 		bool skip;
@@ -1108,7 +1260,16 @@ int prune_walk_next(struct prune *p, uint32_t *site)
 		if (!term_min_site(p, d, site))
 			return 0;
 		skip = !site_keeps(p->r, *site);
-		for (size_t i = 1; i < p->nt && !skip; i++) {
+		for (size_t i = 1; i < p->npair && !skip; i++) {
+			uint32_t at;
+
+			if (term_to_site(p, &p->pair[i], *site))
+				return -1;
+			if (!term_min_site(p, &p->pair[i], &at))
+				return 0;
+			skip = !term_at_site(p, &p->pair[i], *site);
+		}
+		for (size_t i = d == &p->t[0]; i < p->nt && !skip; i++) {
 			uint32_t at;
 
 			if (term_to_site(p, &p->t[i], *site))
@@ -1136,7 +1297,7 @@ int prune_visit_site(struct prune *p, uint32_t site, size_t *seen)
 	if (rc == 1) {
 		rc = rank_site(p, site, p->rg, p->nrg, seen);
 	} else {
-		rc = prune_site(p, &p->t[0], site, seen);
+		rc = prune_site(p, p->drv, site, seen);
 		if (rc == 0)
 			rc = rank_site(p, site, NULL, 0, seen);
 	}

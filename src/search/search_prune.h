@@ -22,8 +22,9 @@
 #define PRUNE_CAND_FIRST 1024  /* room for a site's candidates at first (48 KB; grown by doubling) */
 
 /* What a posting list is of a word: the word itself, one of its other
- * forms (StemWeight), its anchor word (AnchorWeight per occurrence). */
-enum { SUB_OWN, SUB_FORM, SUB_ANCHOR };
+ * forms (StemWeight), its anchor word (AnchorWeight per occurrence); or a
+ * pair of common words of a phrase (include/grams.h), which only drives. */
+enum { SUB_OWN, SUB_FORM, SUB_ANCHOR, SUB_PAIR };
 
 /* One posting list's cursor: the record of its current site read last. */
 struct psub {
@@ -111,6 +112,11 @@ struct pphrase {
 	uint32_t d[QUERY_MAX_PHRASE];
 	uint32_t need[QUERY_MAX_PHRASE]; /* positions word i's list needs (prune_repeats()) */
 	bool repeats;              /* some need[] above 1 */
+	/* Every two neighbours a pair of common words in pair[] (prune_pairs()),
+	 * the one of words i and i + 1 the list sub[psub[i]]: the phrase is
+	 * found in the pairs' positions, before its words are looked up. */
+	bool paired;
+	size_t psub[QUERY_MAX_PHRASE];
 	uint64_t key;
 	uint32_t count[4];
 };
@@ -119,6 +125,13 @@ struct prune {
 	struct run *r;
 	struct pterm t[PRUNE_MAX_TERMS];
 	size_t nt, np;             /* words; the positive ones first, rarest at 0 */
+	/* The lists whose documents the walk reads: t[0]'s, or pair[0]'s.
+	 * pair[]: the phrases' pairs of common words with fewer documents
+	 * than t[0] (prune_pairs()), fewest first, each one list of sub[]
+	 * after the words'; a document must be in each. */
+	const struct pterm *drv;
+	struct pterm pair[PRUNE_MAX_TERMS];
+	size_t npair;
 	struct pphrase f[PRUNE_MAX_TERMS];
 	size_t nf;
 	struct psub *sub;          /* every word's lists; the positive words' first */
@@ -181,6 +194,10 @@ void prune_prefetch_next(const struct prune *p, const struct pterm *t, uint32_t 
  * least url_id they are at then: 1 and *url, 0 when none has one, -1. */
 int prune_term_next(struct prune *p, const struct pterm *t, uint32_t site, uint32_t from,
 		    uint32_t *url);
+/* prune_term_next() of the driver d, and when pairs of common words drive
+ * the first record from there that every pair has. */
+int prune_next_doc(struct prune *p, const struct pterm *d, uint32_t site, uint32_t from,
+		   uint32_t *url);
 int prune_doc_has(struct prune *p, uint32_t site, uint32_t url);
 int prune_walk_next(struct prune *p, uint32_t *site);
 int prune_visit_site(struct prune *p, uint32_t site, size_t *seen);

@@ -170,11 +170,11 @@ static int sum_bound(struct prune *p, uint32_t site, double *ub)
  * (deadline). */
 static int sum_count(struct prune *p, uint32_t site, uint64_t *n, size_t *seen)
 {
-	const struct pterm *d = &p->t[0];
+	const struct pterm *d = p->drv;
 	uint32_t url = 0;
 
 	for (;;) {
-		int rc = prune_term_next(p, d, site, url + 1, &url);
+		int rc = prune_next_doc(p, d, site, url + 1, &url);
 
 		if (rc <= 0)
 			return rc;

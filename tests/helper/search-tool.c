@@ -518,8 +518,8 @@ int main(int argc, char **argv)
 				work.queries, work.pruned, work.matched, work.postings, work.scored);
 		if (o.work)
 			fprintf(stderr, "walked lists %" PRIu64 " phrase-docs %" PRIu64
-				" summarized %" PRIu64 "\n",
-				work.lists, work.phrase_docs, work.sum_queries);
+				" summarized %" PRIu64 " paired %" PRIu64 "\n",
+				work.lists, work.phrase_docs, work.sum_queries, work.paired);
 		if (o.work)
 			fprintf(stderr, "sites %" PRIu64 " passed-over %" PRIu64 " visited-docs %" PRIu64
 				" blocks-read %" PRIu64 " blocks-passed %" PRIu64 " skips %" PRIu64 "\n",

@@ -468,14 +468,15 @@ gen_same() {
 
 # syn_generation NAME GEN-DELTAS-OPTIONS...: a synthetic generation (Zipf
 # words, bench/gen-deltas) merged by mpseek-index -D into a database of
-# its own on the running MariaDB (mdb_start): $conf its mpseek.conf, $G
-# the generation; two test points (the deltas, the merge), and the end of
-# the test when the merge fails.  Needs $idx, $gen and $T.
+# its own on the running MariaDB (mdb_start): $conf its mpseek.conf (with
+# the line $SYN_CONF when set), $G the generation; two test points (the
+# deltas, the merge), and the end of the test when the merge fails.  Needs
+# $idx, $gen and $T.
 syn_generation() {
 	local name=$1 dd rc
 	shift
 	conf=$T/mpseek.conf
-	write_conf "$conf" "$name"
+	write_conf "$conf" "$name" ${SYN_CONF:+"$SYN_CONF"}
 	dd=$MDB_DIR/data-$name
 	mkdir -p "$dd"
 	"$gen" "$@" "$dd" >"$T/gen.out" 2>&1
