@@ -132,7 +132,7 @@ struct prune {
 	const struct pterm *drv;
 	struct pterm pair[PRUNE_MAX_TERMS];
 	size_t npair;
-	struct pphrase f[PRUNE_MAX_TERMS];
+	struct pphrase *f;         /* the query's phrases (nf), in the query's arena */
 	size_t nf;
 	struct psub *sub;          /* every word's lists; the positive words' first */
 	size_t nsub, npsub;
@@ -194,10 +194,21 @@ void prune_prefetch_next(const struct prune *p, const struct pterm *t, uint32_t 
  * least url_id they are at then: 1 and *url, 0 when none has one, -1. */
 int prune_term_next(struct prune *p, const struct pterm *t, uint32_t site, uint32_t from,
 		    uint32_t *url);
+/* The driver d (pair[0]) at *url of site, moved on to the first record from
+ * there that every other pair has: 1 and *url, 0 when none, -1. */
+int prune_pairs_align(struct prune *p, const struct pterm *d, uint32_t site, uint32_t *url);
 /* prune_term_next() of the driver d, and when pairs of common words drive
- * the first record from there that every pair has. */
-int prune_next_doc(struct prune *p, const struct pterm *d, uint32_t site, uint32_t from,
-		   uint32_t *url);
+ * the first record from there that every pair has (inlined in the walks:
+ * a query without pairs pays one test). */
+static inline int prune_next_doc(struct prune *p, const struct pterm *d, uint32_t site,
+				 uint32_t from, uint32_t *url)
+{
+	int rc = prune_term_next(p, d, site, from, url);
+
+	if (rc == 1 && p->npair > 1 && d == &p->pair[0])
+		rc = prune_pairs_align(p, d, site, url);
+	return rc;
+}
 int prune_doc_has(struct prune *p, uint32_t site, uint32_t url);
 int prune_walk_next(struct prune *p, uint32_t *site);
 int prune_visit_site(struct prune *p, uint32_t site, size_t *seen);
