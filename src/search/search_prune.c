@@ -304,7 +304,7 @@ static int prune_pairs(struct prune *p)
 	char key[MAX_WORD_LEN];
 	uint64_t df;
 
-	if (!g || r->rt)
+	if (!g || r->rt) /* (a query with a real-time index is not pruned) */
 		return 0;
 	for (size_t i = 0; i < p->nf; i++) {
 		struct pphrase *f = &p->f[i];

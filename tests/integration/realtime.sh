@@ -6,7 +6,10 @@
 # index is gone; a page deleted upstream and given to -T leaves the answers
 # within a second; a URL robots.txt disallows is refused with a message; a
 # URL outside every Server is refused; -T beside a running crawl works, and
-# the crawl's own merge folds its page in.
+# the crawl's own merge folds its page in.  With CommonWords, a phrase of
+# them in the new page is found before the merge (its document has no
+# pairs; with a real-time index queries take the exhaustive path) and
+# after it, when the merge has posted the page's pairs.
 . "${srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 idx="$builddir/mpseek-index"
@@ -21,7 +24,8 @@ T=$(tmp_dir)
 test_web_start "$T/site"
 mdb_start
 conf=$T/mpseek.conf
-write_conf "$conf" site "MinDelay 0" "ReadTimeOut 5" "MaxHops 6" "Robots yes" "Server $WEB_URL"
+write_conf "$conf" site "MinDelay 0" "ReadTimeOut 5" "MaxHops 6" "Robots yes" "Server $WEB_URL" \
+	"CommonWords a of its own word this page has"
 dd=$MDB_DIR/data-site
 
 # run NAME [options]: mpseek-index on the config; stdout in $T/NAME.out,
@@ -79,6 +83,9 @@ tap_ok "$(ls "$dd/deltas" | grep -q '^r32767-' && echo 1)" "-T left its delta se
 seen=$(within_1s zqxfreshword "${WEB_URL}fresh.html ")
 tap_ok "$(in_1s "$seen" "${WEB_URL}fresh.html ")" "the page is found within one second of -T: $seen"
 tap_is "$(urls aboutword)" "${WEB_URL}about.html " "the generation's pages are still found"
+tap_ok "$([ -f "$dd/index/$gen0/grams" ] && echo 1)" "the crawl's generation has common-word pairs"
+tap_is "$(urls '"a word of its own"')" "${WEB_URL}fresh.html " \
+	"a phrase of common words in the real-time page is found"
 
 # ---- the next merge folds it in, once
 run merge -D
@@ -91,6 +98,10 @@ for i in $(seq 50); do
 	sleep 0.1
 done
 tap_is "$(urls zqxfreshword)" "${WEB_URL}fresh.html " "after the merge the page is found, once"
+tap_is "$(urls '"a word of its own"')" "${WEB_URL}fresh.html " \
+	"and its phrase of common words, by the pairs the merge made"
+tap_ok "$("$idx" --dump-index "$conf" 2>/dev/null | grep -q "^word$(printf '\002')of	[0-9]*	" && echo 1)" \
+	"the merge posted the page's pair \"word of\""
 tap_ok "$("$idx" --dump-index "$conf" 2>/dev/null | grep -q '^zqxfreshword	' && echo 1)" \
 	"its words are in the published generation"
 
