@@ -23,6 +23,8 @@
 #include "ranks.h"
 #include "util.h"
 
+#include "fuzz-file.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
@@ -33,7 +35,6 @@ static void put(const char *rel, const uint8_t *p, size_t n, size_t crc_at)
 {
 	char *path = xasprintf("%s/%s", dir, rel);
 	unsigned char *copy = xmalloc(n + 1);
-	FILE *fp;
 
 	memcpy(copy, p, n);
 	if (crc_at && n >= crc_at + 4) {
@@ -42,12 +43,7 @@ static void put(const char *rel, const uint8_t *p, size_t n, size_t crc_at)
 		for (int i = 0; i < 4; i++)
 			copy[crc_at + i] = (unsigned char)(c >> (8 * i));
 	}
-	fp = fopen(path, "wb");
-	if (fp) {
-		if (n)
-			fwrite(copy, 1, n, fp);
-		fclose(fp);
-	}
+	fuzz_write_file(path, copy, n);
 	free(copy);
 	free(path);
 }
