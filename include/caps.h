@@ -26,6 +26,7 @@
 #define MAX_CHARSET_DETECT  65536     /* bytes fed to libuchardet / checked for UTF-8 */
 #define MAX_HTML_LINKS      10000     /* links kept per document; the rest are counted */
 #define MAX_ANCHOR_LEN      256       /* bytes of anchor text kept per link */
+#define MAX_COMMON_WORDS    256       /* CommonWords (include/grams.h): at most 65,536 pairs */
 #define MAX_HTML_ATTR_LEN   8192      /* bytes of one attribute value kept (href, content) */
 #define MAX_HTML_META_TEXT  4096      /* bytes of title/description/keywords text indexed */
 #define MAX_JS_SCAN         65536     /* bytes of inline script searched for a redirect */

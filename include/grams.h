@@ -24,13 +24,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "caps.h"
+
 struct buf;
 struct delta_word;
 
-#define GRAMS_MAX_WORDS 256     /* words of CommonWords: at most 65,536 pairs */
+#define GRAMS_MAX_WORDS MAX_COMMON_WORDS /* caps.h */
 
 /* A sorted set of words (bytes order, a prefix first), each 1..MAX_WORD_LEN - 2
- * bytes of UTF-8 without control characters. */
+ * bytes without ASCII control characters, spaces or upper-case letters
+ * (conf_directives.c checks the same: the index's words are UTF-8, so a
+ * word that is not simply never has a pair). */
 struct grams;
 
 /* The set of n words (any order, repeats dropped): 0 and *out, or -1 with

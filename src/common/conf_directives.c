@@ -15,9 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
 #include "conf.h"
-#include "grams.h"
 #include "log.h"
 #include "util.h"
 
@@ -979,20 +977,22 @@ static int d_allowfrom(struct parser *p, const struct directive *d, int argc, ch
 static int d_common(struct parser *p, const struct directive *d, int argc, char **argv)
 {
 	struct conf *c = p->c;
-	struct buf err = BUF_INIT(256);
-	struct grams *g;
 
 	UNUSED(d);
-	if (c->n_common_words + (size_t)argc > GRAMS_MAX_WORDS)
-		return conf_perr(p, "more than %d common words", GRAMS_MAX_WORDS);
-	if (grams_make((const char *const *)argv, (size_t)argc, &g, &err)) {
-		int rc = conf_perr(p, "%s", buf_str(&err));
+	if (c->n_common_words + (size_t)argc > MAX_COMMON_WORDS)
+		return conf_perr(p, "more than %d common words", MAX_COMMON_WORDS);
+	for (int i = 0; i < argc; i++) {
+		const char *w = argv[i];
+		size_t len = strlen(w);
 
-		buf_free(&err);
-		return rc;
+		if (len > MAX_WORD_LEN - 2)
+			return conf_perr(p, "common word \"%.80s\" is longer than %d bytes", w,
+					 MAX_WORD_LEN - 2);
+		for (size_t k = 0; k < len; k++)
+			if ((unsigned char)w[k] < 0x20 || w[k] == 0x7f || (w[k] >= 'A' && w[k] <= 'Z'))
+				return conf_perr(p, "common word \"%.80s\" holds a control character "
+						 "or is not in lower case (the index folds words)", w);
 	}
-	grams_free(g);
-	buf_free(&err);
 	for (int i = 0; i < argc; i++)
 		conf_push_str(&c->common_words, &c->n_common_words, conf_pool_dup(c, argv[i]));
 	return 0;

@@ -11,7 +11,6 @@
 #include "binfile.h"
 #include "buf.h"
 #include "caps.h"
-#include "charset.h"
 #include "delta.h"
 #include "grams.h"
 #include "storage.h"
@@ -54,8 +53,6 @@ static const char *bad_word(const char *w, size_t len)
 {
 	if (!len || len > MAX_WORD_LEN - 2)
 		return "is empty or longer than 62 bytes";
-	if (!utf8_valid(w, len))
-		return "is not UTF-8";
 	for (size_t i = 0; i < len; i++)
 		if ((unsigned char)w[i] < 0x20 || w[i] == 0x7f || w[i] == ' ')
 			return "holds a space or a control character";

@@ -16,6 +16,7 @@
 #include "db.h"
 #include "delta.h"
 #include "docstore.h"
+#include "grams.h"
 #include "log.h"
 #include "merge.h"
 #include "merge_int.h"
@@ -141,6 +142,15 @@ int merge_check(const struct conf *c, struct db *db, FILE *out)
 	fputs(buf_str(&rep), out);
 	if (rc == 0)
 		rc = check_docstore(dir, out);
+	/* The common words (grams.c reads the whole file; storage_check()
+	 * cannot: grams uses storage). */
+	if (rc == 0 && grams_verify(dir, &err) < 0) {
+		const char *w = buf_str(&err);
+		size_t dl = strlen(dir);
+
+		fprintf(out, "%s\n", !strncmp(w, dir, dl) && w[dl] == '/' ? w + dl + 1 : w);
+		rc = 1;
+	}
 	if (rc == 0 && db) {
 		struct wcheck w = { .out = out };
 

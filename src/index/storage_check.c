@@ -18,7 +18,6 @@
 #include "caps.h"
 #include "charset.h"
 #include "citations.h"
-#include "grams.h"
 #include "le.h"
 #include "neardup.h"
 #include "ranks.h"
@@ -362,7 +361,6 @@ static const struct {
 	{ CITATIONS_DIR "/reverse", verify_reverse },
 	{ LINKS_FILE, verify_links },
 	{ NEARDUP_FILE, neardup_verify },
-	{ GRAMS_FILE, grams_verify },
 	{ "NNw/sitesum", storage_sums_verify },
 };
 
