@@ -367,7 +367,8 @@ int prune_first(struct prune *p, size_t *seen)
 	}
 	if (rc < 0 || prune_rewind(p))
 		return -1;
-	qsort(p->first, n, sizeof(*p->first), cmp_first);
+	if (n) /* (no site: p->first is NULL, which qsort() may not take) */
+		qsort(p->first, n, sizeof(*p->first), cmp_first);
 	while (done < n && !(p->first[done].ub < prune_theta(p))) {
 		double th = prune_theta(p);
 		size_t end = done;
@@ -401,6 +402,7 @@ int prune_first(struct prune *p, size_t *seen)
 			break;
 	}
 	p->nfirst = nv;
-	qsort(p->first, nv, sizeof(*p->first), cmp_first_site);
+	if (nv)
+		qsort(p->first, nv, sizeof(*p->first), cmp_first_site);
 	return 0;
 }
