@@ -20,6 +20,7 @@
 #include "crawl.h"
 #include "db.h"
 #include "delta.h"
+#include "grams.h"
 #include "log.h"
 #include "neardup.h"
 #include "rt.h"
@@ -235,6 +236,38 @@ static int print_neardups(const char *dir, FILE *out)
 	return k < 0 ? -1 : 0;
 }
 
+/* The words of the generation's grams file against CommonWords. */
+static int print_grams(const struct conf *c, const char *dir, FILE *out)
+{
+	struct buf err = BUF_INIT(1024);
+	struct grams *g = NULL, *want = NULL, *both;
+	int k = grams_read(dir, &g, &err);
+	size_t n;
+
+	if (k < 0 || grams_make((const char *const *)c->common_words, c->n_common_words, &want,
+				&err)) {
+		error("-S: %s", buf_str(&err));
+		grams_free(g);
+		buf_free(&err);
+		return -1;
+	}
+	both = grams_both(want, g);
+	n = grams_count(both);
+	if (!grams_count(want) && !grams_count(g))
+		fprintf(out, "    Common-word pairs: none (no CommonWords)\n");
+	else if (n == grams_count(want))
+		fprintf(out, "    Common-word pairs: of %zu word(s), searchable\n", n);
+	else
+		fprintf(out, "    Common-word pairs: of %zu of the %zu word(s) of CommonWords "
+			"searchable; the others once every page is indexed again (-a -m)\n", n,
+			grams_count(want));
+	grams_free(both);
+	grams_free(want);
+	grams_free(g);
+	buf_free(&err);
+	return 0;
+}
+
 int admin_print_index(const struct conf *c, FILE *out)
 {
 	struct buf err = BUF_INIT(1024);
@@ -267,6 +300,8 @@ int admin_print_index(const struct conf *c, FILE *out)
 		" word(s), %" PRIu64 " posting(s), %" PRIu64 " bytes, written %s\n",
 		gen, f.n_docs, f.live_words, f.postings, bytes, date);
 	rc = print_neardups(dir, out);
+	if (!rc)
+		rc = print_grams(c, dir, out);
 out:
 	free(dir);
 	buf_free(&err);

@@ -140,6 +140,9 @@ tap_is "$(grep -c '^[d-h]>\|>[d-h]	' "$T/g2")" 0 "the pairs of words no longer l
 tap_ok "$(grep -q '^z>' "$T/g2" && echo 1)" "the new documents have z's pairs"
 tap_ok "$(grep -q 'CommonWords: 3 of 4 word(s) have their pairs' "$T/merge.log" && echo 1)" \
 	"the merge says which words' pairs are complete"
+"$idx" -S "$conf" >"$T/stats" 2>&1
+tap_ok "$(grep -q 'Common-word pairs: of 3 of the 4 word(s) of CommonWords searchable' "$T/stats" &&
+	echo 1)" "-S says 3 of the 4 words are searchable"
 for x in a b c; do for y in a b c; do printf '"%s %s"\n' "$x" "$y"; done; done >"$T/pairq2"
 "$tool" -g "$G2" -b -v -S "$T/no.conf" "$conf" "$T/pairq2" 2>/dev/null |
 	awk '/^query: / { q = substr($0, 9); getline; gsub(/"/, "", q); sub(/ /, ">", q); print q "\t" $1 }' |
@@ -154,6 +157,9 @@ tap_is "$p1" 0 '"z a": z is not complete, no pair'
 # Every document indexed again: the new list is complete.
 SYN_CONF="CommonWords a b c z" syn_generation pairs -n 20000 -l 20 -S 10 -r 1 -x 3
 tap_is "$("$itool" grams "$G" | head -1)" "words: a b c z" "a full re-index: every listed word"
+"$idx" -S "$conf" >"$T/stats" 2>&1
+tap_ok "$(grep -q 'Common-word pairs: of 4 word(s), searchable' "$T/stats" && echo 1)" \
+	"-S: $(grep 'Common-word' "$T/stats")"
 read -r p1 f1 v1 < <(walked "$G" '"z a"')
 tap_is "$p1" 1 '"z a": walked by its pair now'
 
