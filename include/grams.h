@@ -44,6 +44,8 @@ int grams_make(const char *const *words, size_t n, struct grams **out, struct bu
 void grams_free(struct grams *g); /* accepts NULL */
 size_t grams_count(const struct grams *g); /* 0 for NULL */
 const char *grams_word(const struct grams *g, size_t i, size_t *len);
+/* Whether CommonWords may list the word (len bytes): grams_make()'s rule. */
+bool grams_word_ok(const char *word, size_t len);
 /* The index of word in g, or -1. */
 int grams_find(const struct grams *g, const char *word, size_t len);
 /* The words of both (a new set), and whether two sets are equal. */

@@ -62,6 +62,11 @@ static const char *bad_word(const char *w, size_t len)
 	return NULL;
 }
 
+bool grams_word_ok(const char *word, size_t len)
+{
+	return bad_word(word, len) == NULL;
+}
+
 static struct grams *grams_new(size_t cap)
 {
 	struct grams *g = xcalloc(1, sizeof(*g));

@@ -131,21 +131,6 @@ static int common_cmp(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-/* Whether CommonWords takes the word (grams_make()'s rules). */
-static bool common_ok(const char *t, size_t len, struct buf *err)
-{
-	char word[MAX_WORD_LEN + 1];
-	const char *one = word;
-	struct grams *g = NULL;
-
-	memcpy(word, t, len);
-	word[len] = '\0';
-	if (grams_make(&one, 1, &g, err))
-		return false;
-	grams_free(g);
-	return true;
-}
-
 int merge_common_words(const struct conf *c, size_t n, FILE *out)
 {
 	struct buf err = BUF_INIT(4096);
@@ -170,9 +155,7 @@ int merge_common_words(const struct conf *c, size_t n, FILE *out)
 				goto out;
 			}
 			if (!w.n_urls || storage_is_anchor_word(t, len) ||
-			    storage_is_gram_word(t, len) || len > MAX_WORD_LEN - 2)
-				continue;
-			if (!common_ok(t, len, &err))
+			    storage_is_gram_word(t, len) || !grams_word_ok(t, len))
 				continue;
 			if (nv == cap) {
 				cap = cap ? 2 * cap : 4096;

@@ -295,8 +295,9 @@ static void prune_phrases(struct prune *p)
  * drives the walk, and a document must be in each (every document with
  * the phrase has its pairs, so none is missed; the phrase is still checked
  * in its words' positions).  Only pairs of words the generation lists are
- * complete, and the real-time index's documents have none.  0, 1 when a
- * pair no document has rules every match out, -1 on damage. */
+ * complete (a query beside a real-time index, whose documents have none,
+ * is never pruned: search.c).  0, 1 when a pair no document has rules
+ * every match out, -1 on damage. */
 static int prune_pairs(struct prune *p)
 {
 	struct run *r = p->r;
@@ -304,7 +305,7 @@ static int prune_pairs(struct prune *p)
 	char key[MAX_WORD_LEN];
 	uint64_t df;
 
-	if (!g || r->rt) /* (a query with a real-time index is not pruned) */
+	if (!g)
 		return 0;
 	for (size_t i = 0; i < p->nf; i++) {
 		struct pphrase *f = &p->f[i];
@@ -824,7 +825,7 @@ int prune_doc_has(struct prune *p, uint32_t site, uint32_t url)
 			return rc;
 	}
 	/* A phrase of pairs is looked for in them before its words. */
-	for (size_t i = 0; i < p->nf && p->npair; i++) {
+	for (size_t i = 0; i < p->nf; i++) {
 		if (!p->f[i].paired)
 			continue;
 		r->work.phrase_docs++;
@@ -840,7 +841,7 @@ int prune_doc_has(struct prune *p, uint32_t site, uint32_t url)
 	}
 	/* A phrase is required: the document matches when each occurs. */
 	for (size_t i = 0; i < p->nf; i++) {
-		if (p->f[i].paired && p->npair)
+		if (p->f[i].paired)
 			continue;
 		if (!phrase_may(p, &p->f[i], site, url))
 			return 0;
